@@ -1,0 +1,90 @@
+// A TCP server that runs any ConnectionHandler on one of three concurrency models, chosen by a flag:
+//
+//   threads  one std::thread per connection, blocking I/O (the goroutine-per-connection analogue)
+//   poll     event loops on poll(2), portable POSIX
+//   epoll    event loops on Linux's epoll, a batch of events per wakeup
+//
+// The event-loop models run `threads` loops; each loop owns a listening socket bound with SO_REUSEPORT, so
+// the kernel spreads connections over the loops.
+//
+//   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+//       {.port = 0, .model = ServerModel::kEpoll},
+//       [] { return std::make_unique<EchoHandler>(); });
+//   Connect("127.0.0.1", (*server)->port());
+//   ...
+//   (*server)->Stop();  // also done by the destructor
+//
+// Start() returns once the server accepts connections; the server runs on its own threads, so tests run it
+// in process on port 0.
+#ifndef NETBENCH_COMMON_SERVER_H_
+#define NETBENCH_COMMON_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/connection_handler.h"
+#include "common/socket.h"
+
+namespace netbench {
+
+class TlsServerContext;  // common/tls.h
+
+enum class ServerModel { kThreads, kPoll, kEpoll };
+
+// epoll on Linux, poll elsewhere.
+ServerModel DefaultServerModel();
+// "threads", "poll", "epoll"; an error names the accepted values.
+absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name);
+const char* ServerModelName(ServerModel model);
+// Lets absl::Flag<ServerModel> parse --model.
+bool AbslParseFlag(absl::string_view text, ServerModel* model, std::string* error);
+std::string AbslUnparseFlag(ServerModel model);
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: a free port; Server::port() says which
+  ServerModel model = DefaultServerModel();
+  int threads = 1;  // event loops (poll, epoll); ignored by the threads model
+  int max_connections = 100000;
+  size_t read_size = 64 * 1024;  // bytes asked of each read()
+  // Backpressure: stop reading from a connection while this much of its output is unsent.
+  size_t max_pending_output = 1 << 20;
+  // A handler that leaves this much input unconsumed has failed to bound its own buffering: the connection
+  // is closed.
+  size_t max_pending_input = 64 << 20;
+  // TLS (wss, https) when set; not owned, must outlive the server.
+  TlsServerContext* tls = nullptr;
+};
+
+struct ServerStats {
+  uint64_t connections_accepted = 0;
+  uint64_t connections_rejected = 0;  // over max_connections
+  uint64_t connections_closed = 0;
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+};
+
+class Server {
+ public:
+  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options,
+                                                       HandlerFactory handler_factory);
+  virtual ~Server() = default;
+
+  virtual int port() const = 0;
+  virtual const SocketAddress& address() const = 0;
+  // Stops accepting, closes every connection and joins all threads. Idempotent.
+  virtual void Stop() = 0;
+  // Counters so far; safe to call from any thread while the server runs.
+  virtual ServerStats stats() const = 0;
+};
+
+// For a program's main: blocks the calling thread until SIGINT or SIGTERM arrives, and returns its number.
+// Server threads block both signals in their own mask, so the signal always reaches this waiter.
+int WaitForTerminationSignal();
+
+}  // namespace netbench
+
+#endif  // NETBENCH_COMMON_SERVER_H_

@@ -1,0 +1,31 @@
+"""Offline stand-in for @rules_cc//cc:defs.bzl: each macro forwards to Bazel 4's native rule.
+
+Debian's bazel-rules-cc is written for newer Bazel (it needs use_cpp_toolchain), so it cannot be used here.
+"""
+
+def cc_binary(**attrs):
+    native.cc_binary(**attrs)
+
+def cc_library(**attrs):
+    native.cc_library(**attrs)
+
+def cc_test(**attrs):
+    native.cc_test(**attrs)
+
+def cc_import(**attrs):
+    native.cc_import(**attrs)
+
+def cc_proto_library(**attrs):
+    native.cc_proto_library(**attrs)
+
+def cc_toolchain(**attrs):
+    native.cc_toolchain(**attrs)
+
+def cc_toolchain_suite(**attrs):
+    native.cc_toolchain_suite(**attrs)
+
+def objc_library(**attrs):
+    native.objc_library(**attrs)
+
+def objc_import(**attrs):
+    native.objc_import(**attrs)

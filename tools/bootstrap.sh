@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Installs what netbench needs on a Debian machine, offline-friendly and idempotent: packages already present
+# are left alone, and the script says what it did. Run it before any bazel command on a new machine.
+#
+#   tools/bootstrap.sh            build + test + benchmark dependencies (and the Go/nginx/curl peers)
+#   tools/bootstrap.sh --no-peers only what `bazel test //...` needs
+#   tools/bootstrap.sh --racket   also Racket, for the Racket echo server of the first write-up
+set -euo pipefail
+
+want_peers=1
+want_racket=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-peers) want_peers=0 ;;
+    --racket) want_racket=1 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bootstrap: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "bootstrap: $*"; }
+die() { echo "bootstrap: error: $*" >&2; exit 1; }
+
+[ "$(uname -s)" = Linux ] || die "netbench's bootstrap supports Debian Linux only (this is $(uname -s))."
+. /etc/os-release 2>/dev/null || die "no /etc/os-release: cannot tell which system this is."
+case " ${ID:-} ${ID_LIKE:-} " in
+  *" debian "*) ;;
+  *) die "netbench's bootstrap supports Debian (12, bookworm) only; this is '${PRETTY_NAME:-unknown}'. Install the packages listed in tools/bootstrap.sh by hand." ;;
+esac
+command -v apt-get >/dev/null || die "apt-get not found."
+
+# Build and test: compiler, Bazel, the libraries and the interop peers the tests run.
+packages=(
+  bazel-bootstrap g++ pkg-config git ca-certificates
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev android-libboringssl-dev nlohmann-json3-dev
+  python3 python3-websockets curl nginx openssl iproute2
+)
+if [ "$want_peers" = 1 ]; then
+  # The reference peers in ../shared/peers (Go echo server, spammer, websocket and fan-out programs).
+  packages+=(golang-go golang-golang-x-net-dev golang-github-gorilla-websocket-dev hyperfine)
+fi
+[ "$want_racket" = 1 ] && packages+=(racket)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+
+sudo=()
+if [ "$(id -u)" != 0 ]; then
+  if [ ${#missing[@]} -gt 0 ] || [ ! -e /usr/bin/bazel-4.2.3 ]; then
+    command -v sudo >/dev/null || die "not root and no sudo: run as root to install ${missing[*]:-the bazel-4.2.3 link}."
+    sudo=(sudo)
+  fi
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${#missing[@]} Debian package(s): ${missing[*]}"
+  "${sudo[@]}" apt-get update -q || die "apt-get update failed."
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+    || die "apt-get install failed for: ${missing[*]}"
+else
+  say "all ${#packages[@]} Debian packages already installed"
+fi
+
+# Debian's /usr/bin/bazel is a wrapper that runs /usr/bin/bazel-<.bazelversion>; bazel-bootstrap installs the
+# binary as bazel-4, so link the exact version this repository pins.
+installed_version=$(dpkg-query -W -f='${Version}' bazel-bootstrap)
+case "$installed_version" in
+  4.2.3*) ;;
+  *) die "bazel-bootstrap $installed_version is installed; netbench pins Bazel 4.2.3 (.bazelversion)." ;;
+esac
+if [ "$(readlink /usr/bin/bazel-4.2.3 2>/dev/null)" != bazel-4 ]; then
+  "${sudo[@]}" ln -sfn bazel-4 /usr/bin/bazel-4.2.3
+  say "linked /usr/bin/bazel-4.2.3 -> bazel-4 (the version .bazelversion pins)"
+fi
+
+# nginx is used by tests and benchmarks as a peer started on loopback ports of their own; the Debian package
+# starts a system-wide instance on port 80 that nothing here needs.
+if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then
+  "${sudo[@]}" systemctl stop nginx >/dev/null 2>&1 || true
+fi
+say "ready: bazel $(readlink /usr/bin/bazel-4.2.3 >/dev/null && echo 4.2.3), g++ $(g++ -dumpfullversion)"
