@@ -1,0 +1,116 @@
+#include "common/transport.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <climits>
+#include <string>
+
+#include "common/errno_status.h"
+#include "common/socket.h"
+
+namespace netbench {
+namespace {
+
+// A reset peer must never kill the process with SIGPIPE. Linux (and most BSDs) take MSG_NOSIGNAL per
+// call; where it is missing, the process ignores SIGPIPE once instead.
+#ifdef MSG_NOSIGNAL
+constexpr int kSendFlags = MSG_NOSIGNAL;
+void EnsureNoSigpipe() {}
+#else
+constexpr int kSendFlags = 0;
+void EnsureNoSigpipe() {
+  static const bool ignored = [] {
+    signal(SIGPIPE, SIG_IGN);
+    return true;
+  }();
+  (void)ignored;
+}
+#endif
+
+IoResult ErrorResult(int err, const char* operation) {
+  IoResult result;
+  result.status = IoStatus::kError;
+  result.error = err;
+  result.message = std::string(ErrnoStatus(err, operation).message());
+  return result;
+}
+
+// Maps a failed read/write's errno: would-block becomes a readiness wish, the rest an error.
+IoResult FailureResult(int err, IoStatus would_block, const char* operation) {
+  if (WouldBlock(err)) {
+    IoResult result;
+    result.status = would_block;
+    return result;
+  }
+  return ErrorResult(err, operation);
+}
+
+IoResult Transferred(size_t bytes) {
+  IoResult result;
+  result.bytes = bytes;
+  return result;
+}
+
+class PlainTransport final : public Transport {
+ public:
+  explicit PlainTransport(UniqueFd fd) : fd_(std::move(fd)) { EnsureNoSigpipe(); }
+
+  int fd() const override { return fd_.get(); }
+
+  IoResult Handshake() override { return IoResult(); }
+
+  IoResult Read(char* buffer, size_t length) override {
+    ssize_t n;
+    do {
+      n = ::read(fd_.get(), buffer, length);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) return Transferred(static_cast<size_t>(n));
+    if (n == 0) {
+      IoResult result;
+      result.status = IoStatus::kEof;
+      return result;
+    }
+    return FailureResult(errno, IoStatus::kWantRead, "read");
+  }
+
+  IoResult Write(const char* data, size_t length) override {
+    ssize_t n;
+    do {
+      n = ::send(fd_.get(), data, length, kSendFlags);
+    } while (n < 0 && errno == EINTR);
+    if (n >= 0) return Transferred(static_cast<size_t>(n));
+    return FailureResult(errno, IoStatus::kWantWrite, "write");
+  }
+
+  IoResult Writev(const iovec* iov, int count) override {
+    // sendmsg rather than writev: writev cannot take MSG_NOSIGNAL.
+    msghdr message{};
+    message.msg_iov = const_cast<iovec*>(iov);
+    message.msg_iovlen = count < IOV_MAX ? count : IOV_MAX;
+    ssize_t n;
+    do {
+      n = ::sendmsg(fd_.get(), &message, kSendFlags);
+    } while (n < 0 && errno == EINTR);
+    if (n >= 0) return Transferred(static_cast<size_t>(n));
+    return FailureResult(errno, IoStatus::kWantWrite, "writev");
+  }
+
+  void ShutdownWrite() override { ::shutdown(fd_.get(), SHUT_WR); }
+
+  const char* name() const override { return "tcp"; }
+
+ private:
+  UniqueFd fd_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> MakePlainTransport(UniqueFd fd) {
+  return std::make_unique<PlainTransport>(std::move(fd));
+}
+
+}  // namespace netbench
