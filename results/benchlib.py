@@ -1,0 +1,364 @@
+"""Shared machinery for netbench's whole-program benchmarks (results/*_bench.py).
+
+Starts servers and clients as real processes on loopback, measures each one's CPU time (servers from
+/proc/PID/stat deltas, clients from wait4's rusage), and writes results side by side under
+results/data/<machine label>/. Standard library only; run with /usr/bin/python3.
+
+    srv = benchlib.start_server([benchlib.bazel_binary("//echo:server"), "--port=0"], ready=r"listening on")
+    before = srv.cpu_seconds()
+    res = benchlib.run_client([...], timeout_s=60)
+    server_cpu = srv.cpu_seconds() - before
+    srv.stop()
+"""
+
+import json
+import os
+import platform
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+WORKSPACE_NAME = "netbench"
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def repo_root():
+    """The source checkout: where `bazel run` was invoked, else the parent of this file's folder."""
+    workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
+    if workspace:
+        return workspace
+    here = os.path.dirname(os.path.realpath(__file__))
+    return os.path.dirname(here)
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------- binaries
+
+def _runfiles_roots():
+    roots = []
+    for var in ("RUNFILES_DIR", "TEST_SRCDIR"):
+        if os.environ.get(var):
+            roots.append(os.environ[var])
+    argv0 = os.path.realpath(sys.argv[0])
+    for candidate in (sys.argv[0] + ".runfiles", argv0 + ".runfiles"):
+        if os.path.isdir(candidate):
+            roots.append(candidate)
+    return roots
+
+
+_built = {}
+
+
+def bazel_binary(label):
+    """Path of a netbench binary: from runfiles under `bazel run`, else built with bazel here.
+
+    NETBENCH_BAZEL overrides the bazel command (e.g. "bazel --output_base=/tmp/ob")."""
+    package, _, name = label.lstrip("/").partition(":")
+    relative = os.path.join(package, name)
+    for root in _runfiles_roots():
+        path = os.path.join(root, WORKSPACE_NAME, relative)
+        if os.path.exists(path):
+            return path
+    if label in _built:
+        return _built[label]
+    bazel = os.environ.get("NETBENCH_BAZEL", "bazel").split()
+    log(f"building {label} ...")
+    subprocess.run(bazel + ["build", "--symlink_prefix=/", label], cwd=repo_root(), check=True,
+                   stdout=subprocess.DEVNULL)
+    bin_dir = subprocess.run(bazel + ["info", "--symlink_prefix=/", "bazel-bin"], cwd=repo_root(),
+                             check=True, capture_output=True, text=True).stdout.strip()
+    path = os.path.join(bin_dir, relative)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{label} built but {path} is missing")
+    _built[label] = path
+    return path
+
+
+def peers_dir():
+    return os.environ.get("NETBENCH_PEERS", os.path.join(os.path.dirname(repo_root()), "shared", "peers"))
+
+
+_peers_built = None
+
+
+def peer_binary(name):
+    """Path of a Go reference peer (echosrv, spammer, wsserver, wsclient, wsgorilla, fanout), building them
+    with Debian's Go on first use; None (with a message) when Go or the peers are not available."""
+    global _peers_built
+    out = os.environ.get("NETBENCH_PEERS_BIN", "/tmp/peers-bin")
+    path = os.path.join(out, name)
+    if os.path.exists(path):
+        return path
+    if _peers_built is None:
+        script = os.path.join(peers_dir(), "build.sh")
+        if not os.path.exists(script):
+            log(f"note: no reference peers at {peers_dir()}; Go comparisons are skipped")
+            _peers_built = False
+        elif shutil.which("go") is None:
+            log("note: Go is not installed (tools/bootstrap.sh installs golang-go); Go comparisons are skipped")
+            _peers_built = False
+        else:
+            log("building the Go reference peers ...")
+            env = dict(os.environ, OUT=out)
+            result = subprocess.run(["sh", script], env=env, capture_output=True, text=True)
+            _peers_built = result.returncode == 0
+            if not _peers_built:
+                log(f"note: building the Go peers failed; Go comparisons are skipped:\n{result.stderr}")
+    return path if _peers_built and os.path.exists(path) else None
+
+
+# --------------------------------------------------------------------------------------------- processes
+
+def cpu_seconds_of(pid):
+    """utime + stime of a live process, in seconds, from /proc/PID/stat (clock-tick resolution)."""
+    with open(f"/proc/{pid}/stat") as f:
+        line = f.read()
+    fields = line[line.rindex(")") + 2:].split()
+    # fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+class Server:
+    def __init__(self, proc, name, ready_line):
+        self.proc = proc
+        self.pid = proc.pid
+        self.name = name
+        self.ready_line = ready_line
+        self._output = [ready_line]
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self):
+        for line in self.proc.stdout:
+            self._output.append(line)
+
+    def cpu_seconds(self):
+        return cpu_seconds_of(self.pid)
+
+    def port(self):
+        """The port from the ready line (`... 127.0.0.1:PORT ...` or `...:PORT`)."""
+        match = re.search(r":(\d+)\b", self.ready_line)
+        return int(match.group(1)) if match else None
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self, timeout_s=10):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(timeout=2)
+        return "".join(self._output)
+
+
+def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None):
+    """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`."""
+    name = name or os.path.basename(cmd[0])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                            env=env, cwd=cwd, start_new_session=True)
+    deadline = time.monotonic() + timeout_s
+    seen = []
+    pattern = re.compile(ready)
+    while time.monotonic() < deadline:
+        remaining = deadline - time.monotonic()
+        readable, _, _ = select.select([proc.stdout], [], [], max(0.0, remaining))
+        if not readable:
+            break
+        line = proc.stdout.readline()
+        if line == "":
+            break
+        seen.append(line)
+        if pattern.search(line):
+            return Server(proc, name, line)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError(f"{name} did not print /{ready}/ within {timeout_s}s: {''.join(seen)[-2000:]}")
+
+
+class ClientResult:
+    def __init__(self, cmd, returncode, stdout, stderr, cpu_seconds, wall_s):
+        self.cmd = cmd
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.cpu_seconds = cpu_seconds
+        self.wall_s = wall_s
+
+    def check(self):
+        if self.returncode != 0:
+            raise RuntimeError(f"{' '.join(self.cmd)} exited {self.returncode}:\n{self.stdout[-2000:]}\n"
+                               f"{self.stderr[-2000:]}")
+        return self
+
+
+def run_client(cmd, timeout_s, env=None, cwd=None):
+    """Runs `cmd` to completion (killed after timeout_s) and returns its output and CPU time (wait4)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    collected = {}
+
+    def drain(stream, key):
+        collected[key] = stream.read()
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, "out")),
+               threading.Thread(target=drain, args=(proc.stderr, "err"))]
+    for r in readers:
+        r.start()
+    timer = threading.Timer(timeout_s, proc.kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    for r in readers:
+        r.join()
+    wall = time.monotonic() - start
+    return ClientResult(cmd, proc.returncode, collected.get("out", ""), collected.get("err", ""),
+                        usage.ru_utime + usage.ru_stime, wall)
+
+
+# -------------------------------------------------------------------------------------------- statistics
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def summarize(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return {"n": 0}
+    return {
+        "n": len(xs),
+        "min": min(xs),
+        "median": statistics.median(xs),
+        "mean": statistics.fmean(xs),
+        "stddev": statistics.stdev(xs) if len(xs) > 1 else 0.0,
+        "max": max(xs),
+    }
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def interleaved(cases, samples):
+    """Yields (round, case) with every case once per round, so slow drift hits all cases alike."""
+    for round_index in range(samples):
+        for case in cases:
+            yield round_index, case
+
+
+# ------------------------------------------------------------------------------------------------ output
+
+def machine_label():
+    """Names the machine a result came from: results of several machines are kept side by side."""
+    if os.environ.get("NETBENCH_RESULTS_LABEL"):
+        return os.environ["NETBENCH_RESULTS_LABEL"]
+    system = platform.system().lower()
+    cores = os.cpu_count()
+    return f"{system}-{platform.machine()}-{cores}cpu"
+
+
+def environment():
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    commit = subprocess.run(["git", "-C", repo_root(), "rev-parse", "--short=12", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    return {
+        "os": platform.system(),
+        "kernel": platform.release(),
+        "machine": platform.machine(),
+        "cpu_model": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "git_commit": commit or None,
+        "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def results_dir():
+    path = os.environ.get("NETBENCH_RESULTS_DIR") or os.path.join(repo_root(), "results", "data",
+                                                                 machine_label())
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _format(value):
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if value == 0:
+            return "0"
+        if abs(value) >= 1000:
+            return f"{value:,.0f}"
+        if abs(value) >= 10:
+            return f"{value:.1f}"
+        return f"{value:.3g}"
+    return str(value)
+
+
+def markdown_table(rows, columns=None):
+    if not rows:
+        return "(no rows)\n"
+    if columns is None:
+        columns = []
+        for row in rows:
+            for key in row:
+                if key not in columns and not isinstance(row[key], (list, dict)):
+                    columns.append(key)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(_format(row.get(c)) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_results(name, cases, notes="", summary_rows=None, columns=None):
+    """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables)."""
+    directory = results_dir()
+    document = {"schema": "netbench.bench/1", "benchmark": name, "environment": environment(),
+                "cases": cases, "summary": summary_rows or [], "notes": notes}
+    json_path = os.path.join(directory, f"{name}.json")
+    with open(json_path, "w") as f:
+        json.dump(document, f, indent=2, sort_keys=False)
+        f.write("\n")
+    env = document["environment"]
+    md = [f"# {name}", "",
+          f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit {env['git_commit']}, "
+          f"{env['timestamp_utc']}", ""]
+    if notes:
+        md += [notes, ""]
+    if summary_rows:
+        md += ["## Summary (medians over samples)", "", markdown_table(summary_rows, columns), ""]
+    md_path = os.path.join(directory, f"{name}.md")
+    with open(md_path, "w") as f:
+        f.write("\n".join(md))
+    log(f"wrote {json_path} and {md_path}")
+    return json_path, md_path
+
+
+def common_arguments(parser):
+    parser.add_argument("--samples", type=int, default=3, help="rounds; cases are interleaved in each")
+    parser.add_argument("--quick", action="store_true", help="tiny loads: a smoke check, not a measurement")
+    return parser
