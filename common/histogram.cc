@@ -99,9 +99,9 @@ void LatencyHistogram::RecordN(int64_t value, int64_t count) {
   total_count_ += count;
   min_ = std::min(min_, value);
   max_ = std::max(max_, value);
-  long double v = static_cast<long double>(value);
-  sum_ += v * count;
-  sum_of_squares_ += v * v * count;
+  unsigned __int128 v = static_cast<uint64_t>(value);
+  sum_ += v * static_cast<uint64_t>(count);
+  sum_of_squares_ += v * v * static_cast<uint64_t>(count);
 }
 
 void LatencyHistogram::Merge(const LatencyHistogram& other) {
@@ -125,13 +125,13 @@ void LatencyHistogram::Reset() {
 }
 
 double LatencyHistogram::mean() const {
-  return total_count_ == 0 ? 0.0 : static_cast<double>(sum_ / total_count_);
+  return total_count_ == 0 ? 0.0 : static_cast<double>(static_cast<long double>(sum_) / total_count_);
 }
 
 double LatencyHistogram::stddev() const {
   if (total_count_ == 0) return 0.0;
-  long double mean = sum_ / total_count_;
-  long double variance = sum_of_squares_ / total_count_ - mean * mean;
+  long double mean = static_cast<long double>(sum_) / total_count_;
+  long double variance = static_cast<long double>(sum_of_squares_) / total_count_ - mean * mean;
   return variance <= 0 ? 0.0 : static_cast<double>(std::sqrt(variance));
 }
 
