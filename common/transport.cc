@@ -15,8 +15,8 @@
 namespace netbench {
 namespace {
 
-// A reset peer must never kill the process with SIGPIPE. Linux (and most BSDs) take MSG_NOSIGNAL per
-// call; where it is missing, the process ignores SIGPIPE once instead.
+// A reset peer must never kill the process with SIGPIPE. Linux (and most BSDs) take MSG_NOSIGNAL
+// per call; where it is missing, the process ignores SIGPIPE once instead.
 #ifdef MSG_NOSIGNAL
 constexpr int kSendFlags = MSG_NOSIGNAL;
 void EnsureNoSigpipe() {}
