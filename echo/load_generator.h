@@ -1,0 +1,129 @@
+// The echo load generator: N connections to an echo server, each sending the write-up's 22-byte
+// message, checking every echoed byte, and measuring messages/s, round-trip latency and its own CPU
+// per message.
+//
+// Modes (see issue 3):
+//   stream    the reference "spammer": a writer sends the message in a tight loop, one write() per
+//   message
+//             (--batch messages per write), without waiting; a reader takes the echoes back. With
+//             `rate` the writer is paced (open loop) and latency counts from each message's
+//             intended send time, correcting coordinated omission as wrk2 does.
+//   pipeline  `pipeline` messages in flight per connection, each answered before the next is sent;
+//   1 is
+//             ping-pong. Every round trip is timed.
+// Models: kThreads runs a thread per connection (a writer and a reader thread in stream mode), like
+// the Go spammer's goroutines; kLoop multiplexes all connections over `threads` event loops
+// (common/event_loop.h).
+//
+//   LoadOptions options;
+//   options.port = server_port;
+//   options.clients = 3;
+//   options.messages = 100000;           // or duration_nanos
+//   LoadResult result = RunLoad(options);
+//   if (!result.ok()) std::cerr << result.failure << "\n";
+//   std::cout << "rate: " << result.written_per_second() << " msgs/s\n";
+//
+// RunLoad always stops by itself: the sending phase is bounded by `messages` or `duration_nanos`,
+// echoes still in flight get `drain_timeout_nanos`, and `timeout_nanos` bounds the whole run.
+#ifndef NETBENCH_ECHO_LOAD_GENERATOR_H_
+#define NETBENCH_ECHO_LOAD_GENERATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "common/cpu_time.h"
+#include "common/histogram.h"
+
+namespace netbench {
+namespace echo {
+
+enum class LoadMode { kStream, kPipeline };
+enum class ClientModel { kThreads, kLoop };
+
+// "stream", "pingpong" (pipeline of 1) or "pipeline"; pingpong sets *pipeline to 1.
+absl::StatusOr<LoadMode> ParseLoadMode(absl::string_view name);
+const char* LoadModeName(LoadMode mode);
+absl::StatusOr<ClientModel> ParseClientModel(absl::string_view name);
+const char* ClientModelName(ClientModel model);
+
+// Progress once a second, from the thread that called RunLoad.
+struct LoadProgress {
+  int64_t elapsed_nanos = 0;  // since the start of the measured phase (negative while warming up)
+  double written_per_second = 0;  // over the last second
+  double echoed_per_second = 0;
+  uint64_t written_total = 0;  // since the start of the measured phase
+  uint64_t echoed_total = 0;
+  uint64_t errors = 0;
+};
+
+struct LoadOptions {
+  std::string host = "127.0.0.1";
+  int port = 7000;
+  int clients = 3;
+  // Sending stops after `messages` messages in all (split evenly over the connections) or, when
+  // messages == 0, after `duration_nanos` of measurement.
+  int64_t messages = 0;
+  int64_t duration_nanos = 10 * kNanosPerSecond;
+  // Load before measuring (duration runs only): counters and histograms start after it.
+  int64_t warmup_nanos = 0;
+  int size = 22;
+  LoadMode mode = LoadMode::kStream;
+  int pipeline = 1;  // messages in flight per connection in kPipeline
+  int batch = 1;     // messages per write in kStream
+  ClientModel model = ClientModel::kThreads;
+  int threads = 1;  // event loops for kLoop
+  double rate =
+      0;  // total messages/s, open loop (kStream only); 0: as fast as the server takes them
+  bool no_delay = true;  // TCP_NODELAY, as Go sets by default
+  // Echoes still missing this long after sending stops are counted as errors ("echo.missing").
+  int64_t drain_timeout_nanos = 5 * kNanosPerSecond;
+  // Bound on the whole run; 0: warmup + duration + drain + 10 s, or 120 s for a `messages` run.
+  int64_t timeout_nanos = 0;
+  std::function<void(const LoadProgress&)> progress;  // optional
+};
+
+// Checks the options and says what is wrong with them, flag by flag.
+absl::Status ValidateLoadOptions(const LoadOptions& options);
+
+struct LoadResult {
+  int connections = 0;
+  // Over the measured phase (after warmup, until sending stopped).
+  int64_t elapsed_nanos = 0;
+  uint64_t messages_written = 0;
+  uint64_t messages_echoed = 0;
+  // Over the whole run, after draining: every written message should have come back.
+  uint64_t total_written = 0;
+  uint64_t total_echoed = 0;
+  uint64_t write_stalls = 0;  // writes that waited over 50 ms for socket space (not errors)
+  CpuTimes cpu;               // this process over the measured phase
+  // Round-trip times in ns: "rtt" (pipeline: every message), "rtt_sampled" (stream: 1 message in
+  // 1024), "rtt_corrected" and "rtt_raw" (rate: from the intended and the actual send time of every
+  // message).
+  std::map<std::string, LatencyHistogram> latency;
+  // Errors by cause: "connect.ECONNREFUSED", "read.ECONNRESET", "read.eof" (closed before echoing
+  // all), "echo.mismatch" (messages with a wrong byte), "echo.missing", "echo.extra_bytes",
+  // "timeout", ...
+  std::map<std::string, int64_t> errors;
+  // Why the run failed, in one line; empty when it did not.
+  std::string failure;
+
+  uint64_t error_count() const;
+  bool ok() const { return failure.empty() && error_count() == 0; }
+  double written_per_second() const;
+  double echoed_per_second() const;
+  double cpu_nanos_per_message() const;
+};
+
+LoadResult RunLoad(const LoadOptions& options);
+
+}  // namespace echo
+}  // namespace netbench
+
+#endif  // NETBENCH_ECHO_LOAD_GENERATOR_H_
