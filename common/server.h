@@ -65,6 +65,11 @@ struct ServerStats {
   uint64_t connections_closed = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
+  // Backpressure, observable without timing: the most output any connection held after a handler call
+  // (bounded by max_pending_output plus what one call appends), and how many times a connection stopped
+  // being read because its output was over max_pending_output.
+  uint64_t peak_pending_output = 0;
+  uint64_t read_pauses = 0;
 };
 
 class Server {
@@ -84,6 +89,10 @@ class Server {
 // For a program's main: blocks the calling thread until SIGINT or SIGTERM arrives, and returns its number.
 // Server threads block both signals in their own mask, so the signal always reaches this waiter.
 int WaitForTerminationSignal();
+// Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts later). A main calls it
+// first thing, so that a signal arriving before WaitForTerminationSignal waits for it instead of
+// killing the process.
+void BlockTerminationSignals();
 
 }  // namespace netbench
 

@@ -1,0 +1,381 @@
+// The poll and epoll models: `threads` event loops, each with its own listening socket
+// (SO_REUSEPORT when there are several, so the kernel spreads connections) and its own connections,
+// so loops share nothing but the connection count.
+//
+// A connection reads at most read_size bytes per readiness event (fairness between peers), hands
+// them to its handler, and writes the handler's output at once, before going back to the loop; only
+// a partial write arms kWritable. Backpressure follows connection_handler.h: while more than
+// max_pending_output bytes wait to be sent, the connection is not read (its peer's writes then
+// block in the kernel), and reading resumes once the output has drained below that.
+#include <errno.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/byte_buffer.h"
+#include "common/clock.h"
+#include "common/event_loop.h"
+#include "common/internal/server_models.h"
+#include "common/socket.h"
+
+namespace netbench {
+namespace internal {
+namespace {
+
+class Worker;
+
+class LoopConnection final : public FdHandler {
+ public:
+  LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
+                 std::unique_ptr<ConnectionHandler> handler);
+  ~LoopConnection() override;
+
+  // Watches the socket and starts the handshake; false when the connection closed at once.
+  bool Start();
+  void OnEvents(int fd, int events) override;
+
+ private:
+  bool ContinueHandshake();
+  bool ReadAndHandle();
+  bool Flush();
+  void Hold(int64_t until_nanos);
+  void OnHoldExpired();
+  void UpdateInterest();
+  // Destroys this connection: callers return at once.
+  void Close(bool graceful);
+
+  Worker& worker_;
+  EventLoop& loop_;
+  const ServerOptions& options_;
+  ServerCounters& counters_;
+  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<ConnectionHandler> handler_;
+  const int fd_;
+  ByteBuffer input_;
+  ByteBuffer output_;
+  int watched_ = kNoEvents;
+  bool handshaking_ = true;
+  int handshake_wants_ = kReadable;
+  bool read_wants_write_ = false;  // TLS: a read needs the socket writable first
+  bool write_wants_read_ = false;  // TLS: a write needs the socket readable first
+  bool closing_ = false;           // close once output_ is written
+  bool paused_ = false;            // not reading: output_ is over max_pending_output
+  bool held_ = false;              // output_ waits for hold_until_ (send_not_before_nanos)
+  int64_t hold_until_ = 0;
+  uint64_t hold_timer_ = 0;
+};
+
+class Worker final : public FdHandler {
+ public:
+  Worker(const ServerOptions& options, const HandlerFactory& handler_factory,
+         std::atomic<int>& live, std::unique_ptr<EventLoop> loop, Listener listener)
+      : options_(options),
+        handler_factory_(handler_factory),
+        live_(live),
+        loop_(std::move(loop)),
+        listener_(std::move(listener)) {}
+
+  ~Worker() override { Join(); }
+
+  absl::Status Start() {
+    if (absl::Status status = loop_->Add(listener_.fd.get(), kReadable, this); !status.ok()) {
+      return status;
+    }
+    thread_ = StartServerThread([this] { loop_->Run(); });
+    return absl::OkStatus();
+  }
+
+  // Stops the loop, then closes every connection from this (now the only) thread.
+  void Join() {
+    if (!thread_.joinable()) return;
+    loop_->Stop();
+    thread_.join();
+    connections_.clear();
+    loop_->Remove(listener_.fd.get());
+    listener_.fd.reset();  // new connections are refused from now on
+  }
+
+  // The listener is readable: accept what is pending, a bounded number per wakeup so that a
+  // connection storm cannot starve the established connections.
+  void OnEvents(int /*fd*/, int /*events*/) override {
+    for (int i = 0; i < 64; ++i) {
+      absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/true);
+      if (!accepted.ok()) return;  // EAGAIN, or out of fds: level triggering brings us back
+      if (live_.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections) {
+        live_.fetch_sub(1, std::memory_order_relaxed);
+        ServerCounters::Add(counters_.rejected, 1);
+        continue;  // closes it
+      }
+      ServerCounters::Add(counters_.accepted, 1);
+      int fd = accepted->get();
+      absl::StatusOr<std::unique_ptr<Transport>> transport =
+          MakeServerTransport(options_, *std::move(accepted));
+      if (!transport.ok()) {
+        Closed();
+        continue;
+      }
+      auto connection =
+          std::make_unique<LoopConnection>(*this, *std::move(transport), handler_factory_());
+      LoopConnection* raw = connection.get();
+      connections_[fd] = std::move(connection);
+      raw->Start();
+    }
+  }
+
+  void Erase(int fd) { connections_.erase(fd); }
+  void Closed() {
+    ServerCounters::Add(counters_.closed, 1);
+    live_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  EventLoop& loop() { return *loop_; }
+  const ServerOptions& options() const { return options_; }
+  ServerCounters& counters() { return counters_; }
+  const ServerCounters& counters() const { return counters_; }
+  const Listener& listener() const { return listener_; }
+
+ private:
+  const ServerOptions& options_;
+  const HandlerFactory& handler_factory_;
+  std::atomic<int>& live_;
+  std::unique_ptr<EventLoop> loop_;
+  Listener listener_;
+  ServerCounters counters_;  // written by this worker's thread only
+  std::unordered_map<int, std::unique_ptr<LoopConnection>> connections_;
+  std::thread thread_;
+};
+
+LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
+                               std::unique_ptr<ConnectionHandler> handler)
+    : worker_(worker),
+      loop_(worker.loop()),
+      options_(worker.options()),
+      counters_(worker.counters()),
+      transport_(std::move(transport)),
+      handler_(std::move(handler)),
+      fd_(transport_->fd()) {}
+
+LoopConnection::~LoopConnection() {
+  if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
+  loop_.Remove(fd_);
+  worker_.Closed();
+}
+
+bool LoopConnection::Start() {
+  if (!loop_.Add(fd_, kReadable, this).ok()) {
+    Close(/*graceful=*/false);
+    return false;
+  }
+  watched_ = kReadable;
+  if (!ContinueHandshake()) return false;
+  UpdateInterest();
+  return true;
+}
+
+bool LoopConnection::ContinueHandshake() {
+  IoResult r = transport_->Handshake();
+  switch (r.status) {
+    case IoStatus::kOk:
+      handshaking_ = false;
+      return true;
+    case IoStatus::kWantRead:
+      handshake_wants_ = kReadable;
+      return true;
+    case IoStatus::kWantWrite:
+      handshake_wants_ = kWritable;
+      return true;
+    default:
+      Close(/*graceful=*/false);
+      return false;
+  }
+}
+
+void LoopConnection::OnEvents(int /*fd*/, int events) {
+  if (handshaking_) {
+    if (!ContinueHandshake()) return;
+    if (handshaking_) {
+      UpdateInterest();
+      return;
+    }
+    events |= kReadable;  // the client's first bytes may have come with its last handshake flight
+  }
+  // Writing first frees output room, which may let this same wakeup read again.
+  if ((events & kWritable) || ((events & kReadable) && write_wants_read_)) {
+    if (!Flush()) return;
+  }
+  if ((events & (kReadable | kHangup)) || ((events & kWritable) && read_wants_write_)) {
+    if (!ReadAndHandle()) return;
+  }
+  UpdateInterest();
+}
+
+bool LoopConnection::ReadAndHandle() {
+  if (closing_ || output_.size() > options_.max_pending_output) return true;
+  read_wants_write_ = false;
+  IoResult r = transport_->Read(input_.WritableSpace(options_.read_size), options_.read_size);
+  switch (r.status) {
+    case IoStatus::kOk:
+      break;
+    case IoStatus::kWantRead:
+      return true;
+    case IoStatus::kWantWrite:
+      read_wants_write_ = true;
+      return true;
+    case IoStatus::kEof:
+      handler_->OnPeerClosed(output_);
+      closing_ = true;
+      return Flush();
+    case IoStatus::kError:
+      Close(/*graceful=*/false);
+      return false;
+  }
+  input_.CommitWrite(r.bytes);
+  ServerCounters::Add(counters_.bytes_read, r.bytes);
+  HandlerResult result = handler_->OnData(input_.view(), output_);
+  input_.Consume(result.consumed);
+  if (input_.size() > options_.max_pending_input) {
+    Close(/*graceful=*/false);  // the handler buffers without bound: protect the server
+    return false;
+  }
+  ServerCounters::Max(counters_.peak_pending_output, output_.size());
+  if (result.close) closing_ = true;
+  if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
+    Hold(result.send_not_before_nanos);
+  }
+  return Flush();
+}
+
+// Writes as much of output_ as the socket takes now. Closes the connection (returning false) on
+// error, or when it was closing and everything is out.
+bool LoopConnection::Flush() {
+  if (held_) return true;
+  write_wants_read_ = false;
+  while (!output_.empty()) {
+    IoResult r = transport_->Write(output_.data(), output_.size());
+    if (r.status == IoStatus::kOk) {
+      output_.Consume(r.bytes);
+      ServerCounters::Add(counters_.bytes_written, r.bytes);
+    } else if (r.status == IoStatus::kWantWrite) {
+      return true;
+    } else if (r.status == IoStatus::kWantRead) {
+      write_wants_read_ = true;
+      return true;
+    } else {
+      Close(/*graceful=*/false);
+      return false;
+    }
+  }
+  if (closing_) {
+    Close(/*graceful=*/true);
+    return false;
+  }
+  return true;
+}
+
+void LoopConnection::Hold(int64_t until_nanos) {
+  held_ = true;
+  if (until_nanos > hold_until_) hold_until_ = until_nanos;
+  if (hold_timer_ == 0) hold_timer_ = loop_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
+}
+
+void LoopConnection::OnHoldExpired() {
+  hold_timer_ = 0;
+  if (MonotonicNanos() < hold_until_) {  // a later reply pushed the deadline on
+    hold_timer_ = loop_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
+    return;
+  }
+  held_ = false;
+  if (!Flush()) return;
+  UpdateInterest();
+}
+
+void LoopConnection::UpdateInterest() {
+  int want = kNoEvents;
+  if (handshaking_) {
+    want = handshake_wants_;
+  } else {
+    bool over = output_.size() > options_.max_pending_output;
+    if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
+    paused_ = over;
+    if ((!closing_ && !over) || write_wants_read_) want |= kReadable;
+    if ((!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_) want |= kWritable;
+  }
+  if (want == watched_) return;
+  if (!loop_.Modify(fd_, want).ok()) {
+    Close(/*graceful=*/false);
+    return;
+  }
+  watched_ = want;
+}
+
+void LoopConnection::Close(bool graceful) {
+  // Graceful: the peer sees our FIN (TLS: close_notify) after the last reply.
+  if (graceful) transport_->ShutdownWrite();
+  worker_.Erase(fd_);  // runs the destructor
+}
+
+class EventLoopServer final : public Server {
+ public:
+  EventLoopServer(const ServerOptions& options, HandlerFactory handler_factory)
+      : options_(options), handler_factory_(std::move(handler_factory)) {}
+  ~EventLoopServer() override { Stop(); }
+
+  absl::Status Start() {
+    EventLoopBackend backend =
+        options_.model == ServerModel::kPoll ? EventLoopBackend::kPoll : EventLoopBackend::kEpoll;
+    int port = options_.port;
+    for (int i = 0; i < options_.threads; ++i) {
+      absl::StatusOr<std::unique_ptr<EventLoop>> loop = EventLoop::Create(backend);
+      if (!loop.ok()) return loop.status();
+      ListenOptions listen_options;
+      listen_options.host = options_.host;
+      listen_options.port = port;  // the first listener's port, when 0 picked one
+      listen_options.reuse_port = options_.threads > 1;
+      listen_options.non_blocking = true;
+      absl::StatusOr<Listener> listener = Listen(listen_options);
+      if (!listener.ok()) return listener.status();
+      port = listener->port;
+      workers_.push_back(std::make_unique<Worker>(options_, handler_factory_, live_,
+                                                  *std::move(loop), *std::move(listener)));
+    }
+    for (auto& worker : workers_) {
+      if (absl::Status status = worker->Start(); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  int port() const override { return workers_.front()->listener().port; }
+  const SocketAddress& address() const override { return workers_.front()->listener().address; }
+
+  void Stop() override {
+    for (auto& worker : workers_) worker->Join();
+  }
+
+  ServerStats stats() const override {
+    ServerStats stats;
+    for (const auto& worker : workers_) worker->counters().AddTo(stats);
+    return stats;
+  }
+
+ private:
+  const ServerOptions options_;
+  const HandlerFactory handler_factory_;
+  std::atomic<int> live_{0};
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> StartEventLoopServer(const ServerOptions& options,
+                                                             HandlerFactory handler_factory) {
+  auto server = std::make_unique<EventLoopServer>(options, std::move(handler_factory));
+  if (absl::Status status = server->Start(); !status.ok()) return status;
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace internal
+}  // namespace netbench

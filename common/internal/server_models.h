@@ -1,0 +1,58 @@
+// What server.cc shares with the model files (thread_server.cc, event_loop_server.cc): each model's
+// entry point, the one place a connection's Transport is made, and counters.
+#ifndef NETBENCH_COMMON_INTERNAL_SERVER_MODELS_H_
+#define NETBENCH_COMMON_INTERNAL_SERVER_MODELS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "common/server.h"
+#include "common/transport.h"
+#include "common/unique_fd.h"
+
+namespace netbench {
+namespace internal {
+
+absl::StatusOr<std::unique_ptr<Server>> StartThreadServer(const ServerOptions& options,
+                                                          HandlerFactory handler_factory);
+absl::StatusOr<std::unique_ptr<Server>> StartEventLoopServer(const ServerOptions& options,
+                                                             HandlerFactory handler_factory);
+
+// Plain TCP when options.tls is null, else the TLS server side; Handshake() still has to be driven.
+absl::StatusOr<std::unique_ptr<Transport>> MakeServerTransport(const ServerOptions& options,
+                                                               UniqueFd fd);
+
+// Starts a thread with SIGINT and SIGTERM blocked, so that WaitForTerminationSignal receives them.
+std::thread StartServerThread(std::function<void()> body);
+
+// Counters with ONE writing thread each (a connection's thread, an event loop) and any number of
+// readers: updates are a relaxed load and store, no locked instruction on the per-message path.
+struct ServerCounters {
+  std::atomic<uint64_t> accepted{0};
+  std::atomic<uint64_t> rejected{0};
+  std::atomic<uint64_t> closed{0};
+  std::atomic<uint64_t> bytes_read{0};
+  std::atomic<uint64_t> bytes_written{0};
+  std::atomic<uint64_t> peak_pending_output{0};
+  std::atomic<uint64_t> read_pauses{0};
+
+  static void Add(std::atomic<uint64_t>& counter, uint64_t n) {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  static void Max(std::atomic<uint64_t>& counter, uint64_t value) {
+    if (value > counter.load(std::memory_order_relaxed)) {
+      counter.store(value, std::memory_order_relaxed);
+    }
+  }
+  // Adds these counters into `stats` (peak: the maximum of both).
+  void AddTo(ServerStats& stats) const;
+};
+
+}  // namespace internal
+}  // namespace netbench
+
+#endif  // NETBENCH_COMMON_INTERNAL_SERVER_MODELS_H_

@@ -1,0 +1,147 @@
+// Server::Start, model names and flags, and the pieces every model shares.
+#include "common/server.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/internal/server_models.h"
+#include "common/tls.h"
+#include "common/transport.h"
+
+namespace netbench {
+
+ServerModel DefaultServerModel() {
+#ifdef __linux__
+  return ServerModel::kEpoll;
+#else
+  return ServerModel::kPoll;
+#endif
+}
+
+absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name) {
+  if (name == "threads") return ServerModel::kThreads;
+  if (name == "poll") return ServerModel::kPoll;
+  if (name == "epoll") {
+#ifdef __linux__
+    return ServerModel::kEpoll;
+#else
+    return absl::InvalidArgumentError("--model=epoll is Linux only; use poll or threads");
+#endif
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown server model \"", name, "\" (want threads, poll or epoll)"));
+}
+
+const char* ServerModelName(ServerModel model) {
+  switch (model) {
+    case ServerModel::kThreads:
+      return "threads";
+    case ServerModel::kPoll:
+      return "poll";
+    case ServerModel::kEpoll:
+      return "epoll";
+  }
+  return "?";
+}
+
+bool AbslParseFlag(absl::string_view text, ServerModel* model, std::string* error) {
+  absl::StatusOr<ServerModel> parsed = ParseServerModel(text);
+  if (!parsed.ok()) {
+    *error = std::string(parsed.status().message());
+    return false;
+  }
+  *model = *parsed;
+  return true;
+}
+
+std::string AbslUnparseFlag(ServerModel model) { return ServerModelName(model); }
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
+                                                      HandlerFactory handler_factory) {
+  if (options.port < 0 || options.port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("port out of range: ", options.port));
+  }
+  if (options.threads < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("threads must be >= 1, got ", options.threads));
+  }
+  if (options.max_connections < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_connections must be >= 1, got ", options.max_connections));
+  }
+  if (options.read_size == 0) return absl::InvalidArgumentError("read_size must be > 0");
+  if (!handler_factory) return absl::InvalidArgumentError("no handler factory");
+  // A peer that resets must never kill the server. Plain TCP sends with MSG_NOSIGNAL already, but
+  // TLS writes through BoringSSL's socket BIO, which cannot.
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    signal(SIGPIPE, SIG_IGN);
+  }
+  switch (options.model) {
+    case ServerModel::kThreads:
+      return internal::StartThreadServer(options, std::move(handler_factory));
+    case ServerModel::kPoll:
+    case ServerModel::kEpoll:
+      return internal::StartEventLoopServer(options, std::move(handler_factory));
+  }
+  return absl::InvalidArgumentError("unknown server model");
+}
+
+namespace {
+
+sigset_t TerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
+}  // namespace
+
+void BlockTerminationSignals() {
+  sigset_t signals = TerminationSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+int WaitForTerminationSignal() {
+  sigset_t signals = TerminationSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  int received = 0;
+  while (sigwait(&signals, &received) != 0) {
+  }
+  return received;
+}
+
+namespace internal {
+
+absl::StatusOr<std::unique_ptr<Transport>> MakeServerTransport(const ServerOptions& options,
+                                                               UniqueFd fd) {
+  if (options.tls == nullptr) return MakePlainTransport(std::move(fd));
+  return options.tls->Wrap(std::move(fd));
+}
+
+std::thread StartServerThread(std::function<void()> body) {
+  sigset_t signals = TerminationSignals();
+  sigset_t previous;
+  // The new thread inherits the mask in force when it is created.
+  pthread_sigmask(SIG_BLOCK, &signals, &previous);
+  std::thread thread(std::move(body));
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return thread;
+}
+
+void ServerCounters::AddTo(ServerStats& stats) const {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  stats.connections_accepted += accepted.load(kRelaxed);
+  stats.connections_rejected += rejected.load(kRelaxed);
+  stats.connections_closed += closed.load(kRelaxed);
+  stats.bytes_read += bytes_read.load(kRelaxed);
+  stats.bytes_written += bytes_written.load(kRelaxed);
+  stats.read_pauses += read_pauses.load(kRelaxed);
+  uint64_t peak = peak_pending_output.load(kRelaxed);
+  if (peak > stats.peak_pending_output) stats.peak_pending_output = peak;
+}
+
+}  // namespace internal
+}  // namespace netbench

@@ -1,0 +1,380 @@
+#include "common/server.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "common/clock.h"
+#include "common/socket.h"
+#include "common/tls.h"
+#include "gtest/gtest.h"
+
+namespace netbench {
+namespace {
+
+// Shared by every connection of one test server.
+struct Observer {
+  size_t threshold = SIZE_MAX;
+  std::atomic<bool> crossed{false};
+  std::promise<void> crossed_promise;  // set once a connection's pending output passed `threshold`
+};
+
+// Echo, plus two commands used by single tests: "CLOSE" replies "bye" and closes, "DELAY" echoes
+// after 2 ms. Payloads elsewhere are lower-case, so they never look like commands.
+class TestHandler : public ConnectionHandler {
+ public:
+  explicit TestHandler(Observer* observer) : observer_(observer) {}
+
+  HandlerResult OnData(absl::string_view input, ByteBuffer& output) override {
+    HandlerResult result{.consumed = input.size()};
+    if (absl::StartsWith(input, "CLOSE")) {
+      output.Append("bye");
+      result.close = true;
+    } else if (absl::StartsWith(input, "DELAY")) {
+      output.Append(input);
+      result.send_not_before_nanos = MonotonicNanos() + 2 * kNanosPerMilli;
+    } else {
+      output.Append(input);
+    }
+    if (output.size() > observer_->threshold && !observer_->crossed.exchange(true)) {
+      observer_->crossed_promise.set_value();
+    }
+    return result;
+  }
+
+  void OnPeerClosed(ByteBuffer& output) override { output.Append("."); }
+
+ private:
+  Observer* observer_;
+};
+
+std::string Pattern(size_t size, int seed) {
+  std::string s(size, 'a');
+  for (size_t i = 0; i < size; ++i) s[i] = static_cast<char>('a' + (i * 7 + seed) % 26);
+  return s;
+}
+
+bool WriteAll(int fd, absl::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(n);
+  }
+  return true;
+}
+
+// Reads exactly `size` bytes; returns fewer on EOF or error.
+std::string ReadExactly(int fd, size_t size) {
+  std::string s(size, '\0');
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, s.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += n;
+  }
+  s.resize(got);
+  return s;
+}
+
+// Reads until EOF or error; `error` gets errno (0 for a clean EOF).
+std::string ReadToEnd(int fd, int* error = nullptr) {
+  std::string s;
+  char buffer[4096];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (error != nullptr) *error = n < 0 ? errno : 0;
+      return s;
+    }
+    s.append(buffer, n);
+  }
+}
+
+// Sends `message` from another thread while reading the echo here, so sizes beyond the socket
+// buffers cannot deadlock.
+std::string RoundTrip(int fd, const std::string& message) {
+  std::thread writer([&] { EXPECT_TRUE(WriteAll(fd, message)); });
+  std::string echo = ReadExactly(fd, message.size());
+  writer.join();
+  return echo;
+}
+
+class ServerTest : public testing::TestWithParam<ServerModel> {
+ protected:
+  void StartServer(ServerOptions options = {}) {
+    options.port = 0;
+    options.model = GetParam();
+    absl::StatusOr<std::unique_ptr<Server>> server =
+        Server::Start(options, [this] { return std::make_unique<TestHandler>(&observer_); });
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  UniqueFd ConnectClient() {
+    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", server_->port());
+    EXPECT_TRUE(fd.ok()) << fd.status();
+    return fd.ok() ? *std::move(fd) : UniqueFd();
+  }
+
+  void ExpectEcho(int fd, const std::string& message) {
+    EXPECT_EQ(RoundTrip(fd, message), message);
+  }
+
+  Observer observer_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_P(ServerTest, EchoesMessagesFromOneByteToOneMebibyte) {
+  StartServer();
+  UniqueFd client = ConnectClient();
+  int seed = 0;
+  for (size_t size : {1, 2, 22, 1000, 4096, 65535, 65536, 65537, 300000, 1 << 20}) {
+    ExpectEcho(client.get(), Pattern(size, ++seed));
+  }
+  client.reset();
+  server_->Stop();
+  ServerStats stats = server_->stats();
+  EXPECT_EQ(stats.connections_accepted, 1u);
+  EXPECT_EQ(stats.connections_closed, 1u);
+  uint64_t sent = 1 + 2 + 22 + 1000 + 4096 + 65535 + 65536 + 65537 + 300000 + (1 << 20);
+  EXPECT_EQ(stats.bytes_read, sent);
+  EXPECT_GE(stats.bytes_written, sent);  // and perhaps the "." of OnPeerClosed
+}
+
+TEST_P(ServerTest, ServesManyClientsAtOnce) {
+  StartServer();
+  constexpr int kClients = 16;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([this, c] {
+      UniqueFd fd = ConnectClient();
+      for (int i = 0; i < 50; ++i) {
+        std::string message = Pattern(1 + (c * 131 + i * 17) % 3000, c + i);
+        ASSERT_TRUE(WriteAll(fd.get(), message));
+        ASSERT_EQ(ReadExactly(fd.get(), message.size()), message);
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(server_->stats().connections_accepted, static_cast<uint64_t>(kClients));
+}
+
+TEST_P(ServerTest, SeveralLoopsShareOnePort) {
+  StartServer({.threads = 3});
+  std::vector<UniqueFd> clients;
+  for (int c = 0; c < 12; ++c) clients.push_back(ConnectClient());
+  for (int c = 0; c < 12; ++c) ExpectEcho(clients[c].get(), Pattern(100, c));
+}
+
+TEST_P(ServerTest, HalfClosedClientGetsItsEchoThenEof) {
+  StartServer();
+  UniqueFd client = ConnectClient();
+  std::string message = Pattern(100000, 3);
+  ASSERT_TRUE(WriteAll(client.get(), message));
+  ASSERT_EQ(shutdown(client.get(), SHUT_WR), 0);
+  int error = -1;
+  // The handler's OnPeerClosed appends "." after the echo; then the server closes.
+  EXPECT_EQ(ReadToEnd(client.get(), &error), message + ".");
+  EXPECT_EQ(error, 0);
+}
+
+TEST_P(ServerTest, ResetMidMessageLeavesOthersServed) {
+  StartServer();
+  UniqueFd steady = ConnectClient();
+  ExpectEcho(steady.get(), "before");
+  {
+    UniqueFd resetting = ConnectClient();
+    ASSERT_TRUE(WriteAll(resetting.get(), Pattern(200000, 1)));
+    linger hard{.l_onoff = 1, .l_linger = 0};  // close() now sends RST
+    ASSERT_EQ(setsockopt(resetting.get(), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard)), 0);
+  }
+  ExpectEcho(steady.get(), "after");
+  UniqueFd fresh = ConnectClient();
+  ExpectEcho(fresh.get(), "fresh");
+}
+
+TEST_P(ServerTest, ThousandConnectDisconnectCycles) {
+  StartServer();
+  for (int i = 0; i < 1000; ++i) {
+    UniqueFd client = ConnectClient();
+    ASSERT_TRUE(client.valid());
+    ASSERT_TRUE(WriteAll(client.get(), "x"));
+    ASSERT_EQ(ReadExactly(client.get(), 1), "x");
+  }
+  UniqueFd last = ConnectClient();
+  ExpectEcho(last.get(), "still serving");
+  EXPECT_EQ(server_->stats().connections_accepted, 1001u);
+}
+
+TEST_P(ServerTest, ClientThatNeverReadsIsBoundedAndOthersAreServed) {
+  constexpr size_t kMaxPending = 256 * 1024;
+  constexpr size_t kReadSize = 16 * 1024;
+  observer_.threshold = kMaxPending;
+  std::future<void> crossed = observer_.crossed_promise.get_future();
+  StartServer({.read_size = kReadSize, .max_pending_output = kMaxPending});
+  UniqueFd stuck = ConnectClient();
+  // Far more than every socket buffer on the way holds: without backpressure the server would
+  // buffer most of it.
+  constexpr size_t kTotal = 64 << 20;
+  std::atomic<size_t> written{0};
+  std::thread writer([&] {
+    std::string chunk = Pattern(64 * 1024, 5);
+    while (written.load() < kTotal) {
+      ssize_t n = send(stuck.get(), chunk.data(), chunk.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;  // shut down below
+      written += n;
+    }
+  });
+  if (GetParam() != ServerModel::kThreads) {
+    // The event-loop models buffer output: wait until it passed the limit, where they must stop.
+    crossed.wait();
+  }
+  UniqueFd other = ConnectClient();
+  for (int i = 0; i < 20; ++i) ExpectEcho(other.get(), Pattern(100000, i));
+  ServerStats stats = server_->stats();
+  EXPECT_LE(stats.peak_pending_output, kMaxPending + kReadSize);
+  if (GetParam() != ServerModel::kThreads) {
+    EXPECT_GE(stats.read_pauses, 1u);
+  }
+  shutdown(stuck.get(), SHUT_RDWR);  // unblocks the writer
+  writer.join();
+  EXPECT_LT(written.load(), kTotal);
+  EXPECT_LE(server_->stats().peak_pending_output, kMaxPending + kReadSize);
+}
+
+TEST_P(ServerTest, RejectsConnectionsOverMaxConnections) {
+  StartServer({.max_connections = 2});
+  UniqueFd first = ConnectClient();
+  UniqueFd second = ConnectClient();
+  ExpectEcho(first.get(), "one");
+  ExpectEcho(second.get(), "two");
+  UniqueFd third = ConnectClient();
+  // Accepted by the kernel, then closed by the server: EOF, or a reset if our byte arrived first.
+  WriteAll(third.get(), "three");
+  int error = -1;
+  EXPECT_EQ(ReadToEnd(third.get(), &error), "");
+  EXPECT_TRUE(error == 0 || error == ECONNRESET) << error;
+  EXPECT_EQ(server_->stats().connections_rejected, 1u);
+  ExpectEcho(first.get(), "still one");
+}
+
+TEST_P(ServerTest, HandlerCloseAndDelayedReply) {
+  StartServer();
+  UniqueFd delayed = ConnectClient();
+  ExpectEcho(delayed.get(), "DELAY me");
+  ExpectEcho(delayed.get(), "DELAY me again");
+  UniqueFd closing = ConnectClient();
+  ASSERT_TRUE(WriteAll(closing.get(), "CLOSE"));
+  int error = -1;
+  EXPECT_EQ(ReadToEnd(closing.get(), &error), "bye");
+  EXPECT_EQ(error, 0);
+}
+
+TEST_P(ServerTest, StopClosesOpenConnections) {
+  StartServer();
+  std::vector<UniqueFd> clients;
+  for (int c = 0; c < 5; ++c) {
+    clients.push_back(ConnectClient());
+    ExpectEcho(clients.back().get(), "hi");
+  }
+  // One client is mid-message, with its echo unread.
+  ASSERT_TRUE(WriteAll(clients[0].get(), Pattern(100000, 9)));
+  server_->Stop();
+  server_->Stop();  // idempotent
+  for (UniqueFd& client : clients) {
+    int error = -1;
+    ReadToEnd(client.get(), &error);
+    EXPECT_TRUE(error == 0 || error == ECONNRESET) << error;
+  }
+  ServerStats stats = server_->stats();
+  EXPECT_EQ(stats.connections_accepted, 5u);
+  EXPECT_EQ(stats.connections_closed, 5u);
+  EXPECT_FALSE(Connect("127.0.0.1", server_->port()).ok());
+}
+
+// Drives a blocking client transport to completion of `r`'s wish; false on failure.
+bool ClientTlsRoundTrip(Transport& client, const std::string& message) {
+  absl::string_view rest = message;
+  while (!rest.empty()) {
+    IoResult r = client.Write(rest.data(), rest.size());
+    if (r.status != IoStatus::kOk) return false;
+    rest.remove_prefix(r.bytes);
+  }
+  std::string echo(message.size(), '\0');
+  size_t got = 0;
+  while (got < echo.size()) {
+    IoResult r = client.Read(echo.data() + got, echo.size() - got);
+    if (r.status != IoStatus::kOk) return false;
+    got += r.bytes;
+  }
+  return echo == message;
+}
+
+TEST_P(ServerTest, EchoesOverTls) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  StartServer({.tls = tls->get()});
+  TlsClientContext::Options client_options;
+  client_options.ca_pem = (*tls)->certificate_pem();
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
+      TlsClientContext::Create(client_options);
+  ASSERT_TRUE(client_context.ok()) << client_context.status();
+  for (int c = 0; c < 3; ++c) {
+    absl::StatusOr<std::unique_ptr<Transport>> client =
+        (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
+    ASSERT_TRUE(client.ok()) << client.status();
+    IoResult handshake = (*client)->Handshake();
+    ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
+    // Up to 60 KB: the client is one blocking thread, so the echo must fit in the socket buffers
+    // while it is still writing.
+    for (size_t size : {1, 22, 1000, 16385, 60000}) {
+      EXPECT_TRUE(ClientTlsRoundTrip(**client, Pattern(size, c))) << size;
+    }
+    (*client)->ShutdownWrite();
+    char byte = 0;
+    EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kOk);
+    EXPECT_EQ(byte, '.');  // OnPeerClosed's last word, then the server's close_notify
+    EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kEof);
+  }
+  server_->Stop();
+  EXPECT_EQ(server_->stats().connections_closed, 3u);
+  EXPECT_GE((*tls)->stats().handshakes, 3);
+}
+
+std::vector<ServerModel> Models() {
+#ifdef __linux__
+  return {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll};
+#else
+  return {ServerModel::kThreads, ServerModel::kPoll};
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(Models()),
+                         [](const testing::TestParamInfo<ServerModel>& info) {
+                           return std::string(ServerModelName(info.param));
+                         });
+
+TEST(ServerModelTest, ParsesNamesAndRejectsBadOptions) {
+  EXPECT_EQ(*ParseServerModel("threads"), ServerModel::kThreads);
+  EXPECT_FALSE(ParseServerModel("fibers").ok());
+  std::string error;
+  ServerModel model;
+  EXPECT_FALSE(AbslParseFlag("fibers", &model, &error));
+  EXPECT_NE(error.find("threads"), std::string::npos);
+  auto factory = [] { return std::unique_ptr<ConnectionHandler>(); };
+  EXPECT_FALSE(Server::Start({.threads = 0}, factory).ok());
+  EXPECT_FALSE(Server::Start({.port = 70000}, factory).ok());
+}
+
+}  // namespace
+}  // namespace netbench

@@ -1,0 +1,281 @@
+// The threads model: an acceptor thread, and one std::thread per connection doing blocking I/O, the
+// analogue of Go's goroutine per connection. Backpressure is free here: a thread blocked writing to
+// a peer that does not read stops reading from it.
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/byte_buffer.h"
+#include "common/clock.h"
+#include "common/errno_status.h"
+#include "common/internal/server_models.h"
+#include "common/socket.h"
+
+namespace netbench {
+namespace internal {
+namespace {
+
+// Waits until `fd` is ready for what a transport asked. The sockets are blocking, so only TLS ever
+// asks (it may need to read while writing).
+bool WaitFor(int fd, IoStatus want) {
+  pollfd entry{};
+  entry.fd = fd;
+  entry.events = want == IoStatus::kWantRead ? POLLIN : POLLOUT;
+  int rc;
+  do {
+    rc = poll(&entry, 1, -1);
+  } while (rc < 0 && errno == EINTR);
+  return rc > 0;
+}
+
+void MergeStats(const ServerStats& from, ServerStats& into) {
+  into.connections_accepted += from.connections_accepted;
+  into.connections_rejected += from.connections_rejected;
+  into.connections_closed += from.connections_closed;
+  into.bytes_read += from.bytes_read;
+  into.bytes_written += from.bytes_written;
+  into.read_pauses += from.read_pauses;
+  if (from.peak_pending_output > into.peak_pending_output) {
+    into.peak_pending_output = from.peak_pending_output;
+  }
+}
+
+class ThreadServer final : public Server {
+ public:
+  ThreadServer(const ServerOptions& options, HandlerFactory handler_factory, Listener listener,
+               UniqueFd wake_read, UniqueFd wake_write)
+      : options_(options),
+        handler_factory_(std::move(handler_factory)),
+        listener_(std::move(listener)),
+        wake_read_(std::move(wake_read)),
+        wake_write_(std::move(wake_write)) {}
+
+  ~ThreadServer() override { Stop(); }
+
+  void StartAccepting() {
+    acceptor_ = StartServerThread([this] { AcceptLoop(); });
+  }
+
+  int port() const override { return listener_.port; }
+  const SocketAddress& address() const override { return listener_.address; }
+
+  void Stop() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    stop_changed_.notify_all();
+    char byte = 1;
+    while (write(wake_write_.get(), &byte, 1) < 0 && errno == EINTR) {
+    }
+    if (acceptor_.joinable()) acceptor_.join();
+    listener_.fd.reset();  // new connections are refused from now on
+    {
+      // Wakes every connection thread blocked in read or write; each then closes its socket.
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (Connection& connection : connections_) {
+        if (connection.fd >= 0) shutdown(connection.fd, SHUT_RDWR);
+      }
+    }
+    // The acceptor is gone, so nobody adds to or erases from connections_ any more.
+    for (Connection& connection : connections_) connection.thread.join();
+    finished_.clear();
+    connections_.clear();
+  }
+
+  ServerStats stats() const override {
+    ServerStats stats;
+    acceptor_counters_.AddTo(stats);
+    std::lock_guard<std::mutex> lock(mutex_);
+    MergeStats(retired_, stats);
+    for (const Connection& connection : connections_) {
+      if (!connection.retired) connection.counters.AddTo(stats);
+    }
+    return stats;
+  }
+
+ private:
+  struct Connection {
+    std::thread thread;
+    int fd = -1;           // guarded by mutex_; -1 once the thread is closing it
+    bool retired = false;  // guarded by mutex_; counters moved into retired_counters_
+    ServerCounters counters;
+  };
+
+  void AcceptLoop() {
+    pollfd fds[2] = {{listener_.fd.get(), POLLIN, 0}, {wake_read_.get(), POLLIN, 0}};
+    while (true) {
+      int rc = poll(fds, 2, -1);
+      if (rc < 0 && errno == EINTR) continue;
+      if (rc < 0 || (fds[1].revents != 0)) return;  // Stop()
+      if (fds[0].revents == 0) continue;
+      // The listener is non-blocking, so a connection reset before accept() cannot block this loop;
+      // the accepted socket is blocking.
+      absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/false);
+      if (!accepted.ok()) continue;
+      JoinFinished();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+      if (live_ >= options_.max_connections) {
+        ServerCounters::Add(acceptor_counters_.rejected, 1);
+        continue;  // `accepted` closes the socket
+      }
+      ServerCounters::Add(acceptor_counters_.accepted, 1);
+      ++live_;
+      connections_.emplace_back();
+      auto it = std::prev(connections_.end());
+      it->fd = accepted->get();
+      // Signals stay blocked: threads inherit the acceptor's mask.
+      it->thread = std::thread([this, it, fd = *std::move(accepted)]() mutable {
+        Serve(*it, std::move(fd));
+        std::lock_guard<std::mutex> lock(mutex_);
+        finished_.push_back(it);
+      });
+    }
+  }
+
+  // Joins threads whose connections ended, so that 1,000 short connections leave no 1,000 threads.
+  void JoinFinished() {
+    std::vector<std::list<Connection>::iterator> finished;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      finished.swap(finished_);
+    }
+    for (auto it : finished) it->thread.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it : finished) connections_.erase(it);
+  }
+
+  void Serve(Connection& connection, UniqueFd fd) {
+    std::unique_ptr<Transport> transport;
+    {
+      // Under the lock: a failed Wrap closes the socket, and Stop() must not shut down its number
+      // after that (it may belong to a new connection already).
+      std::lock_guard<std::mutex> lock(mutex_);
+      absl::StatusOr<std::unique_ptr<Transport>> made =
+          MakeServerTransport(options_, std::move(fd));
+      if (made.ok()) {
+        transport = *std::move(made);
+      } else {
+        connection.fd = -1;
+      }
+    }
+    if (transport != nullptr) ServeTransport(connection, *transport);
+    std::lock_guard<std::mutex> lock(mutex_);
+    connection.fd = -1;
+    transport.reset();  // closes the socket
+    ServerCounters::Add(connection.counters.closed, 1);
+    connection.counters.AddTo(retired_);
+    connection.retired = true;
+    --live_;
+  }
+
+  void ServeTransport(Connection& connection, Transport& transport) {
+    while (true) {
+      IoResult r = transport.Handshake();
+      if (r.status == IoStatus::kOk) break;
+      if ((r.status != IoStatus::kWantRead && r.status != IoStatus::kWantWrite) ||
+          !WaitFor(transport.fd(), r.status)) {
+        return;
+      }
+    }
+    std::unique_ptr<ConnectionHandler> handler = handler_factory_();
+    ServerCounters& counters = connection.counters;
+    ByteBuffer input;
+    ByteBuffer output;
+    while (true) {
+      IoResult r = transport.Read(input.WritableSpace(options_.read_size), options_.read_size);
+      if (r.status == IoStatus::kOk) {
+        input.CommitWrite(r.bytes);
+        ServerCounters::Add(counters.bytes_read, r.bytes);
+        HandlerResult result = handler->OnData(input.view(), output);
+        input.Consume(result.consumed);
+        ServerCounters::Max(counters.peak_pending_output, output.size());
+        if (input.size() > options_.max_pending_input) return;
+        if (result.send_not_before_nanos > 0 && !SleepUntil(result.send_not_before_nanos)) return;
+        if (!WriteAll(transport, output, counters)) return;
+        if (result.close) break;
+      } else if (r.status == IoStatus::kEof) {
+        handler->OnPeerClosed(output);
+        if (!WriteAll(transport, output, counters)) return;
+        break;
+      } else if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) {
+        if (!WaitFor(transport.fd(), r.status)) return;
+      } else {
+        return;  // reset or TLS error: nothing more can be said to this peer
+      }
+    }
+    transport.ShutdownWrite();
+  }
+
+  // Emulated latency; returns false when the server is stopping.
+  bool SleepUntil(int64_t when_nanos) {
+    int64_t wait = when_nanos - MonotonicNanos();
+    if (wait <= 0) return true;
+    std::unique_lock<std::mutex> lock(mutex_);
+    return !stop_changed_.wait_for(lock, std::chrono::nanoseconds(wait),
+                                   [this] { return stopping_; });
+  }
+
+  static bool WriteAll(Transport& transport, ByteBuffer& output, ServerCounters& counters) {
+    while (!output.empty()) {
+      IoResult r = transport.Write(output.data(), output.size());
+      if (r.status == IoStatus::kOk) {
+        output.Consume(r.bytes);
+        ServerCounters::Add(counters.bytes_written, r.bytes);
+      } else if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) {
+        if (!WaitFor(transport.fd(), r.status)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const ServerOptions options_;
+  const HandlerFactory handler_factory_;
+  Listener listener_;
+  UniqueFd wake_read_;
+  UniqueFd wake_write_;
+  std::thread acceptor_;
+  ServerCounters acceptor_counters_;  // written by the acceptor thread only
+
+  mutable std::mutex mutex_;
+  std::condition_variable stop_changed_;
+  bool stopping_ = false;
+  int live_ = 0;
+  std::list<Connection> connections_;
+  std::vector<std::list<Connection>::iterator> finished_;
+  ServerStats retired_;  // of connections that ended; guarded by mutex_
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> StartThreadServer(const ServerOptions& options,
+                                                          HandlerFactory handler_factory) {
+  ListenOptions listen_options;
+  listen_options.host = options.host;
+  listen_options.port = options.port;
+  listen_options.non_blocking = true;
+  absl::StatusOr<Listener> listener = Listen(listen_options);
+  if (!listener.ok()) return listener.status();
+  int fds[2];
+  if (pipe(fds) != 0) return ErrnoStatus(errno, "pipe");
+  auto server =
+      std::make_unique<ThreadServer>(options, std::move(handler_factory), *std::move(listener),
+                                     UniqueFd(fds[0]), UniqueFd(fds[1]));
+  server->StartAccepting();
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace internal
+}  // namespace netbench

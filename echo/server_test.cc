@@ -1,0 +1,154 @@
+// The echo server on every model, driven the way the benchmarks drive it.
+#include "common/server.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/socket.h"
+#include "echo/echo_handler.h"
+#include "gtest/gtest.h"
+
+namespace netbench {
+namespace {
+
+bool WriteAll(int fd, absl::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(n);
+  }
+  return true;
+}
+
+std::string ReadExactly(int fd, size_t size) {
+  std::string s(size, '\0');
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, s.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += n;
+  }
+  s.resize(got);
+  return s;
+}
+
+// The write-up's message: an 8-byte header (payload length, op-code) and "hello, friend\n", with
+// the sequence number folded into the op-code so that reordering would show.
+std::string Message(uint32_t sequence) {
+  std::string payload = "hello, friend\n";
+  std::string m(8, '\0');
+  uint32_t length = payload.size();
+  std::memcpy(m.data(), &length, 4);
+  std::memcpy(m.data() + 4, &sequence, 4);
+  return m + payload;
+}
+
+class EchoServerTest : public testing::TestWithParam<ServerModel> {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.model = GetParam();
+    options.max_pending_output = 128 * 1024;
+    options.read_size = 16 * 1024;
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  UniqueFd ConnectClient() {
+    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", server_->port());
+    EXPECT_TRUE(fd.ok()) << fd.status();
+    return fd.ok() ? *std::move(fd) : UniqueFd();
+  }
+
+  std::unique_ptr<Server> server_;
+};
+
+// Three clients, one write per 22-byte message and a reader per connection, as the Go spammer.
+TEST_P(EchoServerTest, StreamsOfSmallMessagesComeBackExactlyInOrder) {
+  constexpr int kClients = 3;
+  constexpr uint32_t kMessages = 20000;
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c) {
+    threads.emplace_back([this] {
+      UniqueFd fd = ConnectClient();
+      std::string expected;
+      for (uint32_t i = 0; i < kMessages; ++i) expected += Message(i);
+      std::thread writer([&] {
+        for (uint32_t i = 0; i < kMessages; ++i) ASSERT_TRUE(WriteAll(fd.get(), Message(i)));
+      });
+      std::string echoed = ReadExactly(fd.get(), expected.size());
+      writer.join();
+      EXPECT_TRUE(echoed == expected);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  // A client can read an echo before the server thread that wrote it has counted it: stop first.
+  server_->Stop();
+  ServerStats stats = server_->stats();
+  EXPECT_EQ(stats.bytes_read, uint64_t{kClients} * kMessages * 22);
+  EXPECT_EQ(stats.bytes_written, stats.bytes_read);
+}
+
+TEST_P(EchoServerTest, MessagesFromOneByteToOneMebibyte) {
+  UniqueFd fd = ConnectClient();
+  for (size_t size = 1; size <= (1 << 20); size *= 4) {
+    std::string message(size, '\0');
+    for (size_t i = 0; i < size; ++i) message[i] = static_cast<char>(i * 131 + size);
+    std::thread writer([&] { EXPECT_TRUE(WriteAll(fd.get(), message)); });
+    std::string echoed = ReadExactly(fd.get(), size);
+    writer.join();
+    EXPECT_TRUE(echoed == message) << size;
+  }
+}
+
+TEST_P(EchoServerTest, HalfCloseGetsTheRestThenEof) {
+  UniqueFd fd = ConnectClient();
+  std::string message(50000, 'q');
+  ASSERT_TRUE(WriteAll(fd.get(), message));
+  ASSERT_EQ(shutdown(fd.get(), SHUT_WR), 0);
+  EXPECT_EQ(ReadExactly(fd.get(), message.size() + 1), message);  // then EOF: no extra byte
+}
+
+TEST_P(EchoServerTest, NonReaderStaysBoundedWhileOthersAreServed) {
+  UniqueFd stuck = ConnectClient();
+  std::thread writer([&] {
+    std::string chunk(64 * 1024, 'z');
+    for (int i = 0; i < 1024; ++i) {  // 64 MiB: far beyond every buffer on the way
+      if (!WriteAll(stuck.get(), chunk)) return;
+    }
+    ADD_FAILURE() << "the server kept reading from a client that never reads";
+  });
+  UniqueFd other = ConnectClient();
+  for (uint32_t i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(WriteAll(other.get(), Message(i)));
+    ASSERT_EQ(ReadExactly(other.get(), 22), Message(i));
+  }
+  EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
+  shutdown(stuck.get(), SHUT_RDWR);
+  writer.join();
+  EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest,
+                         testing::Values(ServerModel::kThreads, ServerModel::kPoll
+#ifdef __linux__
+                                         ,
+                                         ServerModel::kEpoll
+#endif
+                                         ),
+                         [](const testing::TestParamInfo<ServerModel>& info) {
+                           return std::string(ServerModelName(info.param));
+                         });
+
+}  // namespace
+}  // namespace netbench
