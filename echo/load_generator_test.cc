@@ -1,0 +1,283 @@
+// The load generator against peers written here: a plain blocking echo server, one that corrupts a
+// byte, one that hangs up early, and a closed port. Real sockets on loopback, port 0.
+#include "echo/load_generator.h"
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/socket.h"
+#include "echo/message.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace netbench {
+namespace echo {
+namespace {
+
+using ::testing::HasSubstr;
+
+// How TestEchoServer misbehaves: `corrupt_at` flips the byte at that offset of each connection's
+// stream; `close_after` hangs up after echoing that many bytes.
+struct Behaviour {
+  int64_t corrupt_at = -1;
+  int64_t close_after = -1;
+};
+
+// A blocking echo server: a thread per connection.
+class TestEchoServer {
+ public:
+  TestEchoServer() : TestEchoServer(Behaviour()) {}
+  explicit TestEchoServer(Behaviour behaviour) : behaviour_(behaviour) {
+    absl::StatusOr<Listener> listener = Listen({.host = "127.0.0.1", .port = 0});
+    EXPECT_TRUE(listener.ok()) << listener.status();
+    listener_ = *std::move(listener);
+    acceptor_ = std::thread([this] { AcceptLoop(); });
+  }
+
+  ~TestEchoServer() {
+    shutdown(listener_.fd.get(), SHUT_RDWR);  // wakes accept()
+    acceptor_.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::thread& t : connections_) t.join();
+  }
+
+  int port() const { return listener_.port; }
+
+ private:
+  void AcceptLoop() {
+    while (true) {
+      absl::StatusOr<UniqueFd> fd = Accept(listener_.fd.get(), /*non_blocking=*/false);
+      if (!fd.ok()) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      connections_.emplace_back(
+          [this, fd = std::make_shared<UniqueFd>(*std::move(fd))] { Echo(fd->get()); });
+    }
+  }
+
+  void Echo(int fd) {
+    std::vector<char> buffer(64 * 1024);
+    int64_t offset = 0;
+    while (true) {
+      ssize_t n = recv(fd, buffer.data(), buffer.size(), 0);
+      if (n <= 0) return;
+      if (behaviour_.corrupt_at >= offset && behaviour_.corrupt_at < offset + n) {
+        buffer[behaviour_.corrupt_at - offset] ^= 0x20;
+      }
+      if (behaviour_.close_after >= 0 && offset + n > behaviour_.close_after) {
+        n = behaviour_.close_after - offset;
+        if (n > 0) send(fd, buffer.data(), n, MSG_NOSIGNAL);
+        return;  // the UniqueFd closes the connection
+      }
+      for (ssize_t done = 0; done < n;) {
+        ssize_t w = send(fd, buffer.data() + done, n - done, MSG_NOSIGNAL);
+        if (w <= 0) return;
+        done += w;
+      }
+      offset += n;
+    }
+  }
+
+  Behaviour behaviour_;
+  Listener listener_;
+  std::thread acceptor_;
+  std::mutex mutex_;
+  std::vector<std::thread> connections_;
+};
+
+LoadOptions Options(int port) {
+  LoadOptions options;
+  options.port = port;
+  options.clients = 3;
+  options.messages = 30000;
+  options.timeout_nanos = 60 * kNanosPerSecond;
+  return options;
+}
+
+void ExpectExact(const LoadResult& result, int64_t messages) {
+  EXPECT_TRUE(result.ok()) << result.failure;
+  EXPECT_EQ(result.error_count(), 0u);
+  EXPECT_EQ(result.total_written, static_cast<uint64_t>(messages));
+  EXPECT_EQ(result.total_echoed, static_cast<uint64_t>(messages));
+  EXPECT_EQ(result.messages_written, static_cast<uint64_t>(messages));
+}
+
+TEST(EchoMessageTest, MatchesTheGoSpammersMessage) {
+  const std::string message = BuildEchoMessage(22);
+  EXPECT_EQ(message, std::string("\x0e\x00\x00\x00\x01\x00\x00\x00hello, friend\n", 22));
+  EXPECT_EQ(BuildEchoMessage(5), "hello");
+  EXPECT_EQ(BuildEchoMessage(30).substr(8), "hello, friend\nhello, f");
+}
+
+TEST(EchoPatternTest, ChecksChunksAtAnyOffset) {
+  const std::string message = BuildEchoMessage(22);
+  const std::string stream = RepeatMessage(message, 10);
+  EchoPattern pattern(message, 100);
+  for (size_t offset = 0; offset < 50; ++offset) {
+    EXPECT_TRUE(pattern.Matches(stream.data() + offset, 100, offset));
+    EXPECT_FALSE(pattern.Matches(stream.data() + offset, 100, offset + 1));
+  }
+  std::string bad = stream;
+  bad[30] ^= 1;
+  bad[31] ^= 1;
+  bad[70] ^= 1;
+  EXPECT_EQ(pattern.CountMismatchedMessages(bad.data() + 10, 100, 10), 2u);
+}
+
+class ModelTest : public ::testing::TestWithParam<ClientModel> {};
+
+TEST_P(ModelTest, StreamSendsAndGetsBackExactlyTheMessagesAsked) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.messages = 30001;  // not a multiple of the clients
+  LoadResult result = RunLoad(options);
+  ExpectExact(result, 30001);
+  EXPECT_EQ(result.connections, 3);
+}
+
+TEST_P(ModelTest, StreamBatchesWrites) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.batch = 7;
+  options.messages = 10001;
+  ExpectExact(RunLoad(options), 10001);
+}
+
+TEST_P(ModelTest, PingPongTimesEveryRoundTrip) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.mode = LoadMode::kPipeline;
+  options.messages = 3000;
+  LoadResult result = RunLoad(options);
+  ExpectExact(result, 3000);
+  EXPECT_EQ(result.latency.at("rtt").count(), 3000);
+  EXPECT_GT(result.latency.at("rtt").min(), 0);
+}
+
+TEST_P(ModelTest, PipelineKeepsSeveralInFlight) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.mode = LoadMode::kPipeline;
+  options.pipeline = 16;
+  options.messages = 20000;
+  LoadResult result = RunLoad(options);
+  ExpectExact(result, 20000);
+  EXPECT_EQ(result.latency.at("rtt").count(), 20000);
+}
+
+TEST_P(ModelTest, RateModeRecordsCorrectedAndRawLatency) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.rate = 20000;
+  options.messages = 3000;
+  LoadResult result = RunLoad(options);
+  ExpectExact(result, 3000);
+  const LatencyHistogram& corrected = result.latency.at("rtt_corrected");
+  const LatencyHistogram& raw = result.latency.at("rtt_raw");
+  EXPECT_EQ(corrected.count(), 3000);
+  EXPECT_EQ(raw.count(), 3000);
+  // A message never goes out before it is due, so its latency from the intended time is the larger.
+  EXPECT_GE(corrected.mean(), raw.mean());
+  EXPECT_GE(corrected.max(), raw.max());
+}
+
+TEST_P(ModelTest, DurationRunStopsByItself) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.messages = 0;
+  options.duration_nanos = 200 * kNanosPerMilli;
+  LoadResult result = RunLoad(options);
+  EXPECT_TRUE(result.ok()) << result.failure;
+  EXPECT_GT(result.messages_written, 0u);
+  EXPECT_EQ(result.total_echoed, result.total_written);
+  EXPECT_GT(result.latency.at("rtt_sampled").count() + 1, 0);
+}
+
+TEST_P(ModelTest, CountsEveryCorruptedEcho) {
+  TestEchoServer server({.corrupt_at = 22 * 100 + 9});
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.messages = 3000;
+  LoadResult result = RunLoad(options);
+  EXPECT_FALSE(result.ok());
+  EXPECT_EQ(result.errors["echo.mismatch"], 3);  // one message on each of the 3 connections
+  EXPECT_THAT(result.failure, HasSubstr("echo.mismatch"));
+}
+
+TEST_P(ModelTest, ReportsAServerThatHangsUpEarly) {
+  TestEchoServer server({.close_after = 22 * 50});
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.mode = LoadMode::kPipeline;
+  options.messages = 300;
+  LoadResult result = RunLoad(options);
+  EXPECT_FALSE(result.ok());
+  EXPECT_EQ(result.errors["read.eof"], 3);
+  EXPECT_EQ(result.total_echoed, 150u);
+  EXPECT_GT(result.errors["echo.missing"], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
+                         ::testing::Values(ClientModel::kThreads, ClientModel::kLoop),
+                         [](const auto& info) { return std::string(ClientModelName(info.param)); });
+
+TEST(LoadGeneratorTest, SizesFromOneByteToOneMebibyte) {
+  TestEchoServer server;
+  for (int size : {1, 7, 8, 22, 1000, 65537, 1 << 20}) {
+    LoadOptions options = Options(server.port());
+    options.size = size;
+    options.clients = 2;
+    options.messages = size >= 65536 ? 20 : 2000;
+    SCOPED_TRACE(size);
+    ExpectExact(RunLoad(options), options.messages);
+  }
+}
+
+TEST(LoadGeneratorTest, ClosedPortIsRefusedAndReportedByCause) {
+  int port;
+  {
+    absl::StatusOr<Listener> listener = Listen({.host = "127.0.0.1", .port = 0});
+    ASSERT_TRUE(listener.ok());
+    port = listener->port;
+  }  // closed: nothing listens there now
+  LoadOptions options = Options(port);
+  LoadResult result = RunLoad(options);
+  EXPECT_FALSE(result.ok());
+  EXPECT_EQ(result.connections, 0);
+  EXPECT_EQ(result.errors["connect.ECONNREFUSED"], 3);
+  EXPECT_THAT(result.failure, HasSubstr("3 of 3 connections"));
+  EXPECT_THAT(result.failure, HasSubstr("ECONNREFUSED"));
+}
+
+TEST(LoadGeneratorTest, RejectsBadOptions) {
+  LoadOptions options;
+  options.clients = 0;
+  EXPECT_THAT(ValidateLoadOptions(options).message(), HasSubstr("--clients"));
+  options = LoadOptions();
+  options.mode = LoadMode::kPipeline;
+  options.rate = 100;
+  EXPECT_THAT(ValidateLoadOptions(options).message(), HasSubstr("--rate"));
+  options = LoadOptions();
+  options.messages = 10;
+  options.warmup_nanos = 1;
+  EXPECT_FALSE(ValidateLoadOptions(options).ok());
+  EXPECT_FALSE(ParseLoadMode("bogus").ok());
+  EXPECT_FALSE(ParseClientModel("bogus").ok());
+  LoadResult result = RunLoad(options);
+  EXPECT_FALSE(result.ok());
+}
+
+}  // namespace
+}  // namespace echo
+}  // namespace netbench
