@@ -1,0 +1,218 @@
+"""Echo benchmark (issue 3): netbench's echo server models and the Go echo server, each loaded by
+//echo:client and (the write-up's load) by the Go spammer, all in one run.
+
+    /usr/bin/python3 results/echo_bench.py                 # 3 interleaved samples per case, 10 s loads
+    /usr/bin/python3 results/echo_bench.py --quick         # smoke check: 1 s loads, 1 sample
+    bazel run //:bench -- --only=echo
+
+Servers: //echo:server --model=threads|poll|epoll and Go's echosrv (peers/go/echosrv, a goroutine per
+connection). Loads, each against every server:
+    stream3      3 clients writing the 22-byte message in a tight loop (the write-up's load), //echo:client
+    stream3-go   the same load from the Go spammer (client vs client against the same server)
+    pingpong3    3 clients, one message in flight each (round-trip latency)
+    stream64     64 clients in stream mode (//echo:client --model=loop)
+    rate         3 clients at a fixed offered load (--rate), so servers are compared at equal work
+
+Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (/proc/PID/stat
+delta around the run), client CPU us per written message (wait4 rusage of the whole client process, the
+same way for both clients), latency where the mode measures it, and errors. Medians over samples, then the
+issue's ratios: server CPU vs Go at the same load, //echo:client CPU vs the spammer's against the same
+server, and the whole system (//echo:client + the best netbench server vs spammer + Go echosrv).
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import benchlib  # noqa: E402
+
+SERVER_MODELS = ["threads", "poll", "epoll"]
+LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
+
+
+def start_servers(go_available):
+    server_binary = benchlib.bazel_binary("//echo:server")
+    servers = {}
+    for model in SERVER_MODELS:
+        servers[model] = benchlib.start_server([server_binary, "--port=0", f"--model={model}"],
+                                               ready=r"listening on", name=f"netbench-{model}")
+    if go_available:
+        servers["go"] = benchlib.start_server([benchlib.peer_binary("echosrv"), "-addr", "127.0.0.1:0"],
+                                              ready=r"listening on", name="go-echosrv")
+    return servers
+
+
+def client_command(load, port, seconds, rate, json_path):
+    if load == "stream3-go":
+        return [benchlib.peer_binary("spammer"), "-addr", f"127.0.0.1:{port}", "-clients", "3",
+                "-duration", f"{seconds}s", "-size", "22"]
+    cmd = [benchlib.bazel_binary("//echo:client"), f"--port={port}", f"--duration={seconds}s",
+           "--progress=false", f"--json={json_path}"]
+    if load == "stream3":
+        cmd += ["--clients=3", "--mode=stream"]
+    elif load == "pingpong3":
+        cmd += ["--clients=3", "--mode=pingpong"]
+    elif load == "stream64":
+        cmd += ["--clients=64", "--mode=stream", "--model=loop", "--threads=2"]
+    elif load == "rate":
+        cmd += ["--clients=3", "--mode=stream", f"--rate={rate}"]
+    return cmd
+
+
+def parse_rate(stdout):
+    lines = [line for line in stdout.strip().splitlines() if line.strip()]
+    match = re.match(r"rate: (\d+(?:\.\d+)?) msgs/s", lines[-1]) if lines else None
+    return float(match.group(1)) if match else None
+
+
+def server_port(server):
+    """The port from the ready line. Go's log line starts with a time ("20:14:49"), so look after "on"."""
+    match = re.search(r"listening on \S*:(\d+)", server.ready_line)
+    return int(match.group(1)) if match else server.port()
+
+
+def run_case(servers, server_name, load, seconds, rate):
+    server = servers[server_name]
+    port = server_port(server)
+    with tempfile.TemporaryDirectory() as tmp:
+        json_path = os.path.join(tmp, "client.json")
+        cmd = client_command(load, port, seconds, rate, json_path)
+        cpu_before = server.cpu_seconds()
+        result = benchlib.run_client(cmd, timeout_s=seconds + 60)
+        server_cpu = server.cpu_seconds() - cpu_before
+        report = None
+        if os.path.exists(json_path):
+            with open(json_path) as f:
+                report = json.load(f)
+    row = {"server": server_name, "load": load, "returncode": result.returncode,
+           "msgs_per_s": parse_rate(result.stdout), "client_cpu_s": result.cpu_seconds,
+           "server_cpu_s": server_cpu, "wall_s": result.wall_s}
+    if load == "stream3-go":
+        sent = re.search(r"sent: (\d+) msgs", result.stdout)
+        echoed = re.search(r"echoed back: (\d+) bytes", result.stdout)
+        written = int(sent.group(1)) if sent else None
+        row["messages_written"] = written
+        row["messages_echoed"] = int(echoed.group(1)) // 22 if echoed else None
+        row["errors"] = None  # the spammer does not check echoes
+    elif report is not None:
+        counts = report["counts"]
+        row["messages_written"] = counts.get("total_written")
+        row["messages_echoed"] = counts.get("total_echoed")
+        row["echoed_per_s"] = report["metrics"].get("echoed_msgs_per_s", {}).get("value")
+        row["errors"] = counts.get("errors")
+        for name, histogram in report.get("histograms", {}).items():
+            if name in ("rtt", "rtt_corrected"):
+                row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
+                row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
+    written = row.get("messages_written")
+    echoed = row.get("messages_echoed")
+    row["client_cpu_us_per_msg"] = result.cpu_seconds * 1e6 / written if written else None
+    row["server_cpu_us_per_msg"] = server_cpu * 1e6 / echoed if echoed else None
+    if result.returncode != 0:
+        benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
+                     f"{result.stderr.strip()[-300:]}")
+    return row
+
+
+def summarize(rows, cases):
+    summary = []
+    for server_name, load in cases:
+        mine = [r for r in rows if r["server"] == server_name and r["load"] == load]
+        entry = {"server": server_name, "load": load, "samples": len(mine)}
+        for key in ("msgs_per_s", "server_cpu_us_per_msg", "client_cpu_us_per_msg", "p50_us", "p99_us"):
+            entry[key] = benchlib.median([r.get(key) for r in mine])
+        entry["errors"] = sum(r.get("errors") or 0 for r in mine)
+        entry["failed_runs"] = sum(1 for r in mine if r["returncode"] != 0)
+        summary.append(entry)
+    return summary
+
+
+def ratios(summary):
+    def get(server_name, load, key):
+        for entry in summary:
+            if entry["server"] == server_name and entry["load"] == load:
+                return entry.get(key)
+        return None
+
+    out = []
+    # Server CPU per echoed message vs Go's, at each load (the issue's target is at the fixed rate).
+    for load in ("rate", "stream3", "pingpong3", "stream64"):
+        for model in SERVER_MODELS:
+            out.append({"ratio": f"server CPU/msg {model} / go ({load})",
+                        "value": benchlib.ratio(get(model, load, "server_cpu_us_per_msg"),
+                                                get("go", load, "server_cpu_us_per_msg")),
+                        "target": "<= 1.0 (threads)" if model == "threads" else "best <= 0.7"})
+    # The client against the same server: CPU per message written and msgs/s, //echo:client vs spammer.
+    for server_name in SERVER_MODELS + ["go"]:
+        out.append({"ratio": f"client CPU/msg echo-client / spammer (server {server_name})",
+                    "value": benchlib.ratio(get(server_name, "stream3", "client_cpu_us_per_msg"),
+                                            get(server_name, "stream3-go", "client_cpu_us_per_msg")),
+                    "target": "<= 0.5"})
+        out.append({"ratio": f"msgs/s echo-client / spammer (server {server_name})",
+                    "value": benchlib.ratio(get(server_name, "stream3", "msgs_per_s"),
+                                            get(server_name, "stream3-go", "msgs_per_s")),
+                    "target": ">= 1.0"})
+    # The whole system: //echo:client + the best netbench server vs spammer + Go echosrv.
+    best = max(SERVER_MODELS, key=lambda m: get(m, "stream3", "msgs_per_s") or 0)
+    out.append({"ratio": f"system msgs/s echo-client+{best} / spammer+go",
+                "value": benchlib.ratio(get(best, "stream3", "msgs_per_s"), get("go", "stream3-go", "msgs_per_s")),
+                "target": ">= 1.5"})
+    return out
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    benchlib.common_arguments(parser)
+    parser.add_argument("--seconds", type=float, default=None, help="load duration per case (default 10, quick 1)")
+    parser.add_argument("--rate", type=int, default=None,
+                        help="offered load of the 'rate' case, msgs/s over 3 clients (default 50000, quick 20000)")
+    args = parser.parse_args(argv)
+    if args.samples < 1:
+        parser.error("--samples must be at least 1")
+    seconds = args.seconds or (1 if args.quick else 10)
+    rate = args.rate or (20000 if args.quick else 50000)
+    samples = 1 if args.quick and args.samples == 3 else args.samples
+
+    go_available = benchlib.peer_binary("echosrv") is not None and benchlib.peer_binary("spammer") is not None
+    server_names = SERVER_MODELS + (["go"] if go_available else [])
+    loads = [load for load in LOADS if go_available or load != "stream3-go"]
+    cases = [(s, load) for load in loads for s in server_names]
+
+    servers = start_servers(go_available)
+    rows = []
+    try:
+        for round_index, (server_name, load) in benchlib.interleaved(cases, samples):
+            benchlib.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
+            row = run_case(servers, server_name, load, seconds, rate)
+            row["round"] = round_index
+            rows.append(row)
+            if not servers[server_name].alive():
+                raise RuntimeError(f"server {server_name} died during {load}")
+    finally:
+        for server in servers.values():
+            server.stop()
+
+    summary = summarize(rows, cases)
+    ratio_rows = ratios(summary) if go_available else []
+    notes = (f"Loads of {seconds:g} s, {samples} interleaved sample(s) per case, rate case at {rate} msgs/s. "
+             "Server CPU per echoed message from /proc/PID/stat deltas (10 ms ticks); client CPU per written "
+             "message from wait4 rusage of the whole client process (both clients measured alike). "
+             "The spammer does not check echoes (errors '-').")
+    if args.quick:
+        notes = "QUICK SMOKE RUN: not a measurement. " + notes
+    if ratio_rows:
+        notes += "\n\n## Ratios (the issue's targets)\n\n" + benchlib.markdown_table(ratio_rows)
+    benchlib.write_results("echo_bench", rows, notes=notes, summary_rows=summary)
+    print(benchlib.markdown_table(summary))
+    if ratio_rows:
+        print(benchlib.markdown_table(ratio_rows))
+    failed = [r for r in rows if r["returncode"] != 0]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
