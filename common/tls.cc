@@ -13,14 +13,13 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "common/errno_status.h"
 #include "common/self_signed_certificate.h"
 
@@ -41,8 +40,11 @@ struct ContextState {
   // many connections at once (as curl does): a fan-out of 500 to one host resumes 500 times from
   // one ticket.
   bool session_resumption = false;
-  absl::Mutex mu;
-  absl::flat_hash_map<std::string, bssl::UniquePtr<SSL_SESSION>> sessions ABSL_GUARDED_BY(mu);
+  // std::mutex, not absl::Mutex: Debian's libabsl is not built with ThreadSanitizer, which then
+  // cannot see absl::Mutex's synchronisation and reports false races (pthread mutexes it
+  // intercepts).
+  std::mutex mu;
+  absl::flat_hash_map<std::string, bssl::UniquePtr<SSL_SESSION>> sessions;  // guarded by mu
 };
 
 }  // namespace tls_internal
@@ -132,6 +134,12 @@ const char* VersionName(uint16_t version) {
   }
 }
 
+IoResult Transferred(int bytes) {
+  IoResult result;
+  result.bytes = static_cast<size_t>(bytes);
+  return result;
+}
+
 class TlsConnection;
 
 int ExIndex() {
@@ -219,8 +227,8 @@ class TlsConnection final : public TlsTransport {
     BIO_set_data(bio.get(), &bio_state_);
     BIO_set_init(bio.get(), 1);
     if (!SSL_set_ex_data(ssl_.get(), ExIndex(), this)) return false;
-    SSL_set_bio(ssl_.get(), bio.get(), bio.get());  // one reference for each direction
-    BIO_up_ref(bio.get());
+    // The same BIO both ways: SSL takes the one reference.
+    SSL_set_bio(ssl_.get(), bio.get(), bio.get());
     bio.release();
     return true;
   }
@@ -244,7 +252,7 @@ class TlsConnection final : public TlsTransport {
     int n = SSL_read(ssl_.get(), buffer, static_cast<int>(std::min<size_t>(length, INT_MAX)));
     if (n > 0) {
       if (!handshake_done_) HandshakeDone();
-      return {IoStatus::kOk, static_cast<size_t>(n)};
+      return Transferred(n);
     }
     return Failure(n, handshake_done_ ? "TLS read" : "TLS handshake");
   }
@@ -255,7 +263,7 @@ class TlsConnection final : public TlsTransport {
     int n = SSL_write(ssl_.get(), data, static_cast<int>(std::min<size_t>(length, INT_MAX)));
     if (n > 0) {
       if (!handshake_done_) HandshakeDone();
-      return {IoStatus::kOk, static_cast<size_t>(n)};
+      return Transferred(n);
     }
     return Failure(n, handshake_done_ ? "TLS write" : "TLS handshake");
   }
@@ -371,7 +379,7 @@ int NewSessionCallback(SSL* ssl, SSL_SESSION* session) {
   TlsConnection* connection = ConnectionOf(ssl);
   if (connection == nullptr || !SSL_SESSION_is_resumable(session)) return 0;
   ContextState& state = connection->state();
-  absl::MutexLock lock(&state.mu);
+  std::lock_guard<std::mutex> lock(state.mu);
   state.sessions[connection->session_key()].reset(session);
   return 1;
 }
@@ -606,7 +614,7 @@ absl::StatusOr<std::unique_ptr<Transport>> TlsClientContext::Wrap(UniqueFd fd,
     if (!ok) return SslStatus(absl::StrCat("TLS: server name \"", name, "\" for verification"));
   }
   if (state_->session_resumption) {
-    absl::MutexLock lock(&state_->mu);
+    std::lock_guard<std::mutex> lock(state_->mu);
     auto it = state_->sessions.find(name);
     // SSL_set_session takes its own reference; an expired session is not offered by BoringSSL.
     if (it != state_->sessions.end()) SSL_set_session(ssl.get(), it->second.get());
