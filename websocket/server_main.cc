@@ -1,0 +1,126 @@
+// The WebSocket server: `bazel run //websocket:server -- --mode=sink --model=epoll`. See --help.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/statusor.h"
+#include "common/clock.h"
+#include "common/server.h"
+#include "common/tls.h"
+#include "websocket/server_handler.h"
+
+ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
+ABSL_FLAG(int, port, 8080, "TCP port; 0 picks a free one (the 'listening on' line says which)");
+ABSL_FLAG(std::string, path, "/echo", "the WebSocket endpoint; other paths are answered 404");
+ABSL_FLAG(std::string, mode, "echo",
+          "echo: send every message back; sink: read and drop messages (the write-up's server)");
+ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
+          "concurrency model: threads (a thread per connection, blocking I/O), poll, or epoll "
+          "(Linux)");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll/epoll, each with its own listener");
+ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
+ABSL_FLAG(int64_t, max_message_size, 16 << 20,
+          "largest message accepted, in bytes; a frame announcing more is closed with 1009");
+ABSL_FLAG(int, max_pending_output_kib, 1024,
+          "stop reading a client while this much of its replies is unsent (KiB)");
+ABSL_FLAG(std::string, cert, "", "wss: certificate chain (PEM file); needs --key");
+ABSL_FLAG(std::string, key, "", "wss: private key (PEM file); needs --cert");
+ABSL_FLAG(bool, tls, false, "wss with a fresh self-signed certificate (prints its SHA-256)");
+
+namespace netbench::websocket {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "websocket server: %s\n", message.c_str());
+  return 2;
+}
+
+int Run() {
+  ServerOptions options;
+  options.host = absl::GetFlag(FLAGS_host);
+  options.port = absl::GetFlag(FLAGS_port);
+  options.model = absl::GetFlag(FLAGS_model);
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  const int pending_kib = absl::GetFlag(FLAGS_max_pending_output_kib);
+  if (options.port < 0 || options.port > 65535) return Fail("--port must be in 0..65535");
+  if (options.threads < 1) return Fail("--threads must be >= 1");
+  if (options.max_connections < 1) return Fail("--max_connections must be >= 1");
+  if (pending_kib < 1) return Fail("--max_pending_output_kib must be >= 1");
+  options.max_pending_output = static_cast<size_t>(pending_kib) * 1024;
+
+  WebSocketServerOptions ws;
+  ws.path = absl::GetFlag(FLAGS_path);
+  if (ws.path.empty() || ws.path[0] != '/') return Fail("--path must start with '/'");
+  absl::StatusOr<WebSocketServerMode> mode = ParseWebSocketServerMode(absl::GetFlag(FLAGS_mode));
+  if (!mode.ok()) return Fail(std::string(mode.status().message()));
+  ws.mode = *mode;
+  const int64_t max_message_size = absl::GetFlag(FLAGS_max_message_size);
+  if (max_message_size < 1) return Fail("--max_message_size must be >= 1");
+  ws.max_message_size = static_cast<uint64_t>(max_message_size);
+
+  const std::string cert = absl::GetFlag(FLAGS_cert), key = absl::GetFlag(FLAGS_key);
+  if (cert.empty() != key.empty()) return Fail("--cert and --key go together");
+  std::unique_ptr<TlsServerContext> tls;
+  if (!cert.empty() || absl::GetFlag(FLAGS_tls)) {
+    absl::StatusOr<std::unique_ptr<TlsServerContext>> context =
+        cert.empty() ? TlsServerContext::SelfSigned() : TlsServerContext::FromFiles(cert, key);
+    if (!context.ok()) return Fail(std::string(context.status().message()));
+    tls = *std::move(context);
+    options.tls = tls.get();
+    std::printf("tls certificate sha256 %s\n", tls->Sha256Fingerprint().c_str());
+  }
+
+  WebSocketServerCounters counters;
+  BlockTerminationSignals();  // before any thread starts: a signal now waits for the waiter below
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(options, WebSocketHandlerFactory(ws, &counters));
+  if (!server.ok()) {
+    std::fprintf(stderr, "websocket server: %s\n", std::string(server.status().message()).c_str());
+    return 1;
+  }
+  // Benchmark scripts wait for this line, so it goes out at once.
+  const std::string address = (*server)->address().ToString();
+  std::printf("listening on %s %s://%s%s mode=%s model=%s threads=%d\n", address.c_str(),
+              tls ? "wss" : "ws", address.c_str(), ws.path.c_str(),
+              WebSocketServerModeName(ws.mode), ServerModelName(options.model),
+              options.model == ServerModel::kThreads ? 1 : options.threads);
+  std::fflush(stdout);
+
+  Stopwatch watch;
+  const int signal_number = WaitForTerminationSignal();
+  (*server)->Stop();
+  const double seconds = watch.ElapsedSeconds();
+  const ServerStats stats = (*server)->stats();
+  const auto u = [](const std::atomic<uint64_t>& v) {
+    return static_cast<unsigned long long>(v.load());
+  };
+  std::printf(
+      "stopped by signal %d after %.3f s: %llu connections (%llu rejected), %llu handshakes (%llu "
+      "refused), %llu messages received (%llu payload bytes), %llu pings, %llu closes, %llu "
+      "protocol "
+      "errors, %llu bytes read, %llu bytes written\n",
+      signal_number, seconds, static_cast<unsigned long long>(stats.connections_accepted),
+      static_cast<unsigned long long>(stats.connections_rejected), u(counters.handshakes),
+      u(counters.rejected_handshakes), u(counters.messages), u(counters.payload_bytes),
+      u(counters.pings), u(counters.closes), u(counters.protocol_errors),
+      static_cast<unsigned long long>(stats.bytes_read),
+      static_cast<unsigned long long>(stats.bytes_written));
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+}  // namespace netbench::websocket
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "WebSocket (RFC 6455) server on ws://HOST:PORT/echo. Prints 'listening on HOST:PORT ...', "
+      "serves until SIGINT/SIGTERM, then prints what it served.\n"
+      "  server --port=8080 --mode=sink --model=epoll --threads=1 [--tls | --cert=C --key=K]");
+  absl::ParseCommandLine(argc, argv);
+  return netbench::websocket::Run();
+}

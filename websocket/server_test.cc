@@ -1,0 +1,328 @@
+// The WebSocket server on every server model, in process on port 0: the load client against it in
+// both modes, and the survival cases: a bad handshake, a frame over the size limit, invalid UTF-8,
+// and a reset in the middle of a frame each close only the offending connection, with the right
+// status, while another client keeps being served.
+#include "common/server.h"
+
+#include <sys/socket.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/socket.h"
+#include "gtest/gtest.h"
+#include "websocket/frame_writer.h"
+#include "websocket/handshake.h"
+#include "websocket/load_client.h"
+#include "websocket/message_reader.h"
+#include "websocket/server_handler.h"
+
+namespace netbench::websocket {
+namespace {
+
+bool WriteAll(int fd, absl::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes.remove_prefix(n);
+  }
+  return true;
+}
+
+// Reads until EOF (or an error such as a reset); the server closes every connection it gives up on.
+std::string ReadUntilEof(int fd) {
+  std::string all;
+  char buf[4096];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return all;
+    all.append(buf, n);
+  }
+}
+
+// A blocking test client speaking just enough WebSocket to misbehave on purpose.
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", port);
+    EXPECT_TRUE(fd.ok()) << fd.status();
+    if (fd.ok()) fd_ = *std::move(fd);
+  }
+  int fd() const { return fd_.get(); }
+
+  // The opening handshake; returns the bytes read after the 101 answer.
+  bool Upgrade() {
+    const std::string key = GenerateHandshakeKey();
+    if (!WriteAll(fd(), BuildHandshakeRequest("127.0.0.1", "/echo", key))) return false;
+    std::string in;
+    char buf[4096];
+    while (true) {
+      const ssize_t n = ::read(fd(), buf, sizeof buf);
+      if (n <= 0) return false;
+      in.append(buf, n);
+      absl::Status error;
+      const int used = ParseHandshakeResponse(in, key, &error);
+      if (used == kHandshakeError) return false;
+      if (used > 0) {
+        pending_ = in.substr(used);
+        return true;
+      }
+    }
+  }
+
+  bool Send(Opcode opcode, absl::string_view payload, bool fin = true) {
+    ByteBuffer out;
+    AppendFrame(out, opcode, payload, fin, /*masked=*/true, 0x01020304);
+    return WriteAll(fd(), out.view());
+  }
+
+  // The next event the server sends (kNone at EOF).
+  WebSocketEvent Next() {
+    while (true) {
+      WebSocketEvent event;
+      const size_t used = reader_.Read(pending_, &event);
+      if (event.type != EventType::kNone) {
+        last_payload_ = std::string(event.payload);
+        event.payload = last_payload_;
+        pending_.erase(0, used);
+        return event;
+      }
+      pending_.erase(0, used);
+      char buf[65536];
+      const ssize_t n = ::read(fd(), buf, sizeof buf);
+      if (n <= 0) return WebSocketEvent{};
+      pending_.append(buf, n);
+    }
+  }
+
+ private:
+  UniqueFd fd_;
+  std::string pending_;
+  std::string last_payload_;
+  MessageReader reader_{{.role = Role::kClient}};
+};
+
+class WebSocketServerTest : public testing::TestWithParam<ServerModel> {
+ protected:
+  void StartServer(WebSocketServerMode mode, uint64_t max_message_size = kDefaultMaxMessageSize) {
+    ServerOptions options;
+    options.port = 0;
+    options.model = GetParam();
+    options.threads = 2;
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+        options,
+        WebSocketHandlerFactory(
+            {.path = "/echo", .mode = mode, .max_message_size = max_message_size}, &counters_));
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    url_ = absl::StrCat("ws://127.0.0.1:", server_->port(), "/echo");
+  }
+
+  // A well-behaved client gets a 1000-byte echo back.
+  void ExpectStillServing() {
+    RawClient good(server_->port());
+    ASSERT_TRUE(good.Upgrade());
+    const std::string payload(1000, 'k');
+    ASSERT_TRUE(good.Send(Opcode::kText, payload));
+    WebSocketEvent event = good.Next();
+    ASSERT_EQ(event.type, EventType::kMessage);
+    EXPECT_EQ(event.payload, payload);
+  }
+
+  WebSocketServerCounters counters_;
+  std::unique_ptr<Server> server_;
+  std::string url_;
+};
+
+TEST_P(WebSocketServerTest, LoadClientEchoModeExactCounts) {
+  StartServer(WebSocketServerMode::kEcho);
+  LoadClientOptions options;
+  options.url = url_;
+  options.clients = 3;
+  options.messages = 2000;
+  options.mode = ClientMode::kEcho;
+  options.pipeline = 8;
+  for (ClientModel model : {ClientModel::kThreads, ClientModel::kLoop}) {
+    options.model = model;
+    absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->messages_sent, 6000);
+    EXPECT_EQ(result->messages_received, 6000);
+    EXPECT_EQ(result->mismatches, 0);
+    EXPECT_EQ(result->connections_ok, 3);
+    EXPECT_TRUE(result->errors.empty()) << result->first_error;
+    EXPECT_EQ(result->latency.count(), 6000);
+  }
+}
+
+TEST_P(WebSocketServerTest, LoadClientSinkModeServerReceivesEverything) {
+  StartServer(WebSocketServerMode::kSink);
+  LoadClientOptions options;
+  options.url = url_;
+  options.clients = 4;
+  options.messages = 5000;
+  options.size = 300;  // 16-bit lengths
+  options.pipeline = 3;
+  absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->messages_sent, 20000);
+  EXPECT_EQ(result->connections_ok, 4);
+  EXPECT_TRUE(result->errors.empty()) << result->first_error;
+  // Every connection finished its close handshake, so the server has read every message.
+  EXPECT_EQ(counters_.messages.load(), 20000u);
+  EXPECT_EQ(counters_.closes.load(), 4u);
+}
+
+TEST_P(WebSocketServerTest, BadHandshakesGetHttpErrors) {
+  StartServer(WebSocketServerMode::kEcho);
+  struct Case {
+    std::string request;
+    const char* status_line;
+  };
+  const Case cases[] = {
+      {"GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400 "},
+      {"GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n",
+       "HTTP/1.1 426 "},
+      {"GET /other HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+       "HTTP/1.1 404 "},
+      {std::string(20000, 'A'), "HTTP/1.1 400 "},
+  };
+  for (const Case& c : cases) {
+    RawClient bad(server_->port());
+    WriteAll(bad.fd(), c.request);
+    const std::string answer = ReadUntilEof(bad.fd());
+    EXPECT_TRUE(absl::StartsWith(answer, c.status_line)) << answer;
+  }
+  ExpectStillServing();
+  EXPECT_EQ(counters_.rejected_handshakes.load(), 4u);
+}
+
+TEST_P(WebSocketServerTest, OversizeFrameClosesWith1009BeforeThePayload) {
+  StartServer(WebSocketServerMode::kEcho, /*max_message_size=*/1 << 16);
+  RawClient big(server_->port());
+  ASSERT_TRUE(big.Upgrade());
+  // Only the header of a 1 GiB frame is sent: the server must not wait for (or buffer) the payload.
+  char header[kMaxFrameHeaderSize];
+  const size_t n = WriteFrameHeader(
+      {.fin = true, .masked = true, .opcode = Opcode::kBinary, .payload_length = 1ull << 30},
+      header);
+  ASSERT_TRUE(WriteAll(big.fd(), absl::string_view(header, n)));
+  WebSocketEvent event = big.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, kCloseMessageTooBig);
+  EXPECT_EQ(big.Next().type, EventType::kNone);  // then EOF
+  ExpectStillServing();
+}
+
+TEST_P(WebSocketServerTest, InvalidUtf8ClosesWith1007) {
+  StartServer(WebSocketServerMode::kEcho);
+  RawClient bad(server_->port());
+  ASSERT_TRUE(bad.Upgrade());
+  ASSERT_TRUE(bad.Send(Opcode::kText, "fine"));
+  ASSERT_TRUE(bad.Send(Opcode::kText, "bad \xc3\x28 text"));
+  WebSocketEvent event = bad.Next();
+  ASSERT_EQ(event.type, EventType::kMessage);
+  EXPECT_EQ(event.payload, "fine");
+  event = bad.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, kCloseInvalidPayload);
+  ExpectStillServing();
+}
+
+TEST_P(WebSocketServerTest, ProtocolErrorClosesWith1002AndPingIsAnswered) {
+  StartServer(WebSocketServerMode::kEcho);
+  RawClient c(server_->port());
+  ASSERT_TRUE(c.Upgrade());
+  ASSERT_TRUE(c.Send(Opcode::kPing, "are you there"));
+  WebSocketEvent event = c.Next();
+  ASSERT_EQ(event.type, EventType::kPong);
+  EXPECT_EQ(event.payload, "are you there");
+  ASSERT_TRUE(c.Send(Opcode::kContinuation, "orphan"));
+  event = c.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, kCloseProtocolError);
+  ExpectStillServing();
+}
+
+TEST_P(WebSocketServerTest, ResetInTheMiddleOfAFrame) {
+  StartServer(WebSocketServerMode::kEcho);
+  {
+    RawClient rude(server_->port());
+    ASSERT_TRUE(rude.Upgrade());
+    ByteBuffer frame;
+    AppendFrame(frame, Opcode::kBinary, std::string(100000, 'r'), true, true, 0x55667788);
+    ASSERT_TRUE(WriteAll(rude.fd(), frame.view().substr(0, 50000)));
+    // SO_LINGER 0: close() sends a reset instead of a FIN.
+    linger hard{.l_onoff = 1, .l_linger = 0};
+    ASSERT_EQ(setsockopt(rude.fd(), SOL_SOCKET, SO_LINGER, &hard, sizeof hard), 0);
+  }
+  ExpectStillServing();
+}
+
+TEST_P(WebSocketServerTest, CloseHandshakeEchoesCodeAndFragmentsReassemble) {
+  StartServer(WebSocketServerMode::kEcho);
+  RawClient c(server_->port());
+  ASSERT_TRUE(c.Upgrade());
+  ASSERT_TRUE(c.Send(Opcode::kText, "frag", false));
+  ASSERT_TRUE(c.Send(Opcode::kPing, "mid"));
+  ASSERT_TRUE(c.Send(Opcode::kContinuation, "mented"));
+  WebSocketEvent event = c.Next();
+  ASSERT_EQ(event.type, EventType::kPong);
+  event = c.Next();
+  ASSERT_EQ(event.type, EventType::kMessage);
+  EXPECT_EQ(event.payload, "fragmented");
+  ASSERT_TRUE(c.Send(Opcode::kClose, std::string("\x0f\xa0", 2) + "bye"));  // 4000
+  event = c.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, 4000);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest,
+                         testing::Values(ServerModel::kThreads, ServerModel::kPoll,
+                                         ServerModel::kEpoll),
+                         [](const testing::TestParamInfo<ServerModel>& info) {
+                           return std::string(ServerModelName(info.param));
+                         });
+
+TEST(WebSocketUrlTest, Parses) {
+  absl::StatusOr<WebSocketUrl> u = ParseWebSocketUrl("ws://127.0.0.1:8080/echo");
+  ASSERT_TRUE(u.ok());
+  EXPECT_FALSE(u->tls);
+  EXPECT_EQ(u->host, "127.0.0.1");
+  EXPECT_EQ(u->port, 8080);
+  EXPECT_EQ(u->path, "/echo");
+  u = ParseWebSocketUrl("wss://[::1]/x?y=1");
+  ASSERT_TRUE(u.ok());
+  EXPECT_TRUE(u->tls);
+  EXPECT_EQ(u->host, "::1");
+  EXPECT_EQ(u->port, 443);
+  EXPECT_EQ(u->path, "/x?y=1");
+  EXPECT_EQ(u->HostHeader(), "[::1]:443");
+  u = ParseWebSocketUrl("ws://localhost");
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(u->path, "/");
+  EXPECT_FALSE(ParseWebSocketUrl("http://x/").ok());
+  EXPECT_FALSE(ParseWebSocketUrl("ws://x:99999/").ok());
+  EXPECT_FALSE(ParseWebSocketUrl("ws://:80/").ok());
+}
+
+TEST(LoadClientTest, RefusedConnectionIsAClearError) {
+  absl::StatusOr<Listener> listener = Listen({.port = 0});
+  ASSERT_TRUE(listener.ok());
+  const int port = listener->port;
+  listener->fd.reset();  // nobody listens there now
+  LoadClientOptions options;
+  options.url = absl::StrCat("ws://127.0.0.1:", port, "/echo");
+  options.messages = 10;
+  absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "ECONNREFUSED")) << result.status();
+}
+
+}  // namespace
+}  // namespace netbench::websocket
