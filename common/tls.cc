@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <mutex>
 #include <utility>
 
@@ -158,7 +159,17 @@ struct SocketBioState {
   int fd = -1;
   int error = 0;     // errno of the last failed send/recv (not EAGAIN)
   bool eof = false;  // recv returned 0
+  // Read-ahead. BoringSSL asks the BIO for a record's 5-byte header, then for exactly the rest of
+  // the record, so a stream of small records (WebSocket messages) would cost two recv calls each;
+  // one recv into this buffer takes in a burst of them. kWantRead still means "the socket is
+  // empty": it is only reported when this buffer is empty too. Allocated at the first read (idle
+  // connections do not pay for it).
+  std::unique_ptr<char[]> ahead;
+  size_t ahead_begin = 0;
+  size_t ahead_end = 0;
 };
+
+constexpr size_t kReadAheadBytes = 4096;
 
 int SocketBioWrite(BIO* bio, const char* data, int length) {
   auto* state = static_cast<SocketBioState*>(BIO_get_data(bio));
@@ -179,9 +190,29 @@ int SocketBioWrite(BIO* bio, const char* data, int length) {
 int SocketBioRead(BIO* bio, char* data, int length) {
   auto* state = static_cast<SocketBioState*>(BIO_get_data(bio));
   BIO_clear_retry_flags(bio);
+  if (length <= 0) return 0;
+  size_t want = static_cast<size_t>(length);
+  if (state->ahead_begin < state->ahead_end) {
+    size_t n = std::min(want, state->ahead_end - state->ahead_begin);
+    std::memcpy(data, state->ahead.get() + state->ahead_begin, n);
+    state->ahead_begin += n;
+    return static_cast<int>(n);
+  }
+  // Large reads (the body of a big record) go straight into BoringSSL's buffer.
+  const bool read_ahead = want < kReadAheadBytes;
+  if (read_ahead && state->ahead == nullptr)
+    state->ahead = std::make_unique<char[]>(kReadAheadBytes);
   for (;;) {
-    ssize_t n = ::recv(state->fd, data, length, 0);
-    if (n > 0) return static_cast<int>(n);
+    ssize_t n = read_ahead ? ::recv(state->fd, state->ahead.get(), kReadAheadBytes, 0)
+                           : ::recv(state->fd, data, want, 0);
+    if (n > 0) {
+      if (!read_ahead) return static_cast<int>(n);
+      size_t give = std::min(want, static_cast<size_t>(n));
+      std::memcpy(data, state->ahead.get(), give);
+      state->ahead_begin = give;
+      state->ahead_end = static_cast<size_t>(n);
+      return static_cast<int>(give);
+    }
     if (n == 0) {
       state->eof = true;
       return 0;

@@ -22,6 +22,10 @@
 // them). Writes are partial (SSL_MODE_ENABLE_PARTIAL_WRITE): kOk may report fewer bytes than asked
 // for, at most one TLS record (16 KiB) per call, as write(2) may.
 //
+// Before waiting for readability, Read until kWantRead: TLS holds bytes the socket no longer shows
+// (the rest of a decrypted record, records read ahead in one recv), so poll/epoll would not report
+// them. kWantRead is returned only when nothing is held and the socket is empty.
+//
 // Read returns kEof both for a clean close_notify and for a TCP EOF without one; IoResult::message
 // says which (a missing close_notify means the stream may have been truncated: HTTP bodies
 // delimited by connection close should treat it with care). Failures are kError with error = errno

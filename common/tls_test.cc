@@ -5,6 +5,7 @@
 #include <openssl/crypto.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -763,6 +764,39 @@ TEST(TlsTransferTest, WritevGathersSmallBuffersAndHonoursTheRetryContract) {
   EXPECT_GT(want_writes, 0);
 }
 
+TEST(TlsTransferTest, ManySmallRecordsReadInSmallPiecesThenTheSocketIsEmpty) {
+  std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
+  TlsPair pair =
+      WrapPair(ConnectedPair(true), const_cast<TlsServerContext&>(SharedServer()), *client);
+  auto [c, s] = HandshakeBoth(pair);
+  ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
+  // 300 records of 10 bytes arrive in one burst: the transport takes them in with few recv calls
+  // (read-ahead) and must hand every byte out before it reports kWantRead, or a caller waiting in
+  // poll would hang.
+  std::string expected;
+  for (int i = 0; i < 300; ++i) {
+    std::string message = absl::StrCat("msg-", 100000 + i).substr(0, 10);
+    ASSERT_EQ(pair.client->Write(message.data(), message.size()).bytes, message.size());
+    expected += message;
+  }
+  std::string received;
+  for (int round = 0; round < 100000 && received.size() < expected.size(); ++round) {
+    char buffer[7];
+    IoResult r = pair.server->Read(buffer, sizeof(buffer));
+    if (r.status == IoStatus::kOk) {
+      received.append(buffer, r.bytes);
+      continue;
+    }
+    ASSERT_EQ(r.status, IoStatus::kWantRead) << r.message;
+    pollfd fd = {pair.server->fd(), POLLIN, 0};
+    ASSERT_EQ(poll(&fd, 1, 10000), 1)
+        << "kWantRead with bytes still held: " << received.size() << " of " << expected.size();
+  }
+  EXPECT_EQ(received, expected);
+  char byte;
+  EXPECT_EQ(pair.server->Read(&byte, 1).status, IoStatus::kWantRead);
+}
+
 // ---- Concurrency: contexts shared by threads ----
 
 TEST(TlsConcurrencyTest, ManyThreadsShareOneClientAndOneServerContext) {
@@ -837,6 +871,99 @@ TEST(TlsInteropTest, CurlVerifiesOurSelfSignedServer) {
   server_thread.join();
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(out, "hello, curl\n");
+}
+
+// ---- Interoperability: our client against `openssl s_server` (OpenSSL 3) ----
+
+// A child process whose stdout we read; killed (it alone, by pid) and reaped when it goes.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& argv) {
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) return;
+    out_.reset(pipe_fds[0]);
+    UniqueFd write_end(pipe_fds[1]);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
+    posix_spawn_file_actions_adddup2(&actions, write_end.get(), 2);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool running() const { return pid_ > 0; }
+  // Reads output until a line starts with `prefix` (bounded by 10 s); returns that line, or "" at
+  // EOF.
+  std::string ReadLineStartingWith(const std::string& prefix) {
+    for (;;) {
+      size_t start = 0;
+      while (start < buffered_.size()) {
+        size_t end = buffered_.find('\n', start);
+        if (end == std::string::npos) break;
+        std::string line = buffered_.substr(start, end - start);
+        start = end + 1;
+        if (absl::StartsWith(line, prefix)) {
+          buffered_.erase(0, start);
+          return line;
+        }
+      }
+      buffered_.erase(0, start);
+      pollfd fd = {out_.get(), POLLIN, 0};
+      if (poll(&fd, 1, 10000) != 1) return "";
+      char buffer[1024];
+      ssize_t n = read(out_.get(), buffer, sizeof(buffer));
+      if (n <= 0) return "";
+      buffered_.append(buffer, n);
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+  UniqueFd out_;
+  std::string buffered_;
+};
+
+TEST(TlsInteropTest, OurClientVerifiesOpensslServerWithOurCertificate) {
+  if (access("/usr/bin/openssl", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/openssl";
+  std::unique_ptr<TlsServerContext> made = NewServer();
+  std::string cert_path = TempDir() + "/s_server-cert.pem";
+  std::string key_path = TempDir() + "/s_server-key.pem";
+  WriteFile(cert_path, made->certificate_pem());
+  WriteFile(key_path, made->private_key_pem());
+  for (const std::string version : {"-tls1_2", "-tls1_3"}) {
+    SCOPED_TRACE(version);
+    Child server({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", cert_path,
+                  "-key", key_path, version, "-www", "-naccept", "2"});
+    ASSERT_TRUE(server.running());
+    std::string accept = server.ReadLineStartingWith("ACCEPT ");  // "ACCEPT 127.0.0.1:34501"
+    ASSERT_FALSE(accept.empty()) << "openssl s_server did not start";
+    int port = std::atoi(accept.substr(accept.rfind(':') + 1).c_str());
+    std::unique_ptr<TlsClientContext> client = NewClient({.ca_file = cert_path});
+    for (int connection = 0; connection < 2; ++connection) {
+      absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", port);
+      ASSERT_TRUE(fd.ok()) << fd.status();
+      absl::StatusOr<std::unique_ptr<Transport>> t = client->Wrap(*std::move(fd), "localhost");
+      ASSERT_TRUE(t.ok()) << t.status();
+      WriteAll(**t, "GET / HTTP/1.0\r\n\r\n");
+      std::string response;
+      char buffer[16384];
+      IoResult r;
+      while ((r = (*t)->Read(buffer, sizeof(buffer))).status == IoStatus::kOk)
+        response.append(buffer, r.bytes);
+      EXPECT_EQ(r.status, IoStatus::kEof) << r.message;
+      EXPECT_TRUE(absl::StartsWith(response, "HTTP/1.0 200 ok")) << response.substr(0, 200);
+      EXPECT_EQ(AsTls(**t)->version(), version == "-tls1_2" ? "TLSv1.2" : "TLSv1.3");
+      EXPECT_EQ(TlsSessionReused(**t), connection == 1) << "connection " << connection;
+    }
+  }
 }
 
 }  // namespace
