@@ -328,6 +328,9 @@ void LoopConnection::OnReadable() {
     } else if (c_->samples.Pending()) {
       c_->samples.Collect(echoed, MonotonicNanos(), record, loop_->latency().at("rtt_sampled"));
     }
+    // A short read emptied the socket: asking again would only return EAGAIN (the loop is level
+    // triggered and reports what arrives later).
+    if (static_cast<size_t>(n) < kReadChunk) break;
   }
   if (done_) return;
   if (s_.options->mode == LoadMode::kPipeline) TrySend();
