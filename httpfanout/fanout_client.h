@@ -1,0 +1,126 @@
+// The fan-out client: N GETs of one URL, all in flight at once (or --concurrency at a time), every
+// body read whole, timed per repetition and per request phase. Three concurrency models behind one
+// interface:
+//
+//   threads  a std::thread per request in flight, blocking sockets (the goroutine-per-request
+//   analogue) poll     one thread, non-blocking sockets, a poll(2) event loop (common/event_loop.h)
+//   epoll    the same on epoll
+//
+//   FanoutOptions options;
+//   options.url = *ParseUrl("http://127.0.0.1:9080/");
+//   options.requests = 500;
+//   absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);  //
+//   resolves once RepetitionResult rep = (*client)->RunRepetition(); absl::PrintF("%d ok in %.3f
+//   s\n", rep.ok, rep.wall_nanos / 1e9);
+#ifndef NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_
+#define NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "common/histogram.h"
+#include "common/socket.h"
+#include "common/tls.h"
+#include "httpfanout/http_exchange.h"
+#include "httpfanout/url.h"
+
+namespace netbench {
+
+enum class FanoutModel { kThreads, kPoll, kEpoll };
+
+absl::StatusOr<FanoutModel> ParseFanoutModel(absl::string_view name);
+const char* FanoutModelName(FanoutModel model);
+bool AbslParseFlag(absl::string_view text, FanoutModel* model, std::string* error);
+std::string AbslUnparseFlag(FanoutModel model);
+
+struct FanoutOptions {
+  Url url;
+  FanoutModel model = FanoutModel::kEpoll;
+  int requests = 500;
+  int concurrency = 0;  // requests in flight at once; 0: all of them
+  // Reuse connections (per host) for later requests and repetitions; otherwise each request opens
+  // its own.
+  bool keepalive = false;
+  int64_t connect_timeout_nanos = 10 * kNanosPerSecond;
+  int64_t timeout_nanos = 60 * kNanosPerSecond;  // whole request, connect included
+  // TLS for https URLs; not owned; required for https.
+  TlsClientContext* tls = nullptr;
+  // Hash every body (FNV-1a) into RequestOutcome::checksum; tests use it to check the bytes.
+  bool verify_checksum = false;
+  // Sent as User-Agent.
+  std::string user_agent = "netbench-fanout/1";
+};
+
+// What happened to one request.
+struct RequestOutcome {
+  bool ok = false;  // a complete response was read (any status code)
+  int status = 0;
+  uint64_t body_bytes = 0;
+  uint64_t checksum = 0;  // with FanoutOptions::verify_checksum
+  ExchangeError error;    // when !ok
+};
+
+struct RepetitionResult {
+  int64_t wall_nanos = 0;
+  int64_t cpu_nanos = 0;  // this process's CPU time during the repetition (all threads)
+  int ok = 0;
+  int failed = 0;
+  uint64_t body_bytes = 0;
+  uint64_t bytes_read = 0;  // including heads and framing (TLS: decrypted)
+  int connections_opened = 0;
+  std::map<int, int> status_counts;
+  std::map<std::string, int>
+      errors;  // by cause: "ECONNREFUSED", "timeout", "http.bad_status_line", ...
+  std::vector<RequestOutcome> outcomes;  // one per request, in request order
+  // Per-phase latencies (ns), as hey reports them: connect (TCP), tls (handshake), write (request),
+  // ttfb (request written to first response byte), body (first byte to last), total (start to last
+  // byte).
+  LatencyHistogram total, connect, tls, write, ttfb, body;
+};
+
+class FanoutClient {
+ public:
+  // Validates the options and resolves the URL's host (once, for all requests and repetitions).
+  static absl::StatusOr<std::unique_ptr<FanoutClient>> Create(const FanoutOptions& options);
+  virtual ~FanoutClient() = default;
+
+  // Runs `requests` GETs and returns when every one has finished (or failed, or timed out).
+  virtual RepetitionResult RunRepetition() = 0;
+
+  const FanoutOptions& options() const { return options_; }
+  const SocketAddress& address() const { return address_; }
+  int64_t resolve_nanos() const { return resolve_nanos_; }
+  const std::string& request() const { return request_; }
+
+ protected:
+  FanoutClient(const FanoutOptions& options, SocketAddress address, int64_t resolve_nanos);
+
+  int in_flight() const {
+    return options_.concurrency <= 0 ? options_.requests
+                                     : std::min(options_.concurrency, options_.requests);
+  }
+  // Records a finished request into `result` (counts, phases, outcome).
+  void Record(int index, const HttpExchange* exchange, const ExchangeError* failure,
+              const ExchangeTiming& timing, RepetitionResult& result) const;
+
+  FanoutOptions options_;
+  SocketAddress address_;
+  int64_t resolve_nanos_ = 0;
+  std::string request_;  // the request head, built once
+};
+
+// The models (thread_fanout.cc, loop_fanout.cc).
+std::unique_ptr<FanoutClient> MakeThreadFanoutClient(const FanoutOptions& options,
+                                                     SocketAddress address, int64_t resolve_nanos);
+std::unique_ptr<FanoutClient> MakeLoopFanoutClient(const FanoutOptions& options,
+                                                   SocketAddress address, int64_t resolve_nanos);
+
+}  // namespace netbench
+
+#endif  // NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_

@@ -1,0 +1,131 @@
+// The origin server for the fan-out benchmark: `bazel run //httpfanout:origin -- --port=9080`. See
+// --help.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/server.h"
+#include "common/tls.h"
+#include "httpfanout/origin_handler.h"
+
+ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
+ABSL_FLAG(int, port, 9080, "TCP port; 0 picks a free one (the 'listening on' line says which)");
+ABSL_FLAG(int64_t, body_size, 25600,
+          "bytes in the page (default 25 KB, the size of a real home page)");
+ABSL_FLAG(
+    absl::Duration, latency, absl::ZeroDuration(),
+    "hold each response this long after its request arrived, to emulate a remote site (e.g. 50ms)");
+ABSL_FLAG(bool, chunked, false,
+          "send the page with Transfer-Encoding: chunked instead of Content-Length");
+ABSL_FLAG(int64_t, chunk_size, 8192, "bytes per chunk with --chunked");
+ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
+          "concurrency model: threads (a thread per connection), poll, or epoll (Linux)");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll/epoll");
+ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
+ABSL_FLAG(bool, tls, false,
+          "serve HTTPS; without --cert/--key a self-signed certificate is made at start-up");
+ABSL_FLAG(std::string, cert, "", "certificate chain PEM file (with --key; implies --tls)");
+ABSL_FLAG(std::string, key, "", "private key PEM file (with --cert)");
+ABSL_FLAG(std::string, write_cert, "",
+          "write the certificate PEM here, for clients to trust (--cacert)");
+
+namespace netbench {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "origin: %s\n", message.c_str());
+  return 2;
+}
+
+int Run() {
+  ServerOptions options;
+  options.host = absl::GetFlag(FLAGS_host);
+  options.port = absl::GetFlag(FLAGS_port);
+  options.model = absl::GetFlag(FLAGS_model);
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  if (options.port < 0 || options.port > 65535) return Fail("--port must be in 0..65535");
+  if (options.threads < 1) return Fail("--threads must be >= 1");
+  if (options.max_connections < 1) return Fail("--max_connections must be >= 1");
+  OriginOptions origin;
+  int64_t body_size = absl::GetFlag(FLAGS_body_size);
+  if (body_size < 0 || body_size > (int64_t{1} << 30))
+    return Fail("--body_size must be in 0..1073741824");
+  origin.body_size = static_cast<size_t>(body_size);
+  absl::Duration latency = absl::GetFlag(FLAGS_latency);
+  if (latency < absl::ZeroDuration() || latency > absl::Hours(1))
+    return Fail("--latency must be in 0..1h");
+  origin.latency_nanos = absl::ToInt64Nanoseconds(latency);
+  origin.chunked = absl::GetFlag(FLAGS_chunked);
+  int64_t chunk_size = absl::GetFlag(FLAGS_chunk_size);
+  if (chunk_size < 1 || chunk_size > (int64_t{1} << 30)) return Fail("--chunk_size must be >= 1");
+  origin.chunk_size = static_cast<size_t>(chunk_size);
+
+  std::string cert = absl::GetFlag(FLAGS_cert);
+  std::string key = absl::GetFlag(FLAGS_key);
+  if (cert.empty() != key.empty()) return Fail("--cert and --key go together");
+  std::unique_ptr<TlsServerContext> tls;
+  if (absl::GetFlag(FLAGS_tls) || !cert.empty()) {
+    absl::StatusOr<std::unique_ptr<TlsServerContext>> context =
+        cert.empty() ? TlsServerContext::SelfSigned() : TlsServerContext::FromFiles(cert, key);
+    if (!context.ok()) return Fail(std::string(context.status().message()));
+    tls = *std::move(context);
+    options.tls = tls.get();
+    std::printf("tls certificate sha256 %s%s\n", tls->Sha256Fingerprint().c_str(),
+                cert.empty() ? " (self-signed)" : "");
+  }
+  std::string write_cert = absl::GetFlag(FLAGS_write_cert);
+  if (!write_cert.empty()) {
+    if (tls == nullptr) return Fail("--write_cert needs --tls");
+    std::ofstream out(write_cert, std::ios::binary | std::ios::trunc);
+    out << tls->certificate_pem();
+    if (!out.good()) return Fail("cannot write " + write_cert);
+  }
+
+  auto content = std::make_shared<const OriginContent>(origin);
+  BlockTerminationSignals();
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(options, OriginHandlerFactory(content));
+  if (!server.ok()) return Fail(std::string(server.status().message()));
+  // Benchmark scripts wait for this line, so it goes out at once.
+  std::printf("listening on %s model=%s threads=%d body=%zu latency=%s%s%s\n",
+              (*server)->address().ToString().c_str(), ServerModelName(options.model),
+              options.model == ServerModel::kThreads ? 1 : options.threads, origin.body_size,
+              absl::FormatDuration(latency).c_str(), origin.chunked ? " chunked" : "",
+              tls ? " tls" : "");
+  std::fflush(stdout);
+
+  Stopwatch watch;
+  int signal_number = WaitForTerminationSignal();
+  (*server)->Stop();
+  ServerStats stats = (*server)->stats();
+  std::printf(
+      "stopped by signal %d after %.3f s: %llu connections, %llu bytes read, %llu bytes written\n",
+      signal_number, watch.ElapsedSeconds(),
+      static_cast<unsigned long long>(stats.connections_accepted),
+      static_cast<unsigned long long>(stats.bytes_read),
+      static_cast<unsigned long long>(stats.bytes_written));
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace
+}  // namespace netbench
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "HTTP/1.1 origin server for the fan-out benchmark: every GET gets one deterministic page. "
+      "Prints "
+      "'listening on HOST:PORT ...' and serves until SIGINT/SIGTERM.\n"
+      "  origin --port=9080 --body_size=25600 --latency=50ms [--chunked] [--tls "
+      "--write_cert=/tmp/origin.pem]");
+  absl::ParseCommandLine(argc, argv);
+  return netbench::Run();
+}
