@@ -290,12 +290,7 @@ void LoopConnection::OnReadable() {
       Finish();
       return;
     }
-    if (!s_.pattern->Matches(buffer, static_cast<size_t>(n), received_)) {
-      c_->reader.errors["echo.mismatch"] +=
-          static_cast<int64_t>(s_.pattern->CountMismatchedMessages(buffer, n, received_));
-    }
-    received_ += static_cast<uint64_t>(n);
-    c_->reader.bytes.store(received_, std::memory_order_relaxed);
+    received_ = AcceptEcho(s_, *c_, buffer, static_cast<size_t>(n), received_);
     if (received_ > (sent_ + chunk_messages_) * size_) {
       CountError("echo.extra_bytes");
       Finish();

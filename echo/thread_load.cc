@@ -140,12 +140,7 @@ void StreamReaderThread(const LoadShared& s, LoadConnection& c) {
   while (true) {
     ssize_t n = recv(c.fd.get(), buffer.get(), kReadChunk, 0);
     if (n > 0) {
-      if (!s.pattern->Matches(buffer.get(), static_cast<size_t>(n), received)) {
-        c.reader.errors["echo.mismatch"] +=
-            static_cast<int64_t>(s.pattern->CountMismatchedMessages(buffer.get(), n, received));
-      }
-      received += static_cast<uint64_t>(n);
-      c.reader.bytes.store(received, std::memory_order_relaxed);
+      received = AcceptEcho(s, c, buffer.get(), static_cast<size_t>(n), received);
       const uint64_t echoed = received / size;
       if (rate) {
         const int64_t now = MonotonicNanos();
@@ -219,12 +214,7 @@ void PipelineThread(const LoadShared& s, LoadConnection& c) {
   while (ok && (sending || completed < sent)) {
     ssize_t n = recv(c.fd.get(), buffer.get(), kReadChunk, 0);
     if (n > 0) {
-      if (!s.pattern->Matches(buffer.get(), static_cast<size_t>(n), received)) {
-        c.reader.errors["echo.mismatch"] +=
-            static_cast<int64_t>(s.pattern->CountMismatchedMessages(buffer.get(), n, received));
-      }
-      received += static_cast<uint64_t>(n);
-      c.reader.bytes.store(received, std::memory_order_relaxed);
+      received = AcceptEcho(s, c, buffer.get(), static_cast<size_t>(n), received);
       const uint64_t echoed = std::min(received / size, sent);
       if (received > sent * size) {
         ++c.reader.errors["echo.extra_bytes"];

@@ -10,7 +10,7 @@ connection). Loads, each against every server:
     stream3      3 clients writing the 22-byte message in a tight loop (the write-up's load), //echo:client
     stream3-go   the same load from the Go spammer (client vs client against the same server)
     pingpong3    3 clients, one message in flight each (round-trip latency)
-    stream64     64 clients in stream mode (//echo:client --model=loop)
+    stream64     64 clients in stream mode (a writer and a reader thread each, like the spammer's goroutines)
     rate         3 clients at a fixed offered load (--rate), so servers are compared at equal work
 
 Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (/proc/PID/stat
@@ -57,7 +57,7 @@ def client_command(load, port, seconds, rate, json_path):
     elif load == "pingpong3":
         cmd += ["--clients=3", "--mode=pingpong"]
     elif load == "stream64":
-        cmd += ["--clients=64", "--mode=stream", "--model=loop", "--threads=2"]
+        cmd += ["--clients=64", "--mode=stream"]
     elif load == "rate":
         cmd += ["--clients=3", "--mode=stream", f"--rate={rate}"]
     return cmd

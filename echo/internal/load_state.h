@@ -123,6 +123,20 @@ struct LoadConnection {
       send_times;  // rate mode: indexed by message % kMaxRateInFlight
 };
 
+// Checks `length` received bytes, which start at byte `received` of the connection's echoed stream,
+// and adds the echoed byte count to the connection's counter (read by the orchestrating thread). A
+// chunk with a wrong byte counts every message it spoils as "echo.mismatch".
+inline uint64_t AcceptEcho(const LoadShared& s, LoadConnection& c, const char* data, size_t length,
+                           uint64_t received) {
+  if (!s.pattern->Matches(data, length, received)) {
+    c.reader.errors["echo.mismatch"] +=
+        static_cast<int64_t>(s.pattern->CountMismatchedMessages(data, length, received));
+  }
+  received += length;
+  c.reader.bytes.store(received, std::memory_order_relaxed);
+  return received;
+}
+
 // Threads model: runs connection `c` on one thread (pipeline) or two (stream) and returns once its
 // threads are started; Join waits for them.
 class ThreadWorkers {
