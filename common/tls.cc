@@ -20,7 +20,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/errno_status.h"
 #include "common/self_signed_certificate.h"
 

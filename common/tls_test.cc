@@ -59,7 +59,7 @@ SocketPair ConnectedPair(bool non_blocking) {
   return {*std::move(client), *std::move(server)};
 }
 
-const TlsServerContext& SharedServer() {
+TlsServerContext& SharedServer() {
   static TlsServerContext* server = TlsServerContext::SelfSigned().value().release();
   return *server;
 }
@@ -118,6 +118,32 @@ std::pair<IoResult, IoResult> HandshakeBoth(TlsPair& pair) {
     if (Pending(s.status)) s = pair.server->Handshake();
   }
   return {c, s};
+}
+
+// Reads `n` bytes from a non-blocking transport, `piece` bytes at a time at most, waiting in poll
+// only on kWantRead. A poll that times out means the transport said kWantRead while it still held
+// bytes.
+std::string ReadNonBlocking(Transport& t, size_t n, size_t piece) {
+  std::string received;
+  std::vector<char> buffer(piece);
+  for (int round = 0; round < 1000000 && received.size() < n; ++round) {
+    IoResult r = t.Read(buffer.data(), std::min(piece, n - received.size()));
+    if (r.status == IoStatus::kOk) {
+      received.append(buffer.data(), r.bytes);
+      continue;
+    }
+    if (r.status != IoStatus::kWantRead) {
+      ADD_FAILURE() << "read: " << r.message;
+      break;
+    }
+    pollfd fd = {t.fd(), POLLIN, 0};
+    if (poll(&fd, 1, 10000) != 1) {
+      ADD_FAILURE() << "kWantRead, then nothing to read for 10 s, after " << received.size()
+                    << " of " << n;
+      break;
+    }
+  }
+  return received;
 }
 
 // Blocking-socket helpers.
@@ -231,8 +257,7 @@ TEST(TlsTest, BlockingHandshakeAndBytesBothWays) {
 
 TEST(TlsTest, NonBlockingHandshakeAndBytesWithPoll) {
   std::unique_ptr<TlsClientContext> client_context = TrustingClient(SharedServer());
-  TlsPair pair =
-      WrapPair(ConnectedPair(true), const_cast<TlsServerContext&>(SharedServer()), *client_context);
+  TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), *client_context);
   // Nothing has arrived yet: the server must ask to wait, not block.
   char byte;
   EXPECT_EQ(pair.server->Read(&byte, 1).status, IoStatus::kWantRead);
@@ -246,19 +271,7 @@ TEST(TlsTest, NonBlockingHandshakeAndBytesWithPoll) {
   IoResult w = pair.client->Write(request.data(), request.size());
   ASSERT_EQ(w.status, IoStatus::kOk) << w.message;
   ASSERT_EQ(w.bytes, request.size());
-  std::string got;
-  for (int round = 0; round < 100 && got.size() < request.size(); ++round) {
-    char buffer[256];
-    IoResult r = pair.server->Read(buffer, sizeof(buffer));
-    if (r.status == IoStatus::kOk) {
-      got.append(buffer, r.bytes);
-      continue;
-    }
-    ASSERT_EQ(r.status, IoStatus::kWantRead) << r.message;
-    pollfd fd = {pair.server->fd(), POLLIN, 0};
-    ASSERT_EQ(poll(&fd, 1, 10000), 1);
-  }
-  EXPECT_EQ(got, request);
+  EXPECT_EQ(ReadNonBlocking(*pair.server, request.size(), 256), request);
   // And no more: the next read wants to wait.
   EXPECT_EQ(pair.server->Read(&byte, 1).status, IoStatus::kWantRead);
 }
@@ -267,8 +280,7 @@ TEST(TlsTest, NonBlockingHandshakeAndBytesWithPoll) {
 
 std::pair<IoResult, IoResult> HandshakeWith(TlsClientContext& client,
                                             const std::string& server_name) {
-  TlsPair pair = WrapPair(ConnectedPair(true), const_cast<TlsServerContext&>(SharedServer()),
-                          client, server_name);
+  TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), client, server_name);
   return HandshakeBoth(pair);
 }
 
@@ -521,7 +533,7 @@ TEST(TlsSessionTest, ResumptionCanBeTurnedOff) {
 
 TEST(TlsSessionTest, SessionsAreKeptPerServerName) {
   std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
-  auto& server = const_cast<TlsServerContext&>(SharedServer());
+  auto& server = SharedServer();
   EXPECT_FALSE(ExchangeOnce(server, *client));
   // Same server, another name: nothing cached for it.
   TlsPair pair = WrapPair(ConnectedPair(true), server, *client, "127.0.0.1");
@@ -536,8 +548,7 @@ TEST(TlsSessionTest, SessionsAreKeptPerServerName) {
 TEST(TlsEofTest, CloseNotifyAndTruncationAreBothEofAndSaySo) {
   std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
   for (bool close_notify : {true, false}) {
-    TlsPair pair =
-        WrapPair(ConnectedPair(true), const_cast<TlsServerContext&>(SharedServer()), *client);
+    TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), *client);
     auto [c, s] = HandshakeBoth(pair);
     ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
     if (close_notify) {
@@ -591,8 +602,7 @@ TEST(TlsEofTest, PlainTextPeerIsAClearError) {
 
 TEST(TlsEofTest, WritingToAResetPeerIsAnErrnoNotASignal) {
   std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
-  TlsPair pair =
-      WrapPair(ConnectedPair(true), const_cast<TlsServerContext&>(SharedServer()), *client);
+  TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), *client);
   auto [c, s] = HandshakeBoth(pair);
   ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
   // SO_LINGER 0: close sends RST at once.
@@ -622,15 +632,38 @@ void SetSmallBuffers(int fd) {
   ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)), 0);
 }
 
-TEST(TlsTransferTest, OneMebibyteNonBlockingWithPartialWritesAndMovingRetries) {
+// One non-blocking read appended to `received`. Returns kOk, kWantRead/kWantWrite, or kError (a
+// failure).
+IoStatus ReadInto(Transport& t, std::string& received) {
+  char buffer[20000];
+  IoResult r = t.Read(buffer, sizeof(buffer));
+  if (r.status == IoStatus::kOk) {
+    received.append(buffer, r.bytes);
+  } else if (!Pending(r.status)) {
+    ADD_FAILURE() << "read: " << r.message;
+    return IoStatus::kError;
+  }
+  return r.status;
+}
+
+// A non-blocking pair to the shared server with 64 KiB socket buffers, handshake done (nulls on
+// failure).
+TlsPair SmallBufferPair(TlsClientContext& client) {
   SocketPair sockets = ConnectedPair(true);
   SetSmallBuffers(sockets.client.get());
   SetSmallBuffers(sockets.server.get());
-  std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
-  TlsPair pair =
-      WrapPair(std::move(sockets), const_cast<TlsServerContext&>(SharedServer()), *client);
+  TlsPair pair = WrapPair(std::move(sockets), SharedServer(), client);
   auto [c, s] = HandshakeBoth(pair);
-  ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
+  EXPECT_EQ(c.status, IoStatus::kOk) << c.message;
+  EXPECT_EQ(s.status, IoStatus::kOk) << s.message;
+  if (c.status != IoStatus::kOk || s.status != IoStatus::kOk) return {};
+  return pair;
+}
+
+TEST(TlsTransferTest, OneMebibyteNonBlockingWithPartialWritesAndMovingRetries) {
+  std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
+  TlsPair pair = SmallBufferPair(*client);
+  ASSERT_NE(pair.client, nullptr);
 
   const std::string data = Pattern(1 << 20);
   std::string received;
@@ -665,14 +698,8 @@ TEST(TlsTransferTest, OneMebibyteNonBlockingWithPartialWritesAndMovingRetries) {
     }
     if (want_writes == 0 && sent < data.size())
       continue;  // the reader waits until the socket is full
-    char buffer[20000];
-    IoResult r = pair.server->Read(buffer, sizeof(buffer));
-    reader_wants = r.status;
-    if (r.status == IoStatus::kOk) {
-      received.append(buffer, r.bytes);
-    } else {
-      ASSERT_TRUE(Pending(r.status)) << r.message;
-    }
+    reader_wants = ReadInto(*pair.server, received);
+    ASSERT_NE(reader_wants, IoStatus::kError);
   }
   ASSERT_EQ(received.size(), data.size());
   EXPECT_TRUE(received == data);
@@ -682,8 +709,7 @@ TEST(TlsTransferTest, OneMebibyteNonBlockingWithPartialWritesAndMovingRetries) {
 
 TEST(TlsTransferTest, OneMebibyteEachWayBlockingAcrossThreads) {
   std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
-  TlsPair pair =
-      WrapPair(ConnectedPair(false), const_cast<TlsServerContext&>(SharedServer()), *client);
+  TlsPair pair = WrapPair(ConnectedPair(false), SharedServer(), *client);
   const std::string up = Pattern(1 << 20);
   const std::string down = Pattern((1 << 20) + 7);
   std::thread server([&] {
@@ -701,14 +727,9 @@ TEST(TlsTransferTest, OneMebibyteEachWayBlockingAcrossThreads) {
 }
 
 TEST(TlsTransferTest, WritevGathersSmallBuffersAndHonoursTheRetryContract) {
-  SocketPair sockets = ConnectedPair(true);
-  SetSmallBuffers(sockets.client.get());
-  SetSmallBuffers(sockets.server.get());
   std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
-  TlsPair pair =
-      WrapPair(std::move(sockets), const_cast<TlsServerContext&>(SharedServer()), *client);
-  auto [c, s] = HandshakeBoth(pair);
-  ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
+  TlsPair pair = SmallBufferPair(*client);
+  ASSERT_NE(pair.client, nullptr);
 
   // 2000 "messages" of a 2-byte header and a 100-byte payload, each sent as two iovecs, as a
   // WebSocket client sends a frame; then one large payload behind a header.
@@ -750,14 +771,8 @@ TEST(TlsTransferTest, WritevGathersSmallBuffersAndHonoursTheRetryContract) {
     }
     if (want_writes == 0 && message < messages.size())
       continue;  // the reader waits until the socket is full
-    char buffer[20000];
-    IoResult r = pair.server->Read(buffer, sizeof(buffer));
-    reader_wants = r.status;
-    if (r.status == IoStatus::kOk) {
-      received.append(buffer, r.bytes);
-    } else {
-      ASSERT_TRUE(Pending(r.status)) << r.message;
-    }
+    reader_wants = ReadInto(*pair.server, received);
+    ASSERT_NE(reader_wants, IoStatus::kError);
   }
   ASSERT_EQ(received.size(), expected.size());
   EXPECT_TRUE(received == expected);
@@ -766,8 +781,7 @@ TEST(TlsTransferTest, WritevGathersSmallBuffersAndHonoursTheRetryContract) {
 
 TEST(TlsTransferTest, ManySmallRecordsReadInSmallPiecesThenTheSocketIsEmpty) {
   std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
-  TlsPair pair =
-      WrapPair(ConnectedPair(true), const_cast<TlsServerContext&>(SharedServer()), *client);
+  TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), *client);
   auto [c, s] = HandshakeBoth(pair);
   ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
   // 300 records of 10 bytes arrive in one burst: the transport takes them in with few recv calls
@@ -779,20 +793,7 @@ TEST(TlsTransferTest, ManySmallRecordsReadInSmallPiecesThenTheSocketIsEmpty) {
     ASSERT_EQ(pair.client->Write(message.data(), message.size()).bytes, message.size());
     expected += message;
   }
-  std::string received;
-  for (int round = 0; round < 100000 && received.size() < expected.size(); ++round) {
-    char buffer[7];
-    IoResult r = pair.server->Read(buffer, sizeof(buffer));
-    if (r.status == IoStatus::kOk) {
-      received.append(buffer, r.bytes);
-      continue;
-    }
-    ASSERT_EQ(r.status, IoStatus::kWantRead) << r.message;
-    pollfd fd = {pair.server->fd(), POLLIN, 0};
-    ASSERT_EQ(poll(&fd, 1, 10000), 1)
-        << "kWantRead with bytes still held: " << received.size() << " of " << expected.size();
-  }
-  EXPECT_EQ(received, expected);
+  EXPECT_EQ(ReadNonBlocking(*pair.server, expected.size(), 7), expected);
   char byte;
   EXPECT_EQ(pair.server->Read(&byte, 1).status, IoStatus::kWantRead);
 }
