@@ -6,13 +6,16 @@
 
 #include <sys/socket.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/socket.h"
+#include "common/tls.h"
 #include "gtest/gtest.h"
 #include "websocket/frame_writer.h"
 #include "websocket/handshake.h"
@@ -280,6 +283,42 @@ TEST_P(WebSocketServerTest, CloseHandshakeEchoesCodeAndFragmentsReassemble) {
   event = c.Next();
   ASSERT_EQ(event.type, EventType::kClose);
   EXPECT_EQ(event.close_code, 4000);
+}
+
+TEST_P(WebSocketServerTest, WssEchoWithAVerifiedCertificate) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string ca_file = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/ws_server_test_ca.pem");
+  {
+    std::ofstream out(ca_file);
+    out << (*tls)->certificate_pem();
+  }
+  ServerOptions options;
+  options.port = 0;
+  options.model = GetParam();
+  options.tls = tls->get();
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+      options, WebSocketHandlerFactory({.mode = WebSocketServerMode::kEcho}, nullptr));
+  ASSERT_TRUE(server.ok()) << server.status();
+  LoadClientOptions client;
+  client.url = absl::StrCat("wss://127.0.0.1:", (*server)->port(), "/echo");
+  client.ca_file = ca_file;
+  client.clients = 2;
+  client.messages = 300;
+  client.size = 20000;  // frames larger than one TLS record
+  client.mode = ClientMode::kEcho;
+  client.pipeline = 4;
+  absl::StatusOr<LoadClientResult> result = RunLoadClient(client);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->messages_received, 600);
+  EXPECT_EQ(result->mismatches, 0);
+  EXPECT_TRUE(result->errors.empty()) << result->first_error;
+  // Without the certificate, verification fails and the client says so.
+  client.ca_file.clear();
+  result = RunLoadClient(client);
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "certificate")) << result.status();
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest,
