@@ -136,6 +136,19 @@ class ThreadFanoutClient : public FanoutClient {
                      options_.verify_checksum);
       started = true;
       HttpExchange::Step step = exchange.Advance();
+      // A blocking socket stops early when its timeout expired, or when TLS wants the other
+      // direction (or read a record with no application data): wait for readiness, within the
+      // deadline.
+      while (step == HttpExchange::Step::kWantRead || step == HttpExchange::Step::kWantWrite) {
+        int64_t left = deadline - MonotonicNanos();
+        if (left <= 0) break;
+        pollfd p{transport->fd(),
+                 static_cast<short>(step == HttpExchange::Step::kWantRead ? POLLIN : POLLOUT), 0};
+        int n = poll(&p, 1, static_cast<int>((left + kNanosPerMilli - 1) / kNanosPerMilli));
+        if (n == 0) break;
+        if (n < 0 && errno != EINTR) break;
+        step = exchange.Advance();
+      }
       if (step == HttpExchange::Step::kDone) {
         failed = false;
         break;

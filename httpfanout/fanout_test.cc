@@ -1,0 +1,332 @@
+// The fan-out client end to end: each client model against the origin in each server model (500
+// requests, every body checked by length and checksum), HTTPS with verification on and its failure
+// path, and interoperability with Debian's `python3 -m http.server` and nginx (when installed).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/server.h"
+#include "common/socket.h"
+#include "common/tls.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "httpfanout/fanout_client.h"
+#include "httpfanout/origin_body.h"
+#include "httpfanout/origin_handler.h"
+
+extern char** environ;
+
+namespace netbench {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr FanoutModel kClientModels[] = {FanoutModel::kThreads, FanoutModel::kPoll,
+                                         FanoutModel::kEpoll};
+
+Url LocalUrl(bool https, int port, const std::string& path = "/") {
+  absl::StatusOr<Url> url =
+      ParseUrl(absl::StrCat(https ? "https" : "http", "://127.0.0.1:", port, path));
+  EXPECT_TRUE(url.ok()) << url.status();
+  return *url;
+}
+
+RepetitionResult Fetch(const FanoutOptions& options) {
+  absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);
+  EXPECT_TRUE(client.ok()) << client.status();
+  if (!client.ok()) return RepetitionResult();
+  return (*client)->RunRepetition();
+}
+
+// Every request succeeded with 200 and exactly the expected body.
+void ExpectAllBodies(const RepetitionResult& rep, int requests, size_t size, uint64_t checksum) {
+  EXPECT_EQ(rep.ok, requests);
+  EXPECT_EQ(rep.failed, 0);
+  ASSERT_EQ(rep.outcomes.size(), static_cast<size_t>(requests));
+  for (int i = 0; i < requests; ++i) {
+    const RequestOutcome& o = rep.outcomes[i];
+    ASSERT_TRUE(o.ok) << "request " << i << ": " << o.error.cause << ": " << o.error.message;
+    ASSERT_EQ(o.status, 200) << i;
+    ASSERT_EQ(o.body_bytes, size) << i;
+    ASSERT_EQ(o.checksum, checksum) << i;
+  }
+  EXPECT_EQ(rep.body_bytes, static_cast<uint64_t>(requests) * size);
+  EXPECT_EQ(rep.total.count(), requests);
+}
+
+struct ModelPair {
+  FanoutModel client;
+  ServerModel server;
+};
+
+class FanoutOriginTest : public testing::TestWithParam<ModelPair> {};
+
+TEST_P(FanoutOriginTest, FiveHundredBodiesCheckedByLengthAndChecksum) {
+  auto content = std::make_shared<const OriginContent>(OriginOptions{});
+  ServerOptions server_options;
+  server_options.model = GetParam().server;
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(server_options, OriginHandlerFactory(content));
+  ASSERT_TRUE(server.ok()) << server.status();
+  FanoutOptions options;
+  options.url = LocalUrl(false, (*server)->port(), "/index.html?x=1");
+  options.model = GetParam().client;
+  options.requests = 500;
+  options.verify_checksum = true;
+  RepetitionResult rep = Fetch(options);
+  ExpectAllBodies(rep, 500, 25600, content->body_checksum());
+  EXPECT_EQ(rep.connections_opened, 500);
+  EXPECT_EQ(rep.status_counts.at(200), 500);
+}
+
+std::vector<ModelPair> AllPairs() {
+  std::vector<ModelPair> pairs;
+  for (FanoutModel c : kClientModels) {
+    for (ServerModel s : {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll})
+      pairs.push_back({c, s});
+  }
+  return pairs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FanoutOriginTest, testing::ValuesIn(AllPairs()),
+                         [](const testing::TestParamInfo<ModelPair>& info) {
+                           return absl::StrCat(FanoutModelName(info.param.client), "_to_",
+                                               ServerModelName(info.param.server));
+                         });
+
+class FanoutModelTest : public testing::TestWithParam<FanoutModel> {};
+
+TEST_P(FanoutModelTest, ChunkedKeepAliveWithLimitedConcurrencyAndLatency) {
+  auto content =
+      std::make_shared<const OriginContent>(OriginOptions{.body_size = 30000,
+                                                          .latency_nanos = 5 * kNanosPerMilli,
+                                                          .chunked = true,
+                                                          .chunk_size = 4096});
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(ServerOptions(), OriginHandlerFactory(content));
+  ASSERT_TRUE(server.ok()) << server.status();
+  FanoutOptions options;
+  options.url = LocalUrl(false, (*server)->port());
+  options.model = GetParam();
+  options.requests = 200;
+  options.concurrency = 20;
+  options.keepalive = true;
+  options.verify_checksum = true;
+  absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  RepetitionResult first = (*client)->RunRepetition();
+  ExpectAllBodies(first, 200, 30000, content->body_checksum());
+  EXPECT_LE(first.connections_opened, 20);  // connections are reused
+  RepetitionResult second = (*client)->RunRepetition();
+  ExpectAllBodies(second, 200, 30000, content->body_checksum());
+  EXPECT_EQ(second.connections_opened, 0);  // all from the pool of the first repetition
+}
+
+TEST_P(FanoutModelTest, HttpsWithVerificationAgainstTheOriginsCertificate) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> server_tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(server_tls.ok()) << server_tls.status();
+  auto content = std::make_shared<const OriginContent>(OriginOptions{});
+  ServerOptions server_options;
+  server_options.tls = server_tls->get();
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(server_options, OriginHandlerFactory(content));
+  ASSERT_TRUE(server.ok()) << server.status();
+
+  TlsClientContext::Options trust;
+  trust.ca_pem = (*server_tls)->certificate_pem();
+  trust.session_resumption = false;
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_tls = TlsClientContext::Create(trust);
+  ASSERT_TRUE(client_tls.ok()) << client_tls.status();
+  FanoutOptions options;
+  options.url = LocalUrl(true, (*server)->port());
+  options.model = GetParam();
+  options.requests = 100;
+  options.timeout_nanos = 20 * kNanosPerSecond;  // a hang fails the test in bounded time
+  options.tls = client_tls->get();
+  options.verify_checksum = true;
+  RepetitionResult rep = Fetch(options);
+  ExpectAllBodies(rep, 100, 25600, content->body_checksum());
+  EXPECT_EQ(rep.tls.count(), 100);
+
+  // The system CA bundle does not trust a self-signed certificate: every request fails, saying why.
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> system_tls = TlsClientContext::Create({});
+  ASSERT_TRUE(system_tls.ok()) << system_tls.status();
+  options.tls = system_tls->get();
+  options.requests = 10;
+  RepetitionResult refused = Fetch(options);
+  EXPECT_EQ(refused.ok, 0);
+  EXPECT_EQ(refused.failed, 10);
+  EXPECT_EQ(refused.errors["tls"], 10);
+  EXPECT_THAT(refused.outcomes[0].error.message, HasSubstr("certificate verify failed"));
+
+  // --insecure skips verification.
+  TlsClientContext::Options insecure;
+  insecure.insecure = true;
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> insecure_tls =
+      TlsClientContext::Create(insecure);
+  ASSERT_TRUE(insecure_tls.ok());
+  options.tls = insecure_tls->get();
+  ExpectAllBodies(Fetch(options), 10, 25600, content->body_checksum());
+}
+
+TEST_P(FanoutModelTest, RefusedConnectionsAreCountedByErrno) {
+  // A port with nothing listening: bind one, note it, close it.
+  absl::StatusOr<Listener> listener = Listen({});
+  ASSERT_TRUE(listener.ok());
+  int port = listener->port;
+  listener->fd.reset();
+  FanoutOptions options;
+  options.url = LocalUrl(false, port);
+  options.model = GetParam();
+  options.requests = 5;
+  RepetitionResult rep = Fetch(options);
+  EXPECT_EQ(rep.failed, 5);
+  EXPECT_EQ(rep.errors["ECONNREFUSED"], 5);
+  EXPECT_EQ(rep.outcomes[0].error.err, ECONNREFUSED);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FanoutModelTest, testing::ValuesIn(kClientModels),
+                         [](const testing::TestParamInfo<FanoutModel>& info) {
+                           return std::string(FanoutModelName(info.param));
+                         });
+
+// A child process with its stdout (and stderr) on a pipe; killed and reaped when destroyed.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& argv) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    out_ = fds[0];
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_ >= 0) close(out_);
+  }
+  bool started() const { return pid_ > 0; }
+  // Reads output until it contains `text` or `timeout_ms` passes; returns everything read.
+  std::string ReadUntil(const std::string& text, int timeout_ms) {
+    while (output_.find(text) == std::string::npos) {
+      pollfd p{out_, POLLIN, 0};
+      if (poll(&p, 1, timeout_ms) <= 0) break;
+      char buf[4096];
+      ssize_t n = read(out_, buf, sizeof(buf));
+      if (n <= 0) break;
+      output_.append(buf, n);
+    }
+    return output_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  std::string output_;
+};
+
+std::string MakeTempDir() {
+  std::string dir =
+      absl::StrCat(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", "/fanout-XXXXXX");
+  if (mkdtemp(dir.data()) == nullptr) return "";
+  chmod(dir.c_str(), 0755);
+  return dir;
+}
+
+TEST(FanoutInteropTest, PythonHttpServer) {
+  std::string dir = MakeTempDir();
+  ASSERT_FALSE(dir.empty());
+  const std::string page = MakeOriginBody(25600);
+  std::ofstream(dir + "/page.html", std::ios::binary) << page;
+  Child python({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                "--directory", dir});
+  ASSERT_TRUE(python.started());
+  std::string out = python.ReadUntil(") ...", 20000);
+  // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
+  size_t at = out.find(" port ");
+  ASSERT_NE(at, std::string::npos) << out;
+  int port = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(out.substr(at + 6, out.find(' ', at + 6) - at - 6), &port)) << out;
+  for (FanoutModel model : kClientModels) {
+    FanoutOptions options;
+    options.url = LocalUrl(false, port, "/page.html");
+    options.model = model;
+    options.requests = 40;
+    options.concurrency = 10;
+    options.keepalive =
+        true;  // HTTP/1.0 without keep-alive: the client must not reuse, and must still work
+    options.verify_checksum = true;
+    ExpectAllBodies(Fetch(options), 40, page.size(), Fnv1a64(page));
+  }
+}
+
+TEST(FanoutInteropTest, Nginx) {
+  const char* nginx = "/usr/sbin/nginx";
+  if (access(nginx, X_OK) != 0)
+    GTEST_SKIP() << "nginx is not installed (/usr/sbin/nginx); skipping";
+  std::string dir = MakeTempDir();
+  ASSERT_FALSE(dir.empty());
+  mkdir((dir + "/www").c_str(), 0755);
+  const std::string page = MakeOriginBody(25600);
+  std::ofstream(dir + "/www/index.html", std::ios::binary) << page;
+  absl::StatusOr<Listener> probe =
+      Listen({});  // a free port: nginx cannot report one it picked itself
+  ASSERT_TRUE(probe.ok());
+  int port = probe->port;
+  probe->fd.reset();
+  std::ofstream(dir + "/nginx.conf") << absl::StrCat(
+      "daemon off;\nmaster_process off;\nuser root;\nworker_processes 1;\npid ", dir,
+      "/nginx.pid;\nerror_log ", dir,
+      "/error.log warn;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n",
+      "  client_body_temp_path ", dir, "/cb;\n  proxy_temp_path ", dir,
+      "/px;\n  fastcgi_temp_path ", dir, "/fc;\n  uwsgi_temp_path ", dir, "/uw;\n  scgi_temp_path ",
+      dir, "/sc;\n", "  server {\n    listen 127.0.0.1:", port, " backlog=1024;\n    root ", dir,
+      "/www;\n    location / { chunked_transfer_encoding on; }\n  }\n}\n");
+  Child server({nginx, "-e", dir + "/error.log", "-p", dir + "/", "-c", dir + "/nginx.conf"});
+  ASSERT_TRUE(server.started());
+  // nginx prints nothing when it starts; wait until it accepts a connection (each try blocks in
+  // connect).
+  bool up = false;
+  for (int i = 0; i < 200 && !up; ++i) {
+    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", port);
+    up = fd.ok();
+    if (!up) poll(nullptr, 0, 10);  // nginx has not bound yet: nothing to wait on but time
+  }
+  ASSERT_TRUE(up) << "nginx did not start: " << server.ReadUntil("\n", 100);
+  for (FanoutModel model : kClientModels) {
+    for (bool keepalive : {false, true}) {
+      FanoutOptions options;
+      options.url = LocalUrl(false, port, "/index.html");
+      options.model = model;
+      options.requests = 100;
+      options.keepalive = keepalive;
+      options.verify_checksum = true;
+      ExpectAllBodies(Fetch(options), 100, page.size(), Fnv1a64(page));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace netbench
