@@ -44,9 +44,10 @@ ABSL_FLAG(
     "open-loop offered load in msgs/s over all connections (stream mode); latency then counts from "
     "each message's intended send time (coordinated omission corrected, as wrk2 does)");
 ABSL_FLAG(bool, nodelay, true, "set TCP_NODELAY (Go's default)");
-ABSL_FLAG(
-    absl::Duration, drain_timeout, absl::Seconds(5),
-    "after sending stops, how long to wait for echoes still in flight; missing ones are errors");
+ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(5),
+          "after sending stops, how long to wait for a write still blocked and for echoes still in "
+          "flight; "
+          "echoes missing then are errors");
 ABSL_FLAG(
     absl::Duration, timeout, absl::ZeroDuration(),
     "hard bound on the whole run (0: warmup + duration + drain + 10s, or 120s with --messages)");
@@ -139,6 +140,7 @@ int Main() {
   report.SetCount("total_written", static_cast<int64_t>(result.total_written));
   report.SetCount("total_echoed", static_cast<int64_t>(result.total_echoed));
   report.SetCount("write_stalls", static_cast<int64_t>(result.write_stalls));
+  report.SetCount("aborted_connections", result.aborted_connections);
   report.SetCount("errors", static_cast<int64_t>(result.error_count()));
   for (const auto& [cause, count] : result.errors)
     report.SetCount(absl::StrCat("errors.", cause), count);

@@ -248,14 +248,7 @@ LoadResult RunLoad(const LoadOptions& options) {
   const int n = static_cast<int>(connections.size());
   if (options.rate > 0) shared.rate_interval_nanos = 1e9 * n / options.rate;
 
-  const int64_t start = MonotonicNanos();
-  const int64_t measure_start_target = start + options.warmup_nanos;
-  const int64_t timeout = options.timeout_nanos > 0 ? options.timeout_nanos
-                          : options.messages > 0
-                              ? 120 * kNanosPerSecond
-                              : options.warmup_nanos + options.duration_nanos +
-                                    options.drain_timeout_nanos + 10 * kNanosPerSecond;
-  const int64_t hard_deadline = start + timeout;
+  const int64_t rate_start = MonotonicNanos();
   control.measuring.store(options.warmup_nanos == 0);
   control.senders_left = n;
   control.readers_left = n;
@@ -268,7 +261,7 @@ LoadResult RunLoad(const LoadOptions& options) {
     if (options.rate > 0) {
       c.send_times.reset(new std::atomic<int64_t>[internal::kMaxRateInFlight]);
       // Connections take turns, so that together they send evenly rather than in bursts.
-      c.rate_start_nanos = start + static_cast<int64_t>(shared.rate_interval_nanos * i / n);
+      c.rate_start_nanos = rate_start + static_cast<int64_t>(shared.rate_interval_nanos * i / n);
     }
   }
 
@@ -285,6 +278,17 @@ LoadResult RunLoad(const LoadOptions& options) {
     workers.push_back(*std::move(loops));
   }
 
+  // The run's clock starts once its threads exist (creating 128 threads on a busy machine takes a
+  // while).
+  const int64_t start = MonotonicNanos();
+  const int64_t measure_start_target = start + options.warmup_nanos;
+  const int64_t timeout = options.timeout_nanos > 0 ? options.timeout_nanos
+                          : options.messages > 0
+                              ? 120 * kNanosPerSecond
+                              : options.warmup_nanos + options.duration_nanos +
+                                    options.drain_timeout_nanos + 10 * kNanosPerSecond;
+  const int64_t hard_deadline = start + timeout;
+
   // The measured phase: from the end of warmup until every sender has stopped.
   int64_t measure_start = options.warmup_nanos == 0 ? start : 0;
   Totals at_start;
@@ -295,6 +299,7 @@ LoadResult RunLoad(const LoadOptions& options) {
   Totals at_tick;
   int64_t last_tick = start;
   bool timed_out = false;
+  int64_t senders_deadline = INT64_MAX;
   {
     std::unique_lock<std::mutex> lock(control.mutex);
     while (control.senders_left > 0) {
@@ -310,10 +315,17 @@ LoadResult RunLoad(const LoadOptions& options) {
       }
       if (now >= send_deadline && !control.stop_sending.load()) {
         control.stop_sending.store(true, std::memory_order_relaxed);
+        // A writer blocked on a server that stopped reading gets the drain timeout to finish its
+        // write.
+        senders_deadline = std::min(now + options.drain_timeout_nanos, hard_deadline);
       }
       if (now >= hard_deadline) {
         timed_out = true;
         control.stop_sending.store(true);
+        control.abort.store(true);
+        break;
+      }
+      if (now >= senders_deadline) {
         control.abort.store(true);
         break;
       }
@@ -337,7 +349,7 @@ LoadResult RunLoad(const LoadOptions& options) {
         lock.lock();
         continue;
       }
-      int64_t wake = std::min({next_tick, hard_deadline,
+      int64_t wake = std::min({next_tick, hard_deadline, senders_deadline,
                                control.stop_sending.load() ? hard_deadline : send_deadline,
                                measure_start == 0 ? measure_start_target : INT64_MAX});
       control.changed.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(wake - now, 0)));
@@ -365,6 +377,7 @@ LoadResult RunLoad(const LoadOptions& options) {
       }
       control.changed.wait_for(lock, std::chrono::nanoseconds(drain_deadline - now));
     }
+    result.aborted_connections = control.readers_left;
   }
   control.stop_sending.store(true);
   control.abort.store(true);

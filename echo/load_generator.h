@@ -82,7 +82,8 @@ struct LoadOptions {
   double rate =
       0;  // total messages/s, open loop (kStream only); 0: as fast as the server takes them
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
-  // Echoes still missing this long after sending stops are counted as errors ("echo.missing").
+  // After sending stops, a write blocked on a server that stopped reading gets this long to finish,
+  // and echoes still missing this long after are counted as errors ("echo.missing").
   int64_t drain_timeout_nanos = 5 * kNanosPerSecond;
   // Bound on the whole run; 0: warmup + duration + drain + 10 s, or 120 s for a `messages` run.
   int64_t timeout_nanos = 0;
@@ -101,6 +102,10 @@ struct LoadResult {
   // Over the whole run, after draining: every written message should have come back.
   uint64_t total_written = 0;
   uint64_t total_echoed = 0;
+  // Connections still open when the drain timeout ran out, ended by the client (with their missing
+  // echoes counted as errors). 0 in a healthy run: a connection ends by itself once all its echoes
+  // are back.
+  int aborted_connections = 0;
   uint64_t write_stalls = 0;  // writes that waited over 50 ms for socket space (not errors)
   CpuTimes cpu;               // this process over the measured phase
   // Round-trip times in ns: "rtt" (pipeline: every message), "rtt_sampled" (stream: 1 message in

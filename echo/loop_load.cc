@@ -49,6 +49,7 @@ class LoopConnection final : public FdHandler {
   // The next chunk to write, in messages (0: nothing now).
   uint64_t NextChunk(int64_t now);
   void FinishSending();
+  void FinishIfAllEchoed();
   void Finish();
   void SetInterest(int events);
   void CountError(const std::string& key) { ++c_->reader.errors[key]; }
@@ -161,6 +162,7 @@ void LoopConnection::Start() {
     return;
   }
   TrySend();
+  FinishIfAllEchoed();  // a connection with nothing to send
 }
 
 void LoopConnection::SetInterest(int events) {
@@ -172,12 +174,19 @@ void LoopConnection::SetInterest(int events) {
 void LoopConnection::OnEvents(int /*fd*/, int events) {
   if (events & (kReadable | kHangup)) OnReadable();
   if (!done_ && (events & kWritable)) TrySend();
+  FinishIfAllEchoed();
 }
 
 void LoopConnection::Poke() {
   if (done_) return;
   TrySend();
-  if (!sending_ && received_ >= sent_ * size_) Finish();
+  FinishIfAllEchoed();
+}
+
+// Checked after every step: the last echo may arrive before the sender notices it is done (its last
+// write filled the per-event quota), and then no further event would come to end the connection.
+void LoopConnection::FinishIfAllEchoed() {
+  if (!done_ && !sending_ && received_ >= sent_ * size_) Finish();
 }
 
 int64_t LoopConnection::NextDueNanos() const {
@@ -329,7 +338,6 @@ void LoopConnection::OnReadable() {
   }
   if (done_) return;
   if (s_.options->mode == LoadMode::kPipeline) TrySend();
-  if (!sending_ && received_ >= sent_ * size_) Finish();
 }
 
 void LoopConnection::FinishSending() {
