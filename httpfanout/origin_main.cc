@@ -78,8 +78,6 @@ int Run() {
     if (!context.ok()) return Fail(std::string(context.status().message()));
     tls = *std::move(context);
     options.tls = tls.get();
-    std::printf("tls certificate sha256 %s%s\n", tls->Sha256Fingerprint().c_str(),
-                cert.empty() ? " (self-signed)" : "");
   }
   std::string write_cert = absl::GetFlag(FLAGS_write_cert);
   if (!write_cert.empty()) {
@@ -100,6 +98,12 @@ int Run() {
               options.model == ServerModel::kThreads ? 1 : options.threads, origin.body_size,
               absl::FormatDuration(latency).c_str(), origin.chunked ? " chunked" : "",
               tls ? " tls" : "");
+  // After the ready line: a reader that waits for it with select() + readline() would not see a
+  // line that came in the same read and sits in its buffer.
+  if (tls != nullptr) {
+    std::printf("tls certificate sha256 %s%s\n", tls->Sha256Fingerprint().c_str(),
+                cert.empty() ? " (self-signed)" : "");
+  }
   std::fflush(stdout);
 
   Stopwatch watch;

@@ -1,0 +1,270 @@
+"""HTTP fan-out benchmark (issue 5): 500 concurrent GETs of a 25,600-byte page, timed per repetition, by
+each netbench client model, the Go fan-out peer and curl, against netbench's origin (latency 0 and 50 ms)
+and nginx, over http and https, all in one run.
+
+    /usr/bin/python3 results/httpfanout_bench.py               # 3 interleaved samples, 10 repetitions each
+    /usr/bin/python3 results/httpfanout_bench.py --quick       # smoke check: 50 requests, 2 repetitions
+    bazel run //:bench -- --only=httpfanout
+
+Targets: //httpfanout:origin --latency=0 and --latency=50ms (epoll, one loop; https with its self-signed
+certificate), and the nginx peer (../shared/peers/nginx/start.sh: 127.0.0.1:8081 http, :8443 https).
+Clients: //httpfanout:fanout --model=threads|poll|epoll, Go's fanout peer (a goroutine per request, a
+fresh transport per repetition), curl --parallel (one process; curl 7.88 caps --parallel-max at 300) and
+two curl processes of 250 each (the fair row). Every https client skips certificate verification here
+(Go's -insecure, curl -k, netbench --insecure) so that all do the same work per handshake.
+
+Per case: the median over repetitions of the wall time of one fan-out (netbench and Go time themselves;
+curl's is the process's wall time, one process per repetition), the client's CPU per request (wait4
+rusage of the whole client process over all its repetitions), the origin's CPU per request, and failures.
+Medians over samples, then the issue's ratios: best netbench model vs Go (target <= 0.5 over http, <= 0.6
+over https), vs the faster curl row (target < 1), and with 50 ms latency the total vs the latency
+(target < 2).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import benchlib  # noqa: E402
+
+NETBENCH_MODELS = ["threads", "poll", "epoll"]
+NGINX_HTTP = "http://127.0.0.1:8081/index.html"
+NGINX_HTTPS = "https://127.0.0.1:8443/index.html"
+
+
+def start_origins(tmp):
+    origin = benchlib.bazel_binary("//httpfanout:origin")
+    servers = {}
+    for latency in ("0", "50ms"):
+        for scheme in ("http", "https"):
+            cmd = [origin, "--port=0", "--model=epoll", f"--latency={latency}", "--body_size=25600"]
+            if scheme == "https":
+                cmd += ["--tls", f"--write_cert={tmp}/origin-{latency}.pem"]
+            servers[(latency, scheme)] = benchlib.start_server(cmd, ready=r"listening on",
+                                                               name=f"origin-{latency}-{scheme}")
+    return servers
+
+
+def start_nginx():
+    """Starts the nginx peer if it is not running; returns (started_by_us, available)."""
+    script = os.path.join(benchlib.peers_dir(), "nginx", "start.sh")
+    if not os.path.exists(script) or subprocess.run(["sh", "-c", "command -v nginx"],
+                                                    capture_output=True).returncode != 0:
+        benchlib.log("note: nginx or its peer scripts are missing; nginx rows are skipped")
+        return False, False
+    result = subprocess.run(["sh", script], capture_output=True, text=True)
+    if result.returncode != 0:
+        benchlib.log(f"note: the nginx peer did not start; nginx rows are skipped:\n{result.stderr}")
+        return False, False
+    return "already running" not in result.stdout, True
+
+
+def nginx_pid():
+    try:
+        with open("/tmp/peers-nginx/nginx.pid") as f:
+            master = int(f.read().strip())
+    except (OSError, ValueError):
+        return []
+    pids = [master]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == master:
+                    pids.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+def target_cpu_seconds(target):
+    if target["server"] is not None:
+        return target["server"].cpu_seconds()
+    total = 0.0
+    for pid in nginx_pid():
+        try:
+            total += benchlib.cpu_seconds_of(pid)
+        except OSError:
+            pass
+    return total
+
+
+def run_netbench(model, url, requests, reps, cacert):
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        json_path = f.name
+    cmd = [benchlib.bazel_binary("//httpfanout:fanout"), f"--url={url}", f"--requests={requests}",
+           f"--model={model}", f"--repetitions={reps}", f"--json={json_path}", "--quiet"]
+    if url.startswith("https"):
+        cmd.append("--insecure")
+    res = benchlib.run_client(cmd, timeout_s=120 + reps * 30)
+    wall = None
+    failed = 0 if res.returncode == 0 else None
+    try:
+        with open(json_path) as f:
+            doc = json.load(f)
+        metrics = doc.get("metrics", {})
+        value = metrics.get("wall_median")
+        wall = value.get("value") if isinstance(value, dict) else value
+        counts = doc.get("counts", {})
+        failed = counts.get("requests_failed", failed)
+    except (OSError, ValueError, AttributeError):
+        match = re.search(r"median ([0-9.]+) s", res.stdout)
+        wall = float(match.group(1)) if match else None
+    finally:
+        if os.path.exists(json_path):
+            os.unlink(json_path)
+    if res.returncode != 0:
+        benchlib.log(f"netbench {model} {url}: exit {res.returncode}: {res.stderr[-500:]}")
+    return wall, res.cpu_seconds, failed
+
+
+def run_go(url, requests, reps):
+    go = benchlib.peer_binary("fanout")
+    if go is None:
+        return None, None, None
+    cmd = [go, "-url", url, "-n", str(requests), "-reps", str(reps)]
+    if url.startswith("https"):
+        cmd.append("-insecure")
+    res = benchlib.run_client(cmd, timeout_s=120 + reps * 30)
+    match = re.search(r"median: ([0-9.]+) s", res.stdout) or re.search(r"wall: ([0-9.]+) s", res.stdout)
+    wall = float(match.group(1)) if match else None
+    errors = sum(int(m) for m in re.findall(r"ok, (\d+) errors", res.stdout))
+    if res.returncode != 0:
+        benchlib.log(f"go fanout {url}: exit {res.returncode}: {res.stdout[-300:]}")
+    return wall, res.cpu_seconds, errors
+
+
+def curl_config(tmp, url, count):
+    path = os.path.join(tmp, f"curl-{abs(hash((url, count)))}.cfg")
+    with open(path, "w") as f:
+        for _ in range(count):
+            f.write(f'url = "{url}"\noutput = "/dev/null"\n')
+    return path
+
+
+def run_curl(url, requests, reps, processes, tmp):
+    """One fan-out = `processes` curl processes started together, each --parallel over its share."""
+    share = requests // processes
+    cfg = curl_config(tmp, url, share)
+    cmd = ["curl", "-s", "-k", "--parallel", "--parallel-max", str(min(share, 300)), "--parallel-immediate",
+           "-K", cfg, "-w", "%{http_code}\n"]
+    walls, cpu, failed = [], 0.0, 0
+    for _ in range(reps):
+        start = time.monotonic()
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                 for _ in range(processes)]
+        for p in procs:
+            out, _ = p.communicate(timeout=120)
+            failed += sum(1 for line in out.split() if line != "200")
+            failed += 0 if p.returncode == 0 else 1
+        walls.append(time.monotonic() - start)
+        try:
+            usage = os.times()
+            cpu = usage.children_user + usage.children_system
+        except OSError:
+            pass
+    return benchlib.median(walls), cpu, failed
+
+
+def main(argv=None):
+    parser = benchlib.common_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
+    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--repetitions", type=int, default=10)
+    args = parser.parse_args(argv)
+    requests = 50 if args.quick else args.requests
+    reps = 2 if args.quick else args.repetitions
+    samples = 1 if args.quick else args.samples
+    have_curl = subprocess.run(["sh", "-c", "command -v curl"], capture_output=True).returncode == 0
+
+    tmp = tempfile.mkdtemp(prefix="httpfanout-bench-")
+    servers = start_origins(tmp)
+    nginx_started, nginx_ok = start_nginx()
+    targets = []
+    for (latency, scheme), server in servers.items():
+        targets.append({"name": f"origin-{latency}", "scheme": scheme, "server": server,
+                        "url": f"{scheme}://127.0.0.1:{server.port()}/", "cacert": None})
+    if nginx_ok:
+        targets.append({"name": "nginx", "scheme": "http", "server": None, "url": NGINX_HTTP, "cacert": None})
+        targets.append({"name": "nginx", "scheme": "https", "server": None, "url": NGINX_HTTPS, "cacert": None})
+    clients = [f"netbench-{m}" for m in NETBENCH_MODELS] + ["go"]
+    if have_curl:
+        clients += ["curl", "curl-2x250"]
+    cases = [(t, c) for t in targets for c in clients]
+    samples_by_case = {}
+    try:
+        for round_index, (target, client) in benchlib.interleaved(cases, samples):
+            key = (target["name"], target["scheme"], client)
+            benchlib.log(f"round {round_index + 1}/{samples}: {client} -> {target['name']} {target['scheme']}")
+            cpu_before = target_cpu_seconds(target)
+            if client.startswith("netbench-"):
+                wall, cpu, failed = run_netbench(client.split("-", 1)[1], target["url"], requests, reps,
+                                                 target["cacert"])
+            elif client == "go":
+                wall, cpu, failed = run_go(target["url"], requests, reps)
+            else:
+                processes = 2 if client == "curl-2x250" else 1
+                before = os.times()
+                wall, _, failed = run_curl(target["url"], requests, reps, processes, tmp)
+                after = os.times()
+                cpu = (after.children_user + after.children_system) - (before.children_user +
+                                                                      before.children_system)
+            server_cpu = target_cpu_seconds(target) - cpu_before
+            total = requests * reps
+            samples_by_case.setdefault(key, []).append({
+                "wall_s": wall,
+                "client_cpu_us_per_request": cpu * 1e6 / total if cpu is not None else None,
+                "server_cpu_us_per_request": server_cpu * 1e6 / total,
+                "failed": failed,
+            })
+    finally:
+        for server in servers.values():
+            server.stop()
+        if nginx_started:
+            subprocess.run(["sh", os.path.join(benchlib.peers_dir(), "nginx", "stop.sh")], capture_output=True)
+
+    rows, case_docs = [], []
+    for (name, scheme, client), runs in samples_by_case.items():
+        row = {"target": name, "scheme": scheme, "client": client,
+               "wall_s": benchlib.median([r["wall_s"] for r in runs]),
+               "client_cpu_us_per_req": benchlib.median([r["client_cpu_us_per_request"] for r in runs]),
+               "server_cpu_us_per_req": benchlib.median([r["server_cpu_us_per_request"] for r in runs]),
+               "failed": sum(r["failed"] or 0 for r in runs)}
+        rows.append(row)
+        case_docs.append({"target": name, "scheme": scheme, "client": client, "requests": requests,
+                          "repetitions": reps, "samples": runs, "summary": row})
+    # The issue's ratios per target and scheme.
+    for name, scheme in sorted({(r["target"], r["scheme"]) for r in rows}):
+        group = {r["client"]: r for r in rows if r["target"] == name and r["scheme"] == scheme}
+        netbench = [group[c] for c in group if c.startswith("netbench-") and group[c]["wall_s"] is not None]
+        if not netbench:
+            continue
+        best = min(netbench, key=lambda r: r["wall_s"])
+        go = group.get("go", {}).get("wall_s")
+        curls = [group[c]["wall_s"] for c in ("curl", "curl-2x250") if c in group and group[c]["wall_s"]]
+        summary = {"target": name, "scheme": scheme, "client": f"best: {best['client']}", "wall_s": best["wall_s"],
+                   "vs_go": benchlib.ratio(best["wall_s"], go),
+                   "go_target": 0.5 if scheme == "http" else 0.6,
+                   "vs_best_curl": benchlib.ratio(best["wall_s"], min(curls) if curls else None)}
+        if name == "origin-50ms":
+            summary["vs_latency"] = benchlib.ratio(best["wall_s"], 0.050)
+        rows.append(summary)
+    notes = (f"{requests} GETs of a 25,600-byte page per fan-out, {reps} repetitions per run, {samples} "
+             f"interleaved samples; https without certificate verification for every client. "
+             f"Targets: best netbench <= 0.5x Go (http), <= 0.6x Go (https), < best curl; origin-50ms total < 2x "
+             f"latency (vs_latency < 2).")
+    columns = ["target", "scheme", "client", "wall_s", "client_cpu_us_per_req", "server_cpu_us_per_req",
+               "failed", "vs_go", "go_target", "vs_best_curl", "vs_latency"]
+    benchlib.write_results("httpfanout", case_docs, notes=notes, summary_rows=rows, columns=columns)
+    print(benchlib.markdown_table(rows, columns))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
