@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +29,8 @@ namespace {
 
 class Worker;
 
+constexpr int kMaxTlsReadsPerWakeup = 16;
+
 class LoopConnection final : public FdHandler {
  public:
   LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
@@ -40,7 +43,11 @@ class LoopConnection final : public FdHandler {
 
  private:
   bool ContinueHandshake();
+  bool CanRead() const;
   bool ReadAndHandle();
+  bool ReadOnce();
+  // Reads on the next loop pass when TLS may hold records the socket no longer signals.
+  void PokeIfBuffered();
   bool Flush();
   void Hold(int64_t until_nanos);
   void OnHoldExpired();
@@ -67,6 +74,9 @@ class LoopConnection final : public FdHandler {
   bool held_ = false;              // output_ waits for hold_until_ (send_not_before_nanos)
   int64_t hold_until_ = 0;
   uint64_t hold_timer_ = 0;
+  const bool tls_;               // not plain TCP: records may wait inside the transport
+  bool maybe_buffered_ = false;  // the last TLS read returned data: more may be inside
+  uint64_t poke_timer_ = 0;
 };
 
 class Worker final : public FdHandler {
@@ -104,7 +114,12 @@ class Worker final : public FdHandler {
   void OnEvents(int /*fd*/, int /*events*/) override {
     for (int i = 0; i < 64; ++i) {
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/true);
-      if (!accepted.ok()) return;  // EAGAIN, or out of fds: level triggering brings us back
+      if (!accepted.ok()) {
+        // EAGAIN: all taken. Anything else (EMFILE: out of fds) leaves the connection pending and
+        // the listener readable, so stop watching it for a moment rather than spin.
+        if (!absl::IsUnavailable(accepted.status())) PauseAccepting();
+        return;
+      }
       if (live_.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections) {
         live_.fetch_sub(1, std::memory_order_relaxed);
         ServerCounters::Add(counters_.rejected, 1);
@@ -124,6 +139,12 @@ class Worker final : public FdHandler {
       connections_[fd] = std::move(connection);
       raw->Start();
     }
+  }
+
+  void PauseAccepting() {
+    if (!loop_->Modify(listener_.fd.get(), kNoEvents).ok()) return;
+    loop_->AddTimer(MonotonicNanos() + 10 * kNanosPerMilli,
+                    [this] { (void)loop_->Modify(listener_.fd.get(), kReadable); });
   }
 
   void Erase(int fd) { connections_.erase(fd); }
@@ -157,10 +178,12 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
       counters_(worker.counters()),
       transport_(std::move(transport)),
       handler_(std::move(handler)),
-      fd_(transport_->fd()) {}
+      fd_(transport_->fd()),
+      tls_(std::strcmp(transport_->name(), "tcp") != 0) {}
 
 LoopConnection::~LoopConnection() {
   if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
+  if (poke_timer_ != 0) loop_.CancelTimer(poke_timer_);
   loop_.Remove(fd_);
   worker_.Closed();
 }
@@ -173,6 +196,7 @@ bool LoopConnection::Start() {
   watched_ = kReadable;
   if (!ContinueHandshake()) return false;
   UpdateInterest();
+  PokeIfBuffered();
   return true;
 }
 
@@ -181,6 +205,9 @@ bool LoopConnection::ContinueHandshake() {
   switch (r.status) {
     case IoStatus::kOk:
       handshaking_ = false;
+      // On loopback the client's last flight, and the data after it, can arrive while the same call
+      // is still running: the library may hold application data the socket no longer signals.
+      maybe_buffered_ = tls_;
       return true;
     case IoStatus::kWantRead:
       handshake_wants_ = kReadable;
@@ -211,14 +238,41 @@ void LoopConnection::OnEvents(int /*fd*/, int events) {
     if (!ReadAndHandle()) return;
   }
   UpdateInterest();
+  PokeIfBuffered();
 }
 
+void LoopConnection::PokeIfBuffered() {
+  if (!maybe_buffered_ || poke_timer_ != 0 || !CanRead()) return;
+  poke_timer_ = loop_.AddTimer(0, [this] {
+    poke_timer_ = 0;
+    OnEvents(fd_, kReadable);
+  });
+}
+
+bool LoopConnection::CanRead() const {
+  return !handshaking_ && !closing_ && output_.size() <= options_.max_pending_output;
+}
+
+// Plain TCP: one read per wakeup, which keeps peers fair; level triggering brings us back for the
+// rest. TLS: the library takes whole records off the socket, possibly several, but hands back one
+// per read, so the socket can fall quiet with records still inside: read until it wants the socket,
+// up to a bound, and let PokeIfBuffered() go on where the bound (or backpressure) stopped us.
 bool LoopConnection::ReadAndHandle() {
-  if (closing_ || output_.size() > options_.max_pending_output) return true;
+  for (int reads = tls_ ? kMaxTlsReadsPerWakeup : 1; reads > 0; --reads) {
+    if (!CanRead()) return true;
+    if (!ReadOnce()) return false;
+    if (!maybe_buffered_) return true;
+  }
+  return true;
+}
+
+bool LoopConnection::ReadOnce() {
   read_wants_write_ = false;
+  maybe_buffered_ = false;
   IoResult r = transport_->Read(input_.WritableSpace(options_.read_size), options_.read_size);
   switch (r.status) {
     case IoStatus::kOk:
+      maybe_buffered_ = tls_;
       break;
     case IoStatus::kWantRead:
       return true;
@@ -291,6 +345,7 @@ void LoopConnection::OnHoldExpired() {
   held_ = false;
   if (!Flush()) return;
   UpdateInterest();
+  PokeIfBuffered();
 }
 
 void LoopConnection::UpdateInterest() {

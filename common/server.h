@@ -72,6 +72,8 @@ struct ServerStats {
   uint64_t read_pauses = 0;
 };
 
+// `handler_factory` is called once per connection, from server threads (several at once with the
+// threads model or several loops): it must be thread-safe.
 class Server {
  public:
   static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerOptions& options,

@@ -121,7 +121,12 @@ class ThreadServer final : public Server {
       // The listener is non-blocking, so a connection reset before accept() cannot block this loop;
       // the accepted socket is blocking.
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/false);
-      if (!accepted.ok()) continue;
+      if (!accepted.ok()) {
+        // Out of fds (EMFILE) leaves the connection pending and the listener readable: back off a
+        // little instead of spinning, unless Stop() comes first.
+        if (!absl::IsUnavailable(accepted.status())) poll(&fds[1], 1, 10);
+        continue;
+      }
       JoinFinished();
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) return;
