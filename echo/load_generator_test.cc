@@ -198,6 +198,19 @@ TEST_P(ModelTest, RateModeRecordsCorrectedAndRawLatency) {
   EXPECT_GE(corrected.max(), raw.max());
 }
 
+// Far behind schedule, every pass of the loop model writes its whole quota of messages; with a
+// multiple of that quota to send, the last message goes out as a quota runs out, and sending must
+// still end.
+TEST_P(ModelTest, RateBeyondWhatTheClientCanSendStillEnds) {
+  TestEchoServer server;
+  LoadOptions options = Options(server.port());
+  options.model = GetParam();
+  options.clients = 1;
+  options.rate = 1e9;
+  options.messages = 1600;
+  ExpectExact(RunLoad(options), 1600);
+}
+
 TEST_P(ModelTest, DurationRunStopsByItself) {
   TestEchoServer server;
   LoadOptions options = Options(server.port());

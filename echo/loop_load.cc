@@ -270,6 +270,12 @@ void LoopConnection::TrySend() {
     }
   }
   if (done_) return;
+  // The write quota may run out just as the last message went: sending is over all the same, and no
+  // further event would come to say so (rate and pipeline modes do not watch for writability).
+  if (sending_ && chunk_messages_ == 0 &&
+      (control.stop_sending.load(std::memory_order_relaxed) || sent_ >= c_->budget)) {
+    FinishSending();
+  }
   // Stream mode keeps writing while the socket takes it; the other modes write when something is
   // due.
   const bool want_write =
