@@ -15,6 +15,7 @@
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
+#include "testing/socket_io.h"
 
 namespace netbench {
 namespace {
@@ -59,45 +60,6 @@ std::string Pattern(size_t size, int seed) {
   std::string s(size, 'a');
   for (size_t i = 0; i < size; ++i) s[i] = static_cast<char>('a' + (i * 7 + seed) % 26);
   return s;
-}
-
-bool WriteAll(int fd, absl::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(n);
-  }
-  return true;
-}
-
-// Reads exactly `size` bytes; returns fewer on EOF or error.
-std::string ReadExactly(int fd, size_t size) {
-  std::string s(size, '\0');
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(fd, s.data() + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += n;
-  }
-  s.resize(got);
-  return s;
-}
-
-// Reads until EOF or error; `error` gets errno (0 for a clean EOF).
-std::string ReadToEnd(int fd, int* error = nullptr) {
-  std::string s;
-  char buffer[4096];
-  while (true) {
-    ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (error != nullptr) *error = n < 0 ? errno : 0;
-      return s;
-    }
-    s.append(buffer, n);
-  }
 }
 
 // Sends `message` from another thread while reading the echo here, so sizes beyond the socket

@@ -1,79 +1,25 @@
 // The built //echo:server program: its ready line, its echo, its clean stop on SIGINT, and its
 // refusal of bad flags.
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <cstring>
 #include <string>
-#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "common/socket.h"
 #include "gtest/gtest.h"
-
-extern char** environ;
+#include "testing/child_process.h"
 
 namespace netbench {
 namespace {
-
-// A child process whose stdout and stderr come back through one pipe.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args) {
-    int fds[2];
-    EXPECT_EQ(pipe(fds), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    out_ = fdopen(fds[0], "r");
-  }
-  ~Child() {
-    if (pid_ > 0) Wait();
-    if (out_ != nullptr) fclose(out_);
-  }
-
-  // The next output line without its newline; "" at EOF.
-  std::string ReadLine() {
-    char line[1024];
-    if (fgets(line, sizeof(line), out_) == nullptr) return "";
-    std::string s(line);
-    if (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-  }
-  std::string ReadRest() {
-    std::string s, line;
-    while (!(line = ReadLine()).empty()) s += line + "\n";
-    return s;
-  }
-  void Signal(int sig) { kill(pid_, sig); }
-  int Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  pid_t pid_ = -1;
-  FILE* out_ = nullptr;
-};
 
 const char kServer[] = "echo/server";
 
 TEST(EchoServerMainTest, PrintsAddressEchoesAndStopsCleanlyOnSigint) {
   for (const char* model : {"threads", "poll", "epoll"}) {
-    Child server({kServer, "--port=0", std::string("--model=") + model});
+    ChildProcess server({kServer, "--port=0", std::string("--model=") + model});
     std::string ready = server.ReadLine();
     // "listening on 127.0.0.1:PORT model=epoll threads=1"
     ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
@@ -107,13 +53,13 @@ TEST(EchoServerMainTest, PrintsAddressEchoesAndStopsCleanlyOnSigint) {
 
 TEST(EchoServerMainTest, RejectsBadFlagsWithAMessage) {
   {
-    Child server({kServer, "--model=fibers"});
+    ChildProcess server({kServer, "--model=fibers"});
     std::string output = server.ReadRest();
     EXPECT_NE(server.Wait(), 0);
     EXPECT_TRUE(absl::StrContains(output, "fibers")) << output;
   }
   {
-    Child server({kServer, "--port=70000"});
+    ChildProcess server({kServer, "--port=70000"});
     std::string output = server.ReadRest();
     EXPECT_NE(server.Wait(), 0);
     EXPECT_TRUE(absl::StrContains(output, "--port")) << output;

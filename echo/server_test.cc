@@ -14,32 +14,10 @@
 #include "common/socket.h"
 #include "echo/echo_handler.h"
 #include "gtest/gtest.h"
+#include "testing/socket_io.h"
 
 namespace netbench {
 namespace {
-
-bool WriteAll(int fd, absl::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(n);
-  }
-  return true;
-}
-
-std::string ReadExactly(int fd, size_t size) {
-  std::string s(size, '\0');
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(fd, s.data() + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += n;
-  }
-  s.resize(got);
-  return s;
-}
 
 // The write-up's message: an 8-byte header (payload length, op-code) and "hello, friend\n", with
 // the sequence number folded into the op-code so that reordering would show.

@@ -1,0 +1,46 @@
+#include "testing/socket_io.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace netbench {
+
+bool WriteAll(int fd, absl::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+std::string ReadExactly(int fd, size_t size) {
+  std::string s(size, '\0');
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, s.data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  s.resize(got);
+  return s;
+}
+
+std::string ReadToEnd(int fd, int* error) {
+  std::string s;
+  char buffer[4096];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (error != nullptr) *error = n < 0 ? errno : 0;
+      return s;
+    }
+    s.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace netbench

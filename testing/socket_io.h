@@ -1,0 +1,26 @@
+// Blocking socket reads and writes for tests that play a client by hand.
+//
+//   ASSERT_TRUE(WriteAll(fd, "hello"));
+//   EXPECT_EQ(ReadExactly(fd, 5), "hello");
+//   int error = -1;
+//   EXPECT_EQ(ReadToEnd(fd, &error), "");   // then the peer closed; error 0 (EOF) or its errno
+#ifndef NETBENCH_TESTING_SOCKET_IO_H_
+#define NETBENCH_TESTING_SOCKET_IO_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace netbench {
+
+// Writes all of `data` (MSG_NOSIGNAL: a reset peer gives false, not SIGPIPE).
+bool WriteAll(int fd, absl::string_view data);
+// Reads exactly `size` bytes; fewer on EOF or error.
+std::string ReadExactly(int fd, size_t size);
+// Reads until EOF or an error; `error` (if given) gets errno, or 0 for a clean EOF.
+std::string ReadToEnd(int fd, int* error = nullptr);
+
+}  // namespace netbench
+
+#endif  // NETBENCH_TESTING_SOCKET_IO_H_
