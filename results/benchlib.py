@@ -145,9 +145,13 @@ class Server:
         return cpu_seconds_of(self.pid)
 
     def port(self):
-        """The port from the ready line (`... 127.0.0.1:PORT ...` or `...:PORT`)."""
-        match = re.search(r":(\d+)\b", self.ready_line)
-        return int(match.group(1)) if match else None
+        """The port from the ready line: `listening on 127.0.0.1:PORT ...` (or `[::1]:PORT`), else the last
+        `:PORT` on the line (a log prefix such as Go's "20:14:49" comes first, so it is not taken)."""
+        match = re.search(r"listening on \S*:(\d+)\b", self.ready_line, re.IGNORECASE)
+        if not match:
+            matches = re.findall(r":(\d+)\b", self.ready_line)
+            return int(matches[-1]) if matches else None
+        return int(match.group(1))
 
     def alive(self):
         return self.proc.poll() is None
