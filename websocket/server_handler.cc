@@ -28,6 +28,18 @@ WebSocketHandler::WebSocketHandler(const WebSocketServerOptions& options,
                .max_message_size = options.max_message_size,
                .assemble = options.mode == WebSocketServerMode::kEcho}) {}
 
+WebSocketHandler::~WebSocketHandler() { FlushCounts(); }
+
+void WebSocketHandler::FlushCounts() {
+  if (counters_ == nullptr) return;
+  if (messages_ > 0) {
+    counters_->messages.fetch_add(messages_, std::memory_order_relaxed);
+    counters_->payload_bytes.fetch_add(payload_bytes_, std::memory_order_relaxed);
+  }
+  if (pings_ > 0) counters_->pings.fetch_add(pings_, std::memory_order_relaxed);
+  messages_ = payload_bytes_ = pings_ = 0;
+}
+
 size_t WebSocketHandler::Handshake(absl::string_view input, ByteBuffer& output) {
   HandshakeRequest request;
   int status = 0;
@@ -69,7 +81,6 @@ HandlerResult WebSocketHandler::OnData(absl::string_view input, ByteBuffer& outp
   if (state_ == State::kClosed) return {.consumed = input.size(), .close = true};
 
   const bool echo = options_.mode == WebSocketServerMode::kEcho;
-  uint64_t messages = 0, bytes = 0, pings = 0;
   bool close = false;
   while (!close) {
     WebSocketEvent event;
@@ -78,12 +89,12 @@ HandlerResult WebSocketHandler::OnData(absl::string_view input, ByteBuffer& outp
       case EventType::kNone:
         break;
       case EventType::kMessage:
-        ++messages;
-        bytes += event.size;
+        ++messages_;
+        payload_bytes_ += event.size;
         if (echo) AppendFrame(output, event.opcode, event.payload);
         continue;
       case EventType::kPing:
-        ++pings;
+        ++pings_;
         AppendFrame(output, Opcode::kPong, event.payload);
         continue;
       case EventType::kPong:
@@ -103,13 +114,9 @@ HandlerResult WebSocketHandler::OnData(absl::string_view input, ByteBuffer& outp
     }
     break;
   }
-  if (counters_ != nullptr) {
-    if (messages > 0) {
-      counters_->messages.fetch_add(messages, std::memory_order_relaxed);
-      counters_->payload_bytes.fetch_add(bytes, std::memory_order_relaxed);
-    }
-    if (pings > 0) counters_->pings.fetch_add(pings, std::memory_order_relaxed);
-  }
+  // Counts reach the totals before the close reply goes out, so a peer that saw the reply sees
+  // them.
+  if (close || messages_ >= 4096) FlushCounts();
   if (close) return {.consumed = input.size(), .close = true};
   return {.consumed = pos};
 }

@@ -55,6 +55,7 @@ class WebSocketHandler : public ConnectionHandler {
  public:
   // `counters` may be null; when set it must outlive the handler.
   WebSocketHandler(const WebSocketServerOptions& options, WebSocketServerCounters* counters);
+  ~WebSocketHandler() override;
 
   HandlerResult OnData(absl::string_view input, ByteBuffer& output) override;
   void OnPeerClosed(ByteBuffer& output) override;
@@ -64,11 +65,15 @@ class WebSocketHandler : public ConnectionHandler {
 
   size_t Handshake(absl::string_view input, ByteBuffer& output);
   void SendClose(uint16_t code, absl::string_view reason, ByteBuffer& output);
+  void FlushCounts();
 
   const WebSocketServerOptions options_;
   WebSocketServerCounters* counters_;
   State state_ = State::kHandshake;
   MessageReader reader_;
+  uint64_t messages_ = 0;  // not yet added to counters_
+  uint64_t payload_bytes_ = 0;
+  uint64_t pings_ = 0;
 };
 
 // The factory for Server::Start. `options` is copied; `counters` may be null.
