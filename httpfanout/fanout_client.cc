@@ -75,6 +75,21 @@ absl::StatusOr<std::unique_ptr<FanoutClient>> FanoutClient::Create(const FanoutO
   return client;
 }
 
+std::string FanoutClient::tls_description() const {
+  std::lock_guard<std::mutex> lock(tls_mutex_);
+  return tls_description_;
+}
+
+void FanoutClient::NoteTls(const Transport& transport) {
+  if (tls_noted_.load(std::memory_order_relaxed)) return;
+  const TlsTransport* tls = AsTls(transport);
+  if (tls == nullptr) return;
+  std::lock_guard<std::mutex> lock(tls_mutex_);
+  if (tls_noted_.load(std::memory_order_relaxed)) return;
+  tls_description_ = absl::StrCat(tls->version(), " ", tls->cipher());
+  tls_noted_.store(true, std::memory_order_relaxed);
+}
+
 void FanoutClient::Record(int index, const HttpExchange* exchange, const ExchangeError* failure,
                           const ExchangeTiming& t, RepetitionResult& result) const {
   RequestOutcome& outcome = result.outcomes[index];

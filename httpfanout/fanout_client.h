@@ -15,9 +15,11 @@
 #ifndef NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_
 #define NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,9 @@ class FanoutClient {
   const SocketAddress& address() const { return address_; }
   int64_t resolve_nanos() const { return resolve_nanos_; }
   const std::string& request() const { return request_; }
+  // "TLSv1.3 TLS_AES_128_GCM_SHA256" from the first completed handshake; "" before one (or for
+  // http).
+  std::string tls_description() const;
 
  protected:
   FanoutClient(const FanoutOptions& options, SocketAddress address, int64_t resolve_nanos);
@@ -108,11 +113,17 @@ class FanoutClient {
   // Records a finished request into `result` (counts, phases, outcome).
   void Record(int index, const HttpExchange* exchange, const ExchangeError* failure,
               const ExchangeTiming& timing, RepetitionResult& result) const;
+  // Notes the protocol version and cipher of a finished handshake (the first one only).
+  // Thread-safe.
+  void NoteTls(const Transport& transport);
 
   FanoutOptions options_;
   SocketAddress address_;
   int64_t resolve_nanos_ = 0;
   std::string request_;  // the request head, built once
+  mutable std::mutex tls_mutex_;
+  std::string tls_description_;
+  std::atomic<bool> tls_noted_{false};
 };
 
 // The models (thread_fanout.cc, loop_fanout.cc).

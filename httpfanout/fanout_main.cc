@@ -120,6 +120,7 @@ int Run() {
       std::fflush(stdout);  // a progress line per repetition
     }
   }
+  report.SetTlsDescription((*client)->tls_description());
   std::printf("%s", report.Summary().c_str());
   std::string json = absl::GetFlag(FLAGS_json);
   if (!json.empty()) {

@@ -61,6 +61,7 @@ std::string FanoutReport::Summary() const {
                         cpu.median, cpu.min, cpu.max);
   absl::StrAppendFormat(&out, "name resolution: %s once for all requests\n",
                         FormatNanos(resolve_nanos_));
+  if (!tls_description_.empty()) absl::StrAppendFormat(&out, "tls: %s\n", tls_description_);
   absl::StrAppendFormat(&out,
                         "%s requests ok, %s failed, %s body bytes, %s bytes read, %s connections\n",
                         FormatCount(ok_), FormatCount(failed_), FormatCount(body_bytes_),
@@ -112,6 +113,7 @@ RunReport FanoutReport::ToRunReport() const {
   report.SetParam("concurrency", int64_t{options_.concurrency});
   report.SetParam("keepalive", options_.keepalive);
   report.SetParam("https", options_.url.https);
+  if (!tls_description_.empty()) report.SetParam("tls", tls_description_);
   report.SetParam("timeout_s", NanosToSeconds(options_.timeout_nanos));
   report.SetParam("connect_timeout_s", NanosToSeconds(options_.connect_timeout_nanos));
   report.AddSamples("wall", walls_, "s");

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/histogram.h"
@@ -33,12 +34,16 @@ class FanoutReport {
   std::string Failures(size_t limit = 10) const;
   RunReport ToRunReport() const;
 
+  // The TLS version and cipher, for the summary and the JSON ("" for http).
+  void SetTlsDescription(std::string description) { tls_description_ = std::move(description); }
+
   int64_t failed() const { return failed_; }
   int repetitions() const { return static_cast<int>(walls_.size()); }
 
  private:
   FanoutOptions options_;
   int64_t resolve_nanos_;
+  std::string tls_description_;
   std::vector<double> walls_;            // seconds
   std::vector<double> cpu_per_request_;  // microseconds
   int64_t ok_ = 0;

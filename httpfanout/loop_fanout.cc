@@ -194,6 +194,7 @@ class LoopFanoutClient : public FanoutClient {
         Watch(slot, slot.transport->fd(), kWritable);
         return;
       case HttpExchange::Step::kDone:
+        if (options_.url.https) NoteTls(*slot.transport);
         Finish(slot, std::nullopt);
         return;
       case HttpExchange::Step::kFailed: {

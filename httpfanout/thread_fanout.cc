@@ -149,6 +149,7 @@ class ThreadFanoutClient : public FanoutClient {
         if (n < 0 && errno != EINTR) break;
         step = exchange.Advance();
       }
+      if (step == HttpExchange::Step::kDone && options_.url.https) NoteTls(*transport);
       if (step == HttpExchange::Step::kDone) {
         failed = false;
         break;
