@@ -38,9 +38,9 @@ NGINX_HTTP = "http://127.0.0.1:8081/index.html"
 NGINX_HTTPS = "https://127.0.0.1:8443/index.html"
 
 
-def start_origins(tmp):
+def start_origins(tmp, servers):
+    """Starts the four origins into `servers` (filled as they start, so that a failure stops the others)."""
     origin = benchlib.bazel_binary("//httpfanout:origin")
-    servers = {}
     for latency in ("0", "50ms"):
         for scheme in ("http", "https"):
             cmd = [origin, "--port=0", "--model=epoll", f"--latency={latency}", "--body_size=25600"]
@@ -48,7 +48,6 @@ def start_origins(tmp):
                 cmd += ["--tls", f"--write_cert={tmp}/origin-{latency}.pem"]
             servers[(latency, scheme)] = benchlib.start_server(cmd, ready=r"listening on",
                                                                name=f"origin-{latency}-{scheme}")
-    return servers
 
 
 def start_nginx():
@@ -184,8 +183,15 @@ def main(argv=None):
     have_curl = subprocess.run(["sh", "-c", "command -v curl"], capture_output=True).returncode == 0
 
     tmp = tempfile.mkdtemp(prefix="httpfanout-bench-")
-    servers = start_origins(tmp)
-    nginx_started, nginx_ok = start_nginx()
+    servers = {}
+    nginx_started = False
+    try:
+        start_origins(tmp, servers)
+        nginx_started, nginx_ok = start_nginx()
+    except BaseException:
+        for server in servers.values():
+            server.stop()
+        raise
     targets = []
     for (latency, scheme), server in servers.items():
         targets.append({"name": f"origin-{latency}", "scheme": scheme, "server": server,
