@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import re
-import select
 import shutil
 import signal
 import statistics
@@ -128,18 +127,30 @@ def cpu_seconds_of(pid):
 
 
 class Server:
-    def __init__(self, proc, name, ready_line):
+    """A server process; a reader thread collects its output (stdout and stderr) line by line."""
+
+    def __init__(self, proc, name, ready):
         self.proc = proc
         self.pid = proc.pid
         self.name = name
-        self.ready_line = ready_line
-        self._output = [ready_line]
+        self.ready_line = None
+        self._ready_pattern = re.compile(ready)
+        self._ready = threading.Event()
+        self._output = []
         self._reader = threading.Thread(target=self._drain, daemon=True)
         self._reader.start()
 
     def _drain(self):
         for line in self.proc.stdout:
             self._output.append(line)
+            if self.ready_line is None and self._ready_pattern.search(line):
+                self.ready_line = line
+                self._ready.set()
+        self._ready.set()  # EOF: wake the waiter, who finds no ready line
+
+    def wait_ready(self, timeout_s):
+        self._ready.wait(timeout_s)
+        return self.ready_line is not None
 
     def cpu_seconds(self):
         return cpu_seconds_of(self.pid)
@@ -156,6 +167,9 @@ class Server:
     def alive(self):
         return self.proc.poll() is None
 
+    def output(self):
+        return "".join(self._output)
+
     def stop(self, timeout_s=10):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
@@ -165,7 +179,7 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self._reader.join(timeout=2)
-        return "".join(self._output)
+        return self.output()
 
 
 def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None):
@@ -173,23 +187,12 @@ def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None):
     name = name or os.path.basename(cmd[0])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                             env=env, cwd=cwd, start_new_session=True)
-    deadline = time.monotonic() + timeout_s
-    seen = []
-    pattern = re.compile(ready)
-    while time.monotonic() < deadline:
-        remaining = deadline - time.monotonic()
-        readable, _, _ = select.select([proc.stdout], [], [], max(0.0, remaining))
-        if not readable:
-            break
-        line = proc.stdout.readline()
-        if line == "":
-            break
-        seen.append(line)
-        if pattern.search(line):
-            return Server(proc, name, line)
+    server = Server(proc, name, ready)
+    if server.wait_ready(timeout_s):
+        return server
     proc.kill()
     proc.wait()
-    raise RuntimeError(f"{name} did not print /{ready}/ within {timeout_s}s: {''.join(seen)[-2000:]}")
+    raise RuntimeError(f"{name} did not print /{ready}/ within {timeout_s}s: {server.output()[-2000:]}")
 
 
 class ClientResult:
