@@ -85,7 +85,9 @@ TEST_P(ClientServerTest, EveryMessageComesBackWithoutError) {
   EXPECT_EQ(result.total_written, static_cast<uint64_t>(options.messages));
   EXPECT_EQ(result.total_echoed, static_cast<uint64_t>(options.messages));
   for (const auto& [name, histogram] : result.latency) {
-    if (name != "rtt_sampled") EXPECT_EQ(histogram.count(), options.messages) << name;
+    if (name != "rtt_sampled") {
+      EXPECT_EQ(histogram.count(), options.messages) << name;
+    }
   }
 }
 

@@ -59,7 +59,9 @@ std::vector<std::string> ParseResponses(const std::string& text, std::vector<int
                                  [&](absl::string_view d) { body.append(d.data(), d.size()); });
     EXPECT_GE(used, 0);
     pos += used;
-    if (!reader.done()) EXPECT_TRUE(reader.OnEof());
+    if (!reader.done()) {
+      EXPECT_TRUE(reader.OnEof());
+    }
     bodies.push_back(body);
   }
   return bodies;

@@ -72,7 +72,9 @@ TEST(ResponseParserTest, ByteByByteIncremental) {
   int result = kHttpNeedMore;
   for (size_t len = 1; len <= text.size(); ++len) {
     result = ParseResponseHead(text.data(), len, last_len, &head, &error);
-    if (len < text.size()) ASSERT_EQ(result, kHttpNeedMore) << len;
+    if (len < text.size()) {
+      ASSERT_EQ(result, kHttpNeedMore) << len;
+    }
     last_len = len;
   }
   EXPECT_EQ(result, static_cast<int>(text.size()));

@@ -267,7 +267,7 @@ def main(argv=None):
              f"latency (vs_latency < 2).")
     columns = ["target", "scheme", "client", "wall_s", "client_cpu_us_per_req", "server_cpu_us_per_req",
                "failed", "vs_go", "go_target", "vs_best_curl", "vs_latency"]
-    benchlib.write_results("httpfanout", case_docs, notes=notes, summary_rows=rows, columns=columns)
+    benchlib.write_results("httpfanout_bench", case_docs, notes=notes, summary_rows=rows, columns=columns)
     print(benchlib.markdown_table(rows, columns))
     return 0
 

@@ -29,7 +29,7 @@ MICROBENCHMARKS = [
     "//websocket:utf8_benchmark",
     "//websocket:handshake_benchmark",
     "//httpfanout:response_parser_benchmark",
-    "//httpfanout:chunked_benchmark",
+    "//httpfanout:chunked_decoder_benchmark",
 ]
 
 # Whole-program benchmarks: results/<name>_bench.py, each with main(argv) -> exit code.
@@ -116,7 +116,7 @@ def write_report():
     """Concatenates every part's table into REPORT.md, the page to read first."""
     directory = benchlib.results_dir()
     sections = []
-    for name in ["echo", "websocket", "httpfanout", "microbenchmarks"]:
+    for name in ["echo_bench", "websocket_bench", "httpfanout_bench", "microbenchmarks"]:
         path = os.path.join(directory, f"{name}.md")
         if os.path.exists(path):
             with open(path) as f:
