@@ -263,6 +263,29 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def summarize_cases(rows, cases, keys):
+    """One entry per (server, load) case: the median of each of `keys` over its sample rows, the number of
+    samples, the errors summed and the runs that failed."""
+    summary = []
+    for server_name, load in cases:
+        mine = [r for r in rows if r["server"] == server_name and r["load"] == load]
+        entry = {"server": server_name, "load": load, "samples": len(mine)}
+        for key in keys:
+            entry[key] = median([r.get(key) for r in mine])
+        entry["errors"] = sum(r.get("errors") or 0 for r in mine)
+        entry["failed_runs"] = sum(1 for r in mine if r["returncode"] != 0)
+        summary.append(entry)
+    return summary
+
+
+def lookup(summary, server_name, load, key):
+    """The `key` figure of one case of a summarize_cases() summary; None when absent."""
+    for entry in summary:
+        if entry["server"] == server_name and entry["load"] == load:
+            return entry.get(key)
+    return None
+
+
 def interleaved(cases, samples):
     """Yields (round, case) with every case once per round, so slow drift hits all cases alike."""
     for round_index in range(samples):

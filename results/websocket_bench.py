@@ -137,25 +137,13 @@ def run_case(servers, server_name, load, messages):
 
 
 def summarize(rows, cases):
-    summary = []
-    for server_name, load in cases:
-        mine = [r for r in rows if r["server"] == server_name and r["load"] == load]
-        entry = {"server": server_name, "load": load, "samples": len(mine)}
-        for key in ("msgs_per_s", "server_cpu_us_per_msg", "client_cpu_us_per_msg", "p50_us", "p99_us",
-                    "p999_us"):
-            entry[key] = benchlib.median([r.get(key) for r in mine])
-        entry["errors"] = sum(r.get("errors") or 0 for r in mine)
-        entry["failed_runs"] = sum(1 for r in mine if r["returncode"] != 0)
-        summary.append(entry)
-    return summary
+    keys = ("msgs_per_s", "server_cpu_us_per_msg", "client_cpu_us_per_msg", "p50_us", "p99_us", "p999_us")
+    return benchlib.summarize_cases(rows, cases, keys)
 
 
 def ratios(summary):
     def get(server_name, load, key):
-        for entry in summary:
-            if entry["server"] == server_name and entry["load"] == load:
-                return entry.get(key)
-        return None
+        return benchlib.lookup(summary, server_name, load, key)
 
     out = []
     for server_name in SERVER_MODELS + ["go"]:
