@@ -9,18 +9,11 @@
 #include "absl/status/statusor.h"
 #include "common/clock.h"
 #include "common/server.h"
+#include "common/server_flags.h"
 #include "common/tls.h"
 #include "echo/echo_handler.h"
 
-ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(int, port, 7000, "TCP port; 0 picks a free one (the 'listening on' line says which)");
-ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
-          "concurrency model: threads (a thread per connection, blocking I/O), poll, or epoll "
-          "(Linux)");
-ABSL_FLAG(int, threads, 1, "event loops for --model=poll/epoll, each with its own listener");
-ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
-ABSL_FLAG(int, max_pending_output_kib, 1024,
-          "stop reading a client while this much of its echo is unsent (KiB)");
 ABSL_FLAG(bool, tls, false, "serve TLS with a fresh self-signed certificate (prints its SHA-256)");
 
 namespace netbench {
@@ -32,18 +25,9 @@ int Fail(const std::string& message) {
 }
 
 int Run() {
-  ServerOptions options;
-  options.host = absl::GetFlag(FLAGS_host);
-  options.port = absl::GetFlag(FLAGS_port);
-  options.model = absl::GetFlag(FLAGS_model);
-  options.threads = absl::GetFlag(FLAGS_threads);
-  options.max_connections = absl::GetFlag(FLAGS_max_connections);
-  int pending_kib = absl::GetFlag(FLAGS_max_pending_output_kib);
-  if (options.port < 0 || options.port > 65535) return Fail("--port must be in 0..65535");
-  if (options.threads < 1) return Fail("--threads must be >= 1");
-  if (options.max_connections < 1) return Fail("--max_connections must be >= 1");
-  if (pending_kib < 1) return Fail("--max_pending_output_kib must be >= 1");
-  options.max_pending_output = static_cast<size_t>(pending_kib) * 1024;
+  absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
+  if (!flags.ok()) return Fail(std::string(flags.status().message()));
+  ServerOptions options = *std::move(flags);
 
   std::unique_ptr<TlsServerContext> tls;
   if (absl::GetFlag(FLAGS_tls)) {
@@ -90,6 +74,7 @@ int main(int argc, char** argv) {
       "TCP echo server: every byte comes back in order. Prints 'listening on HOST:PORT model=M "
       "threads=N', serves until SIGINT/SIGTERM, then prints what it served.\n"
       "  server --port=7000 --model=epoll --threads=1");
+  netbench::IncludeServerFlagsInHelp();
   absl::ParseCommandLine(argc, argv);
   return netbench::Run();
 }

@@ -12,10 +12,10 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/server.h"
+#include "common/server_flags.h"
 #include "common/tls.h"
 #include "httpfanout/origin_handler.h"
 
-ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(int, port, 9080, "TCP port; 0 picks a free one (the 'listening on' line says which)");
 ABSL_FLAG(int64_t, body_size, 25600,
           "bytes in the page (default 25 KB, the size of a real home page)");
@@ -25,10 +25,6 @@ ABSL_FLAG(
 ABSL_FLAG(bool, chunked, false,
           "send the page with Transfer-Encoding: chunked instead of Content-Length");
 ABSL_FLAG(int64_t, chunk_size, 8192, "bytes per chunk with --chunked");
-ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
-          "concurrency model: threads (a thread per connection), poll, or epoll (Linux)");
-ABSL_FLAG(int, threads, 1, "event loops for --model=poll/epoll");
-ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
 ABSL_FLAG(bool, tls, false,
           "serve HTTPS; without --cert/--key a self-signed certificate is made at start-up");
 ABSL_FLAG(std::string, cert, "", "certificate chain PEM file (with --key; implies --tls)");
@@ -45,15 +41,9 @@ int Fail(const std::string& message) {
 }
 
 int Run() {
-  ServerOptions options;
-  options.host = absl::GetFlag(FLAGS_host);
-  options.port = absl::GetFlag(FLAGS_port);
-  options.model = absl::GetFlag(FLAGS_model);
-  options.threads = absl::GetFlag(FLAGS_threads);
-  options.max_connections = absl::GetFlag(FLAGS_max_connections);
-  if (options.port < 0 || options.port > 65535) return Fail("--port must be in 0..65535");
-  if (options.threads < 1) return Fail("--threads must be >= 1");
-  if (options.max_connections < 1) return Fail("--max_connections must be >= 1");
+  absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
+  if (!flags.ok()) return Fail(std::string(flags.status().message()));
+  ServerOptions options = *std::move(flags);
   OriginOptions origin;
   int64_t body_size = absl::GetFlag(FLAGS_body_size);
   if (body_size < 0 || body_size > (int64_t{1} << 30))
@@ -130,6 +120,7 @@ int main(int argc, char** argv) {
       "'listening on HOST:PORT ...' and serves until SIGINT/SIGTERM.\n"
       "  origin --port=9080 --body_size=25600 --latency=50ms [--chunked] [--tls "
       "--write_cert=/tmp/origin.pem]");
+  netbench::IncludeServerFlagsInHelp();
   absl::ParseCommandLine(argc, argv);
   return netbench::Run();
 }

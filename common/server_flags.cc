@@ -1,0 +1,54 @@
+#include "common/server_flags.h"
+
+#include <errno.h>
+
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
+ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
+          "concurrency model: threads (a thread per connection, blocking I/O), poll, or epoll "
+          "(Linux)");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll/epoll, each with its own listener");
+ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
+ABSL_FLAG(int, max_pending_output_kib, 1024,
+          "stop reading a client while this much of its output is unsent (KiB)");
+
+namespace netbench {
+
+absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
+  ServerOptions options;
+  options.host = absl::GetFlag(FLAGS_host);
+  options.port = port;
+  options.model = absl::GetFlag(FLAGS_model);
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  int pending_kib = absl::GetFlag(FLAGS_max_pending_output_kib);
+  if (port < 0 || port > 65535) return absl::InvalidArgumentError("--port must be in 0..65535");
+  if (options.threads < 1) return absl::InvalidArgumentError("--threads must be >= 1");
+  if (options.max_connections < 1) {
+    return absl::InvalidArgumentError("--max_connections must be >= 1");
+  }
+  if (pending_kib < 1) return absl::InvalidArgumentError("--max_pending_output_kib must be >= 1");
+  options.max_pending_output = static_cast<size_t>(pending_kib) * 1024;
+  return options;
+}
+
+void IncludeServerFlagsInHelp() {
+  absl::FlagsUsageConfig config;
+  config.contains_help_flags = [](absl::string_view file) {
+    if (absl::EndsWith(file, "common/server_flags.cc")) return true;
+    // Abseil's own rule: the file named after the program, or <program>_main.
+    absl::string_view base = file.substr(file.rfind('/') + 1);
+    base = base.substr(0, base.find('.'));
+    absl::string_view program = program_invocation_short_name;
+    return base == program || base == absl::StrCat(program, "_main");
+  };
+  absl::SetFlagsUsageConfig(config);
+}
+
+}  // namespace netbench
