@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/internal/server_models.h"
 #include "common/tls.h"
 #include "common/transport.h"
@@ -144,4 +145,12 @@ void ServerCounters::AddTo(ServerStats& stats) const {
 }
 
 }  // namespace internal
+std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats) {
+  return absl::StrFormat(
+      "stopped by signal %d after %.3f s: %d connections (%d rejected), %d bytes read, %d bytes "
+      "written",
+      signal_number, seconds, stats.connections_accepted, stats.connections_rejected,
+      stats.bytes_read, stats.bytes_written);
+}
+
 }  // namespace netbench

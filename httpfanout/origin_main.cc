@@ -99,13 +99,9 @@ int Run() {
   Stopwatch watch;
   int signal_number = WaitForTerminationSignal();
   (*server)->Stop();
-  ServerStats stats = (*server)->stats();
   std::printf(
-      "stopped by signal %d after %.3f s: %llu connections, %llu bytes read, %llu bytes written\n",
-      signal_number, watch.ElapsedSeconds(),
-      static_cast<unsigned long long>(stats.connections_accepted),
-      static_cast<unsigned long long>(stats.bytes_read),
-      static_cast<unsigned long long>(stats.bytes_written));
+      "%s\n",
+      DescribeServerStop(signal_number, watch.ElapsedSeconds(), (*server)->stats()).c_str());
   std::fflush(stdout);
   return 0;
 }

@@ -77,22 +77,18 @@ int Run() {
   Stopwatch watch;
   const int signal_number = WaitForTerminationSignal();
   (*server)->Stop();
-  const double seconds = watch.ElapsedSeconds();
-  const ServerStats stats = (*server)->stats();
+  const std::string stop =
+      DescribeServerStop(signal_number, watch.ElapsedSeconds(), (*server)->stats());
   const auto u = [](const std::atomic<uint64_t>& v) {
     return static_cast<unsigned long long>(v.load());
   };
   std::printf(
-      "stopped by signal %d after %.3f s: %llu connections (%llu rejected), %llu handshakes (%llu "
-      "refused), %llu messages received (%llu payload bytes), %llu pings, %llu closes, %llu "
-      "protocol "
-      "errors, %llu bytes read, %llu bytes written\n",
-      signal_number, seconds, static_cast<unsigned long long>(stats.connections_accepted),
-      static_cast<unsigned long long>(stats.connections_rejected), u(counters.handshakes),
-      u(counters.rejected_handshakes), u(counters.messages), u(counters.payload_bytes),
-      u(counters.pings), u(counters.closes), u(counters.protocol_errors),
-      static_cast<unsigned long long>(stats.bytes_read),
-      static_cast<unsigned long long>(stats.bytes_written));
+      "%s; %llu handshakes (%llu refused), %llu messages received (%llu payload bytes), %llu "
+      "pings, "
+      "%llu closes, %llu protocol errors\n",
+      stop.c_str(), u(counters.handshakes), u(counters.rejected_handshakes), u(counters.messages),
+      u(counters.payload_bytes), u(counters.pings), u(counters.closes),
+      u(counters.protocol_errors));
   std::fflush(stdout);
   return 0;
 }
