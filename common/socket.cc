@@ -15,7 +15,8 @@ namespace netbench {
 namespace {
 
 absl::string_view StripBrackets(absl::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') return host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    return host.substr(1, host.size() - 2);
   return host;
 }
 
@@ -38,12 +39,14 @@ std::string SocketAddress::ToString() const {
 
 int SocketAddress::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
-  if (family() == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
+  if (family() == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
   return 0;
 }
 
 absl::StatusOr<std::vector<SocketAddress>> Resolve(absl::string_view host_in, int port) {
-  if (port < 0 || port > 65535) return absl::InvalidArgumentError(absl::StrCat("port out of range: ", port));
+  if (port < 0 || port > 65535)
+    return absl::InvalidArgumentError(absl::StrCat("port out of range: ", port));
   std::string host(StripBrackets(host_in));
   if (host.empty()) return absl::InvalidArgumentError("empty host name");
   addrinfo hints{};
@@ -70,7 +73,8 @@ absl::StatusOr<std::vector<SocketAddress>> Resolve(absl::string_view host_in, in
     addresses.push_back(address);
   }
   freeaddrinfo(result);
-  if (addresses.empty()) return absl::NotFoundError(absl::StrCat("resolve ", host, ": no addresses"));
+  if (addresses.empty())
+    return absl::NotFoundError(absl::StrCat("resolve ", host, ": no addresses"));
   return addresses;
 }
 
@@ -78,7 +82,15 @@ absl::Status SetNonBlocking(int fd, bool non_blocking) {
   int flags = fcntl(fd, F_GETFL, 0);
   if (flags < 0) return ErrnoStatus(errno, "fcntl(F_GETFL)");
   int wanted = non_blocking ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
-  if (wanted != flags && fcntl(fd, F_SETFL, wanted) != 0) return ErrnoStatus(errno, "fcntl(F_SETFL)");
+  if (wanted != flags && fcntl(fd, F_SETFL, wanted) != 0)
+    return ErrnoStatus(errno, "fcntl(F_SETFL)");
+  return absl::OkStatus();
+}
+
+absl::Status SetReceiveLowWatermark(int fd, int bytes) {
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes)) != 0) {
+    return ErrnoStatus(errno, "setsockopt(SO_RCVLOWAT)");
+  }
   return absl::OkStatus();
 }
 
@@ -113,7 +125,8 @@ absl::StatusOr<Listener> Listen(const ListenOptions& options) {
     }
     int one = 1;
     setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (options.reuse_port && setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+    if (options.reuse_port &&
+        setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
       return ErrnoStatus(errno, absl::StrCat(where, ": SO_REUSEPORT"));
     }
     if (bind(fd.get(), address.get(), address.length) != 0) {
@@ -141,7 +154,8 @@ absl::StatusOr<UniqueFd> Accept(int listen_fd, bool non_blocking) {
   int flags = SOCK_CLOEXEC | (non_blocking ? SOCK_NONBLOCK : 0);
   UniqueFd fd(accept4(listen_fd, nullptr, nullptr, flags));
   if (!fd.valid()) return ErrnoStatus(errno, "accept");
-  // Benchmarks send small messages; Nagle's algorithm would batch them and add 40 ms delayed-ACK stalls.
+  // Benchmarks send small messages; Nagle's algorithm would batch them and add 40 ms delayed-ACK
+  // stalls.
   if (absl::Status status = SetNoDelay(fd.get()); !status.ok()) return status;
   return fd;
 }
@@ -183,7 +197,8 @@ absl::StatusOr<UniqueFd> StartConnect(const SocketAddress& address) {
 absl::Status ConnectResult(int fd) {
   int err = 0;
   socklen_t len = sizeof(err);
-  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return ErrnoStatus(errno, "getsockopt(SO_ERROR)");
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    return ErrnoStatus(errno, "getsockopt(SO_ERROR)");
   if (err != 0) return ErrnoStatus(err, "connect");
   return absl::OkStatus();
 }

@@ -102,6 +102,10 @@ const char* ClientModelName(ClientModel model) {
   return model == ClientModel::kThreads ? "threads" : "loop";
 }
 
+int ReadCoalesceBytes(const LoadOptions& options) {
+  return options.mode == LoadMode::kStream && options.rate <= 0 ? options.read_coalesce_bytes : 0;
+}
+
 absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.port < 1 || o.port > 65535) return absl::InvalidArgumentError("--port must be in 1..65535");
   if (o.clients < 1 || o.clients > 100000)
@@ -132,6 +136,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.rate < 0) return absl::InvalidArgumentError("--rate must be >= 0");
   if (o.rate > 0 && o.mode != LoadMode::kStream) {
     return absl::InvalidArgumentError("--rate is open loop: use it with --mode=stream");
+  }
+  if (o.read_coalesce_bytes < 0 || o.read_coalesce_bytes > (1 << 20)) {
+    return absl::InvalidArgumentError("--read_coalesce must be in 0..1048576 bytes");
   }
   if (o.threads < 1 || o.threads > 1024)
     return absl::InvalidArgumentError("--threads must be in 1..1024");

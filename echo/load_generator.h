@@ -82,6 +82,11 @@ struct LoadOptions {
   double rate =
       0;  // total messages/s, open loop (kStream only); 0: as fast as the server takes them
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
+  // Stream mode as fast as possible: the reader asks the kernel to wake it only once this many
+  // echoed bytes wait (SO_RCVLOWAT), not once per echoed segment. Each wakeup costs both ends CPU
+  // (the server's write wakes the reader), and the reader needs no timing of its own in this mode;
+  // "rtt_sampled" then includes up to this much coalescing. 0: wake on every segment.
+  int read_coalesce_bytes = 16 * 1024;
   // After sending stops, a write blocked on a server that stopped reading gets this long to finish,
   // and echoes still missing this long after are counted as errors ("echo.missing").
   int64_t drain_timeout_nanos = 5 * kNanosPerSecond;
@@ -89,6 +94,10 @@ struct LoadOptions {
   int64_t timeout_nanos = 0;
   std::function<void(const LoadProgress&)> progress;  // optional
 };
+
+// The read coalescing a connection uses: options.read_coalesce_bytes in unpaced stream mode, else
+// 0.
+int ReadCoalesceBytes(const LoadOptions& options);
 
 // Checks the options and says what is wrong with them, flag by flag.
 absl::Status ValidateLoadOptions(const LoadOptions& options);

@@ -66,6 +66,7 @@ class LoopConnection final : public FdHandler {
   size_t chunk_written_ = 0;     // its bytes already written
   uint64_t next_sample_ = kStreamSampleEvery;
   bool sending_ = true;
+  bool coalescing_ = false;  // SO_RCVLOWAT raised (LoadOptions::read_coalesce_bytes)
   bool done_ = false;
   int interest_ = kNoEvents;
 };
@@ -160,6 +161,9 @@ void LoopConnection::Start() {
     FinishSending();
     s_.control->ReaderDone();
     return;
+  }
+  if (ReadCoalesceBytes(*s_.options) > 1) {
+    coalescing_ = SetReceiveLowWatermark(c_->fd.get(), ReadCoalesceBytes(*s_.options)).ok();
   }
   TrySend();
   FinishIfAllEchoed();  // a connection with nothing to send
@@ -349,6 +353,9 @@ void LoopConnection::OnReadable() {
 void LoopConnection::FinishSending() {
   if (!sending_) return;
   sending_ = false;
+  // The last echoes may be fewer than the watermark: report the socket readable on any byte again
+  // (setting it re-checks readiness, so the loop hears of bytes already waiting).
+  if (coalescing_) coalescing_ = !SetReceiveLowWatermark(c_->fd.get(), 1).ok();
   c_->writer.done.store(true, std::memory_order_release);
   s_.control->SenderDone();
 }

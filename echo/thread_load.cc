@@ -4,7 +4,8 @@
 //
 // The stream writer's loop is a send() of a prebuilt buffer and a relaxed store of its count; it
 // reads the clock only once every kStreamSampleEvery messages. The reader reads 64 KiB chunks and
-// checks each with one memcmp against the repeated message.
+// checks each with one memcmp against the repeated message; as fast as it can, it asks to be woken
+// only once per LoadOptions::read_coalesce_bytes of echoes.
 #include <errno.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -135,9 +136,16 @@ void StreamReaderThread(const LoadShared& s, LoadConnection& c) {
   LatencyHistogram* corrected = rate ? &c.latency.at("rtt_corrected") : nullptr;
   LatencyHistogram* raw = rate ? &c.latency.at("rtt_raw") : nullptr;
   std::unique_ptr<char[]> buffer(new char[kReadChunk]);
+  // Wake once per coalesce bytes of echoes while the writer runs; once it is done, on anything, so
+  // that the tail comes back within one socket timeout.
+  bool coalescing = ReadCoalesceBytes(*s.options) > 1 &&
+                    SetReceiveLowWatermark(c.fd.get(), ReadCoalesceBytes(*s.options)).ok();
   uint64_t received = 0;
   uint64_t timed = 0;  // rate mode: messages whose latency is recorded
   while (true) {
+    if (coalescing && c.writer.done.load(std::memory_order_acquire)) {
+      coalescing = !SetReceiveLowWatermark(c.fd.get(), 1).ok();
+    }
     ssize_t n = recv(c.fd.get(), buffer.get(), kReadChunk, 0);
     if (n > 0) {
       received = AcceptEcho(s, c, buffer.get(), static_cast<size_t>(n), received);
