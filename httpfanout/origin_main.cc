@@ -1,5 +1,7 @@
 // The origin server for the fan-out benchmark: `bazel run //httpfanout:origin -- --port=9080`. See
 // --help.
+#include <malloc.h>
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -118,5 +120,14 @@ int main(int argc, char** argv) {
       "--write_cert=/tmp/origin.pem]");
   netbench::IncludeServerFlagsInHelp();
   absl::ParseCommandLine(argc, argv);
+#ifdef __GLIBC__
+  // With --latency every connection holds its whole response (25 KB by default) until it is due, so
+  // a burst of 500 requests holds 12 MB at once. glibc gives such a heap top back to the kernel
+  // when the burst is over, and the next burst page-faults all of it in again (5 faults per
+  // request). Keeping it measured 180 -> 95 us of origin CPU per request at 50 ms latency, and
+  // 0.107 -> 0.082 s for the 500-GET fan-out.
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
   return netbench::Run();
 }
