@@ -117,13 +117,18 @@ def peer_binary(name):
 
 # --------------------------------------------------------------------------------------------- processes
 
-def cpu_seconds_of(pid):
-    """utime + stime of a live process, in seconds, from /proc/PID/stat (clock-tick resolution)."""
+def cpu_split_of(pid):
+    """(utime, stime) of a live process, in seconds, from /proc/PID/stat (clock-tick resolution)."""
     with open(f"/proc/{pid}/stat") as f:
         line = f.read()
     fields = line[line.rindex(")") + 2:].split()
     # fields[0] is field 3 (state); utime and stime are fields 14 and 15.
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    return int(fields[11]) / _CLK_TCK, int(fields[12]) / _CLK_TCK
+
+
+def cpu_seconds_of(pid):
+    """utime + stime of a live process, in seconds."""
+    return sum(cpu_split_of(pid))
 
 
 class Server:
@@ -155,6 +160,10 @@ class Server:
     def cpu_seconds(self):
         return cpu_seconds_of(self.pid)
 
+    def cpu_split(self):
+        """(user, system) CPU seconds so far."""
+        return cpu_split_of(self.pid)
+
     def port(self):
         """The port from the ready line: `listening on 127.0.0.1:PORT ...` (or `[::1]:PORT`), else the last
         `:PORT` on the line (a log prefix such as Go's "20:14:49" comes first, so it is not taken)."""
@@ -182,8 +191,16 @@ class Server:
         return self.output()
 
 
+# The scheduling note every bench that starts servers adds to its report.
+SCHEDULING_NOTE = ("Servers run in a session of their own, as if started from a second terminal: with Linux's "
+                   "autogroup scheduling that decides how server and client share the cores, and so how many "
+                   "messages each wakeup finds. The *_sys_* columns are the kernel's share of the CPU time "
+                   "(syscalls, loopback TCP, wakeups).")
+
+
 def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None):
-    """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`."""
+    """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`.
+    The server gets a session of its own (SCHEDULING_NOTE)."""
     name = name or os.path.basename(cmd[0])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                             env=env, cwd=cwd, start_new_session=True)
@@ -196,12 +213,14 @@ def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None):
 
 
 class ClientResult:
-    def __init__(self, cmd, returncode, stdout, stderr, cpu_seconds, wall_s):
+    def __init__(self, cmd, returncode, stdout, stderr, user_seconds, system_seconds, wall_s):
         self.cmd = cmd
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
-        self.cpu_seconds = cpu_seconds
+        self.user_seconds = user_seconds
+        self.system_seconds = system_seconds  # the kernel's share: syscalls, loopback TCP, wakeups
+        self.cpu_seconds = user_seconds + system_seconds
         self.wall_s = wall_s
 
     def check(self):
@@ -235,7 +254,7 @@ def run_client(cmd, timeout_s, env=None, cwd=None):
         r.join()
     wall = time.monotonic() - start
     return ClientResult(cmd, proc.returncode, collected.get("out", ""), collected.get("err", ""),
-                        usage.ru_utime + usage.ru_stime, wall)
+                        usage.ru_utime, usage.ru_stime, wall)
 
 
 # -------------------------------------------------------------------------------------------- statistics

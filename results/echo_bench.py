@@ -81,9 +81,11 @@ def run_case(servers, server_name, load, seconds, rate):
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
         cmd = client_command(load, port, seconds, rate, json_path)
-        cpu_before = server.cpu_seconds()
+        user_before, sys_before = server.cpu_split()
         result = benchlib.run_client(cmd, timeout_s=seconds + 60)
-        server_cpu = server.cpu_seconds() - cpu_before
+        user_after, sys_after = server.cpu_split()
+        server_sys = sys_after - sys_before
+        server_cpu = user_after - user_before + server_sys
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
@@ -111,7 +113,9 @@ def run_case(servers, server_name, load, seconds, rate):
     written = row.get("messages_written")
     echoed = row.get("messages_echoed")
     row["client_cpu_us_per_msg"] = result.cpu_seconds * 1e6 / written if written else None
+    row["client_sys_us_per_msg"] = result.system_seconds * 1e6 / written if written else None
     row["server_cpu_us_per_msg"] = server_cpu * 1e6 / echoed if echoed else None
+    row["server_sys_us_per_msg"] = server_sys * 1e6 / echoed if echoed else None
     if result.returncode != 0:
         benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
                      f"{result.stderr.strip()[-300:]}")
@@ -119,7 +123,8 @@ def run_case(servers, server_name, load, seconds, rate):
 
 
 def summarize(rows, cases):
-    keys = ("msgs_per_s", "server_cpu_us_per_msg", "client_cpu_us_per_msg", "p50_us", "p99_us")
+    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
+            "client_sys_us_per_msg", "p50_us", "p99_us")
     return benchlib.summarize_cases(rows, cases, keys)
 
 
@@ -190,7 +195,8 @@ def main(argv):
     notes = (f"Loads of {seconds:g} s, {samples} interleaved sample(s) per case, rate case at {rate} msgs/s. "
              "Server CPU per echoed message from /proc/PID/stat deltas (10 ms ticks); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "
-             "The spammer does not check echoes (errors '-').")
+             "The spammer does not check echoes (errors '-'). //echo:client runs with its defaults "
+             "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + benchlib.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     if ratio_rows:

@@ -108,9 +108,11 @@ def run_case(servers, server_name, load, messages):
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
         cmd = client_command(load, server.bench_port, messages, json_path)
-        cpu_before = server.cpu_seconds()
+        user_before, sys_before = server.cpu_split()
         result = benchlib.run_client(cmd, timeout_s=180)
-        server_cpu = server.cpu_seconds() - cpu_before
+        user_after, sys_after = server.cpu_split()
+        server_sys = sys_after - sys_before
+        server_cpu = user_after - user_before + server_sys
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
@@ -129,7 +131,9 @@ def run_case(servers, server_name, load, messages):
             row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
             row["p999_us"] = histogram["percentiles"].get("99.9", 0) / 1e3
     row["client_cpu_us_per_msg"] = result.cpu_seconds * 1e6 / sent if sent else None
+    row["client_sys_us_per_msg"] = result.system_seconds * 1e6 / sent if sent else None
     row["server_cpu_us_per_msg"] = server_cpu * 1e6 / sent if sent else None
+    row["server_sys_us_per_msg"] = server_sys * 1e6 / sent if sent else None
     if result.returncode != 0:
         benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
                      f"{(result.stdout + result.stderr).strip()[-400:]}")
@@ -137,7 +141,8 @@ def run_case(servers, server_name, load, messages):
 
 
 def summarize(rows, cases):
-    keys = ("msgs_per_s", "server_cpu_us_per_msg", "client_cpu_us_per_msg", "p50_us", "p99_us", "p999_us")
+    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
+            "client_sys_us_per_msg", "p50_us", "p99_us", "p999_us")
     return benchlib.summarize_cases(rows, cases, keys)
 
 
@@ -223,7 +228,7 @@ def main(argv):
              f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
              "CPU per message from /proc/PID/stat deltas (10 ms ticks); client CPU per message from wait4 "
              "rusage of the whole client process (connection set-up included, both clients alike). The Go "
-             "client never reads and does not verify anything.")
+             "client never reads and does not verify anything. " + benchlib.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     notes += "\n\n## Written vs received by the netbench servers\n\n" + benchlib.markdown_table(keeps_up)
