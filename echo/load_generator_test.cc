@@ -157,6 +157,19 @@ TEST_P(ModelTest, StreamBatchesWrites) {
   ExpectExact(RunLoad(options), 10001);
 }
 
+// The reader's wakeup watermark must not hold back the last echoes, whether it is off or larger
+// than everything a connection sends.
+TEST_P(ModelTest, ReadCoalescingNeverHoldsBackTheLastEchoes) {
+  TestEchoServer server;
+  for (int coalesce : {0, 1 << 20}) {
+    LoadOptions options = Options(server.port());
+    options.model = GetParam();
+    options.read_coalesce_bytes = coalesce;
+    options.messages = 10001;
+    ExpectExact(RunLoad(options), 10001);
+  }
+}
+
 TEST_P(ModelTest, PingPongTimesEveryRoundTrip) {
   TestEchoServer server;
   LoadOptions options = Options(server.port());
@@ -337,6 +350,9 @@ TEST(LoadGeneratorTest, RejectsBadOptions) {
   options.messages = 10;
   options.warmup_nanos = 1;
   EXPECT_FALSE(ValidateLoadOptions(options).ok());
+  options = LoadOptions();
+  options.read_coalesce_bytes = -1;
+  EXPECT_THAT(ValidateLoadOptions(options).message(), HasSubstr("--read_coalesce"));
   EXPECT_FALSE(ParseLoadMode("bogus").ok());
   EXPECT_FALSE(ParseClientModel("bogus").ok());
   LoadResult result = RunLoad(options);
