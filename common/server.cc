@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/clock.h"
 #include "common/internal/server_models.h"
 #include "common/tls.h"
 #include "common/transport.h"
@@ -145,6 +146,13 @@ void ServerCounters::AddTo(ServerStats& stats) const {
 }
 
 }  // namespace internal
+std::string ServeUntilTerminated(Server& server) {
+  Stopwatch watch;
+  const int signal_number = WaitForTerminationSignal();
+  server.Stop();
+  return DescribeServerStop(signal_number, watch.ElapsedSeconds(), server.stats());
+}
+
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats) {
   return absl::StrFormat(
       "stopped by signal %d after %.3f s: %d connections (%d rejected), %d bytes read, %d bytes "

@@ -98,6 +98,10 @@ int WaitForTerminationSignal();
 // connections (0 rejected), 6600 bytes read, 6600 bytes written". Programs append their own
 // protocol counters.
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats);
+// For a program's main once its server runs: waits for SIGINT or SIGTERM, stops the server and
+// returns its DescribeServerStop line (timed from this call), for the program to print with its own
+// counters.
+std::string ServeUntilTerminated(Server& server);
 // Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts later). A main calls
 // it first thing, so that a signal arriving before WaitForTerminationSignal waits for it instead of
 // killing the process.

@@ -7,7 +7,6 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
-#include "common/clock.h"
 #include "common/server.h"
 #include "common/server_flags.h"
 #include "common/tls.h"
@@ -50,12 +49,7 @@ int Run() {
               options.model == ServerModel::kThreads ? 1 : options.threads, tls ? " tls" : "");
   std::fflush(stdout);
 
-  Stopwatch watch;
-  int signal_number = WaitForTerminationSignal();
-  (*server)->Stop();
-  std::printf(
-      "%s\n",
-      DescribeServerStop(signal_number, watch.ElapsedSeconds(), (*server)->stats()).c_str());
+  std::printf("%s\n", ServeUntilTerminated(**server).c_str());
   std::fflush(stdout);
   return 0;
 }

@@ -98,12 +98,7 @@ int Run() {
   }
   std::fflush(stdout);
 
-  Stopwatch watch;
-  int signal_number = WaitForTerminationSignal();
-  (*server)->Stop();
-  std::printf(
-      "%s\n",
-      DescribeServerStop(signal_number, watch.ElapsedSeconds(), (*server)->stats()).c_str());
+  std::printf("%s\n", ServeUntilTerminated(**server).c_str());
   std::fflush(stdout);
   return 0;
 }

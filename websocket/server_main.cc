@@ -7,7 +7,6 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
-#include "common/clock.h"
 #include "common/server.h"
 #include "common/server_flags.h"
 #include "common/tls.h"
@@ -74,11 +73,7 @@ int Run() {
               options.model == ServerModel::kThreads ? 1 : options.threads);
   std::fflush(stdout);
 
-  Stopwatch watch;
-  const int signal_number = WaitForTerminationSignal();
-  (*server)->Stop();
-  const std::string stop =
-      DescribeServerStop(signal_number, watch.ElapsedSeconds(), (*server)->stats());
+  const std::string stop = ServeUntilTerminated(**server);
   const auto u = [](const std::atomic<uint64_t>& v) {
     return static_cast<unsigned long long>(v.load());
   };
