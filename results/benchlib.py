@@ -257,6 +257,28 @@ def run_client(cmd, timeout_s, env=None, cwd=None):
                         usage.ru_utime, usage.ru_stime, wall)
 
 
+def run_client_against(server, cmd, timeout_s):
+    """Runs a client to completion against `server`; returns its ClientResult and the server's (user,
+    system) CPU seconds meanwhile."""
+    user_before, sys_before = server.cpu_split()
+    result = run_client(cmd, timeout_s)
+    user_after, sys_after = server.cpu_split()
+    return result, (user_after - user_before, sys_after - sys_before)
+
+
+def add_cpu_per_message(row, result, server_cpu, client_messages, server_messages):
+    """Adds client_cpu/client_sys (per message the client counts) and server_cpu/server_sys (per message the
+    server handled) in microseconds to `row`; None where a count is missing."""
+    def per_message(seconds, messages):
+        return seconds * 1e6 / messages if messages else None
+
+    server_user, server_sys = server_cpu
+    row["client_cpu_us_per_msg"] = per_message(result.cpu_seconds, client_messages)
+    row["client_sys_us_per_msg"] = per_message(result.system_seconds, client_messages)
+    row["server_cpu_us_per_msg"] = per_message(server_user + server_sys, server_messages)
+    row["server_sys_us_per_msg"] = per_message(server_sys, server_messages)
+
+
 # -------------------------------------------------------------------------------------------- statistics
 
 def median(xs):

@@ -81,18 +81,14 @@ def run_case(servers, server_name, load, seconds, rate):
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
         cmd = client_command(load, port, seconds, rate, json_path)
-        user_before, sys_before = server.cpu_split()
-        result = benchlib.run_client(cmd, timeout_s=seconds + 60)
-        user_after, sys_after = server.cpu_split()
-        server_sys = sys_after - sys_before
-        server_cpu = user_after - user_before + server_sys
+        result, server_cpu = benchlib.run_client_against(server, cmd, timeout_s=seconds + 60)
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
                 report = json.load(f)
     row = {"server": server_name, "load": load, "returncode": result.returncode,
            "msgs_per_s": parse_rate(result.stdout), "client_cpu_s": result.cpu_seconds,
-           "server_cpu_s": server_cpu, "wall_s": result.wall_s}
+           "server_cpu_s": sum(server_cpu), "wall_s": result.wall_s}
     if load == "stream3-go":
         sent = re.search(r"sent: (\d+) msgs", result.stdout)
         echoed = re.search(r"echoed back: (\d+) bytes", result.stdout)
@@ -110,12 +106,8 @@ def run_case(servers, server_name, load, seconds, rate):
             if name in ("rtt", "rtt_corrected"):
                 row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
                 row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
-    written = row.get("messages_written")
-    echoed = row.get("messages_echoed")
-    row["client_cpu_us_per_msg"] = result.cpu_seconds * 1e6 / written if written else None
-    row["client_sys_us_per_msg"] = result.system_seconds * 1e6 / written if written else None
-    row["server_cpu_us_per_msg"] = server_cpu * 1e6 / echoed if echoed else None
-    row["server_sys_us_per_msg"] = server_sys * 1e6 / echoed if echoed else None
+    benchlib.add_cpu_per_message(row, result, server_cpu, client_messages=row.get("messages_written"),
+                                 server_messages=row.get("messages_echoed"))
     if result.returncode != 0:
         benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
                      f"{result.stderr.strip()[-300:]}")

@@ -108,18 +108,15 @@ def run_case(servers, server_name, load, messages):
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
         cmd = client_command(load, server.bench_port, messages, json_path)
-        user_before, sys_before = server.cpu_split()
-        result = benchlib.run_client(cmd, timeout_s=180)
-        user_after, sys_after = server.cpu_split()
-        server_sys = sys_after - sys_before
-        server_cpu = user_after - user_before + server_sys
+        result, server_cpu = benchlib.run_client_against(server, cmd, timeout_s=180)
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
                 report = json.load(f)
     sent, rate = parse_sent(result.stdout)
     row = {"server": server_name, "load": load, "returncode": result.returncode, "msgs_per_s": rate,
-           "messages_written": sent, "client_cpu_s": result.cpu_seconds, "server_cpu_s": server_cpu,
+           "messages_written": sent, "client_cpu_s": result.cpu_seconds,
+           "server_cpu_s": sum(server_cpu),
            "wall_s": result.wall_s}
     if report is not None:
         counts = report.get("counts", {})
@@ -130,10 +127,7 @@ def run_case(servers, server_name, load, messages):
             row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
             row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
             row["p999_us"] = histogram["percentiles"].get("99.9", 0) / 1e3
-    row["client_cpu_us_per_msg"] = result.cpu_seconds * 1e6 / sent if sent else None
-    row["client_sys_us_per_msg"] = result.system_seconds * 1e6 / sent if sent else None
-    row["server_cpu_us_per_msg"] = server_cpu * 1e6 / sent if sent else None
-    row["server_sys_us_per_msg"] = server_sys * 1e6 / sent if sent else None
+    benchlib.add_cpu_per_message(row, result, server_cpu, client_messages=sent, server_messages=sent)
     if result.returncode != 0:
         benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
                      f"{(result.stdout + result.stderr).strip()[-400:]}")
