@@ -222,6 +222,27 @@ TEST_P(WebSocketServerTest, OversizeFrameClosesWith1009BeforeThePayload) {
   ExpectStillServing();
 }
 
+// A client that keeps sending after its frame was refused still gets the 1009 close frame: the
+// payload the server never reads must not turn the close into a reset that destroys the reply.
+TEST_P(WebSocketServerTest, OversizeFrameStillClosesWith1009WhileThePayloadKeepsComing) {
+  StartServer(WebSocketServerMode::kEcho, /*max_message_size=*/1 << 16);
+  RawClient big(server_->port());
+  ASSERT_TRUE(big.Upgrade());
+  char header[kMaxFrameHeaderSize];
+  const size_t n = WriteFrameHeader(
+      {.fin = true, .masked = true, .opcode = Opcode::kBinary, .payload_length = 1ull << 20},
+      header);
+  ASSERT_TRUE(WriteAll(big.fd(), absl::string_view(header, n)));
+  // Part of the payload, written whatever the server has done meanwhile (a send may fail once the
+  // server closed: that is fine, the close frame is what matters).
+  const std::string payload(256 << 10, 'p');
+  WriteAll(big.fd(), payload);
+  WebSocketEvent event = big.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, kCloseMessageTooBig);
+  ExpectStillServing();
+}
+
 TEST_P(WebSocketServerTest, InvalidUtf8ClosesWith1007) {
   StartServer(WebSocketServerMode::kEcho);
   RawClient bad(server_->port());
