@@ -304,6 +304,39 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def ratio_of(summary, name, a, b, target):
+    """A ratio row: the ratio of two cases' medians. `a` and `b` are (server, load, key); the cases are kept so
+    that add_round_ranges() can take the same ratio round by round."""
+    return {"ratio": name, "value": ratio(lookup(summary, *a), lookup(summary, *b)), "target": target,
+            "_cases": (a, b)}
+
+
+def add_round_ranges(ratio_rows, rows):
+    """Gives each ratio_of() row a `per_round` column: the lowest and highest value of the same ratio taken
+    within each round (the two cases of one round ran minutes apart at most). A wide range says the ratio of
+    medians is not settled by this run; more --samples narrow it."""
+    out = []
+    for entry in ratio_rows:
+        cases = entry.get("_cases")
+        per_round = []
+        if cases:
+            (server_a, load_a, key_a), (server_b, load_b, key_b) = cases
+            for round_index in sorted({r.get("round") for r in rows if r.get("round") is not None}):
+                def value(server, load, key):
+                    for r in rows:
+                        if r.get("round") == round_index and r["server"] == server and r["load"] == load:
+                            return r.get(key)
+                    return None
+
+                per_round_value = ratio(value(server_a, load_a, key_a), value(server_b, load_b, key_b))
+                if per_round_value is not None:
+                    per_round.append(per_round_value)
+        spread = f"{_format(min(per_round))} .. {_format(max(per_round))}" if per_round else None
+        out.append({"ratio": entry["ratio"], "value": entry["value"], "per_round": spread,
+                    "target": entry["target"]})
+    return out
+
+
 def summarize_cases(rows, cases, keys):
     """One entry per (server, load) case: the median of each of `keys` over its sample rows, the number of
     samples, the errors summed and the runs that failed."""
@@ -405,10 +438,11 @@ def markdown_table(rows, columns=None):
     return "\n".join(lines) + "\n"
 
 
-def write_results(name, cases, notes="", summary_rows=None, columns=None):
-    """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables)."""
+def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None):
+    """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `env` is the
+    run's environment (default: this machine now)."""
     directory = results_dir()
-    document = {"schema": "netbench.bench/1", "benchmark": name, "environment": environment(),
+    document = {"schema": "netbench.bench/1", "benchmark": name, "environment": env or environment(),
                 "cases": cases, "summary": summary_rows or [], "notes": notes}
     json_path = os.path.join(directory, f"{name}.json")
     with open(json_path, "w") as f:
@@ -427,6 +461,32 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None):
         f.write("\n".join(md))
     log(f"wrote {json_path} and {md_path}")
     return json_path, md_path
+
+
+RATIOS_HEADING = "\n\n## Ratios (the issue's targets)\n\n"
+
+
+def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios, env=None):
+    """The medians per case, the issue's ratios with their per-round ranges (appended to `notes`), and both
+    result files; returns (summary, ratio_rows)."""
+    summary = summarize(rows, cases)
+    ratio_rows = add_round_ranges(ratios(summary), rows) if with_ratios else []
+    if ratio_rows:
+        notes += RATIOS_HEADING + markdown_table(ratio_rows)
+    write_results(name, rows, notes=notes, summary_rows=summary, env=env)
+    return summary, ratio_rows
+
+
+def rerender(name, summarize, ratios):
+    """Rewrites a bench's stored tables from its stored samples, running nothing: for a change in how results
+    are reported. The environment and the notes stay those of the run."""
+    with open(os.path.join(results_dir(), f"{name}.json")) as f:
+        document = json.load(f)
+    cases = [(entry["server"], entry["load"]) for entry in document["summary"]]
+    notes, separator, _ = document["notes"].partition(RATIOS_HEADING)
+    write_bench_report(name, document["cases"], cases, summarize, ratios, notes, with_ratios=bool(separator),
+                       env=document["environment"])
+    return 0
 
 
 def common_arguments(parser):

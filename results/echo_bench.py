@@ -121,42 +121,42 @@ def summarize(rows, cases):
 
 
 def ratios(summary):
-    def get(server_name, load, key):
-        return benchlib.lookup(summary, server_name, load, key)
+    def ratio(name, a, b, target):
+        return benchlib.ratio_of(summary, name, a, b, target)
 
     out = []
     # Server CPU per echoed message vs Go's, at each load (the target is at the fixed rate).
     for load in ("rate", "stream3", "pingpong3", "stream64"):
         for model in SERVER_MODELS:
-            out.append({"ratio": f"server CPU/msg {model} / go ({load})",
-                        "value": benchlib.ratio(get(model, load, "server_cpu_us_per_msg"),
-                                                get("go", load, "server_cpu_us_per_msg")),
-                        "target": "<= 1.0 (threads)" if model == "threads" else "best <= 0.7"})
+            out.append(ratio(f"server CPU/msg {model} / go ({load})", (model, load, "server_cpu_us_per_msg"),
+                             ("go", load, "server_cpu_us_per_msg"),
+                             "<= 1.0 (threads)" if model == "threads" else "best <= 0.7"))
     # The client against the same server: CPU per message written and msgs/s, //echo:client vs spammer.
     for server_name in SERVER_MODELS + ["go"]:
-        out.append({"ratio": f"client CPU/msg echo-client / spammer (server {server_name})",
-                    "value": benchlib.ratio(get(server_name, "stream3", "client_cpu_us_per_msg"),
-                                            get(server_name, "stream3-go", "client_cpu_us_per_msg")),
-                    "target": "<= 0.5"})
-        out.append({"ratio": f"msgs/s echo-client / spammer (server {server_name})",
-                    "value": benchlib.ratio(get(server_name, "stream3", "msgs_per_s"),
-                                            get(server_name, "stream3-go", "msgs_per_s")),
-                    "target": ">= 1.0"})
+        out.append(ratio(f"client CPU/msg echo-client / spammer (server {server_name})",
+                         (server_name, "stream3", "client_cpu_us_per_msg"),
+                         (server_name, "stream3-go", "client_cpu_us_per_msg"), "<= 0.5"))
+        out.append(ratio(f"msgs/s echo-client / spammer (server {server_name})",
+                         (server_name, "stream3", "msgs_per_s"), (server_name, "stream3-go", "msgs_per_s"),
+                         ">= 1.0"))
     # The whole system: //echo:client + the best netbench server vs spammer + Go echosrv.
-    best = max(SERVER_MODELS, key=lambda m: get(m, "stream3", "msgs_per_s") or 0)
-    out.append({"ratio": f"system msgs/s echo-client+{best} / spammer+go",
-                "value": benchlib.ratio(get(best, "stream3", "msgs_per_s"), get("go", "stream3-go", "msgs_per_s")),
-                "target": ">= 1.5"})
+    best = max(SERVER_MODELS, key=lambda m: benchlib.lookup(summary, m, "stream3", "msgs_per_s") or 0)
+    out.append(ratio(f"system msgs/s echo-client+{best} / spammer+go", (best, "stream3", "msgs_per_s"),
+                     ("go", "stream3-go", "msgs_per_s"), ">= 1.5"))
     return out
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     benchlib.common_arguments(parser)
+    parser.add_argument("--rerender", action="store_true",
+                        help="rewrite the stored tables from the stored samples (JSON), running nothing")
     parser.add_argument("--seconds", type=float, default=None, help="load duration per case (default 10, quick 1)")
     parser.add_argument("--rate", type=int, default=None,
                         help="offered load of the 'rate' case, msgs/s over 3 clients (default 50000, quick 20000)")
     args = parser.parse_args(argv)
+    if args.rerender:
+        return benchlib.rerender("echo_bench", summarize, ratios)
     if args.samples < 1:
         parser.error("--samples must be at least 1")
     seconds = args.seconds or (1 if args.quick else 10)
@@ -182,8 +182,6 @@ def main(argv):
         for server in servers.values():
             server.stop()
 
-    summary = summarize(rows, cases)
-    ratio_rows = ratios(summary) if go_available else []
     notes = (f"Loads of {seconds:g} s, {samples} interleaved sample(s) per case, rate case at {rate} msgs/s. "
              "Server CPU per echoed message from /proc/PID/stat deltas (10 ms ticks); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "
@@ -191,9 +189,8 @@ def main(argv):
              "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + benchlib.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
-    if ratio_rows:
-        notes += "\n\n## Ratios (the issue's targets)\n\n" + benchlib.markdown_table(ratio_rows)
-    benchlib.write_results("echo_bench", rows, notes=notes, summary_rows=summary)
+    summary, ratio_rows = benchlib.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
+                                                      with_ratios=go_available)
     print(benchlib.markdown_table(summary))
     if ratio_rows:
         print(benchlib.markdown_table(ratio_rows))

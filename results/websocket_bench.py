@@ -141,42 +141,41 @@ def summarize(rows, cases):
 
 
 def ratios(summary):
-    def get(server_name, load, key):
-        return benchlib.lookup(summary, server_name, load, key)
+    def ratio(name, a, b, target):
+        return benchlib.ratio_of(summary, name, a, b, target)
 
     out = []
     for server_name in SERVER_MODELS + ["go"]:
         for n in ("1", "4"):
-            out.append({"ratio": f"msgs/s nb-client / go-client, {n} client(s), server {server_name}",
-                        "value": benchlib.ratio(get(server_name, "nb" + n, "msgs_per_s"),
-                                                get(server_name, "go" + n, "msgs_per_s")),
-                        "target": ">= 2"})
-            out.append({"ratio": f"client CPU/msg nb-client / go-client, {n} client(s), server {server_name}",
-                        "value": benchlib.ratio(get(server_name, "nb" + n, "client_cpu_us_per_msg"),
-                                                get(server_name, "go" + n, "client_cpu_us_per_msg")),
-                        "target": "<= 0.5"})
+            out.append(ratio(f"msgs/s nb-client / go-client, {n} client(s), server {server_name}",
+                             (server_name, "nb" + n, "msgs_per_s"), (server_name, "go" + n, "msgs_per_s"), ">= 2"))
+            out.append(ratio(f"client CPU/msg nb-client / go-client, {n} client(s), server {server_name}",
+                             (server_name, "nb" + n, "client_cpu_us_per_msg"),
+                             (server_name, "go" + n, "client_cpu_us_per_msg"), "<= 0.5"))
     for load in ("nb1", "go1", "nb4", "go4"):
         def cpu(model, load=load):
-            value = get(model, load, "server_cpu_us_per_msg")
+            value = benchlib.lookup(summary, model, load, "server_cpu_us_per_msg")
             return float("inf") if value is None else value
 
         best = min(SERVER_MODELS, key=cpu)
-        out.append({"ratio": f"server CPU/msg best netbench ({best}) / go x/net, load {load}",
-                    "value": benchlib.ratio(get(best, load, "server_cpu_us_per_msg"),
-                                            get("go", load, "server_cpu_us_per_msg")),
-                    "target": "<= 0.5"})
+        out.append(ratio(f"server CPU/msg best netbench ({best}) / go x/net, load {load}",
+                         (best, load, "server_cpu_us_per_msg"), ("go", load, "server_cpu_us_per_msg"), "<= 0.5"))
     return out
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     benchlib.common_arguments(parser)
+    parser.add_argument("--rerender", action="store_true",
+                        help="rewrite the stored tables from the stored samples (JSON), running nothing")
     parser.add_argument("--messages", type=int, default=None,
                         help="messages per client (default 100000, quick 2000)")
     parser.add_argument("--echo_messages", type=int, default=None,
                         help="messages of the echo-latency case (default 20000, quick 500)")
     parser.add_argument("--server_threads", type=int, default=1, help="event loops of the poll/epoll servers")
     args = parser.parse_args(argv)
+    if args.rerender:
+        return benchlib.rerender("websocket_bench", summarize, ratios)
     if args.samples < 1:
         parser.error("--samples must be at least 1")
     messages = args.messages or (2000 if args.quick else 100000)
@@ -216,8 +215,6 @@ def main(argv):
                              "received": received,
                              "equal": received == written_to.get((model, mode))})
 
-    summary = summarize(rows, cases)
-    ratio_rows = ratios(summary) if go_available else []
     notes = (f"{messages} messages per client in sink mode, {echo_messages} in the echo case; {samples} "
              f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
              "CPU per message from /proc/PID/stat deltas (10 ms ticks); client CPU per message from wait4 "
@@ -226,9 +223,8 @@ def main(argv):
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     notes += "\n\n## Written vs received by the netbench servers\n\n" + benchlib.markdown_table(keeps_up)
-    if ratio_rows:
-        notes += "\n\n## Ratios (the issue's targets)\n\n" + benchlib.markdown_table(ratio_rows)
-    benchlib.write_results("websocket_bench", rows, notes=notes, summary_rows=summary)
+    summary, ratio_rows = benchlib.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
+                                                      with_ratios=go_available)
     print(benchlib.markdown_table(summary))
     print(benchlib.markdown_table(keeps_up))
     if ratio_rows:
