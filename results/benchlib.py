@@ -311,6 +311,11 @@ def ratio_of(summary, name, a, b, target):
             "_cases": (a, b)}
 
 
+def value_range(values):
+    """"lowest .. highest" of `values` as the tables print numbers; None when there are none."""
+    return f"{_format(min(values))} .. {_format(max(values))}" if values else None
+
+
 def add_round_ranges(ratio_rows, rows):
     """Gives each ratio_of() row a `per_round` column: the lowest and highest value of the same ratio taken
     within each round (the two cases of one round ran minutes apart at most). A wide range says the ratio of
@@ -331,8 +336,7 @@ def add_round_ranges(ratio_rows, rows):
                 per_round_value = ratio(value(server_a, load_a, key_a), value(server_b, load_b, key_b))
                 if per_round_value is not None:
                     per_round.append(per_round_value)
-        spread = f"{_format(min(per_round))} .. {_format(max(per_round))}" if per_round else None
-        out.append({"ratio": entry["ratio"], "value": entry["value"], "per_round": spread,
+        out.append({"ratio": entry["ratio"], "value": entry["value"], "per_round": value_range(per_round),
                     "target": entry["target"]})
     return out
 
