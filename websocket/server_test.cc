@@ -76,6 +76,14 @@ class RawClient {
     }
   }
 
+  // Only the header of a masked frame announcing `payload_length` bytes.
+  bool SendHeader(Opcode opcode, uint64_t payload_length) {
+    char header[kMaxFrameHeaderSize];
+    const size_t n = WriteFrameHeader(
+        {.fin = true, .masked = true, .opcode = opcode, .payload_length = payload_length}, header);
+    return WriteAll(fd(), absl::string_view(header, n));
+  }
+
   bool Send(Opcode opcode, absl::string_view payload, bool fin = true) {
     ByteBuffer out;
     AppendFrame(out, opcode, payload, fin, /*masked=*/true, 0x01020304);
@@ -210,11 +218,7 @@ TEST_P(WebSocketServerTest, OversizeFrameClosesWith1009BeforeThePayload) {
   RawClient big(server_->port());
   ASSERT_TRUE(big.Upgrade());
   // Only the header of a 1 GiB frame is sent: the server must not wait for (or buffer) the payload.
-  char header[kMaxFrameHeaderSize];
-  const size_t n = WriteFrameHeader(
-      {.fin = true, .masked = true, .opcode = Opcode::kBinary, .payload_length = 1ull << 30},
-      header);
-  ASSERT_TRUE(WriteAll(big.fd(), absl::string_view(header, n)));
+  ASSERT_TRUE(big.SendHeader(Opcode::kBinary, 1ull << 30));
   WebSocketEvent event = big.Next();
   ASSERT_EQ(event.type, EventType::kClose);
   EXPECT_EQ(event.close_code, kCloseMessageTooBig);
@@ -228,11 +232,7 @@ TEST_P(WebSocketServerTest, OversizeFrameStillClosesWith1009WhileThePayloadKeeps
   StartServer(WebSocketServerMode::kEcho, /*max_message_size=*/1 << 16);
   RawClient big(server_->port());
   ASSERT_TRUE(big.Upgrade());
-  char header[kMaxFrameHeaderSize];
-  const size_t n = WriteFrameHeader(
-      {.fin = true, .masked = true, .opcode = Opcode::kBinary, .payload_length = 1ull << 20},
-      header);
-  ASSERT_TRUE(WriteAll(big.fd(), absl::string_view(header, n)));
+  ASSERT_TRUE(big.SendHeader(Opcode::kBinary, 1ull << 20));
   // Part of the payload, written whatever the server has done meanwhile (a send may fail once the
   // server closed: that is fine, the close frame is what matters).
   const std::string payload(256 << 10, 'p');
