@@ -1,14 +1,10 @@
 #include "common/tls.h"
 
-#include <fcntl.h>
 #include <link.h>
 #include <openssl/crypto.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,12 +22,11 @@
 #include "common/unique_fd.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/child_process.h"
 
 #ifndef OPENSSL_IS_BORINGSSL
 #error "netbench must be built against BoringSSL"
 #endif
-
-extern char** environ;
 
 namespace netbench {
 namespace {
@@ -434,28 +429,12 @@ TEST(TlsCertificateTest, FingerprintFormat) {
             fingerprint);  // a fresh key and certificate each time
 }
 
-// Runs a program with stdout captured; returns (exit status, stdout). -1 when it could not be run.
+// Runs a program to its end; returns (exit status, what it printed). -1 when it could not be run.
 std::pair<int, std::string> RunProgram(const std::vector<std::string>& argv) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return {-1, ""};
-  UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  write_end.reset();
-  if (rc != 0) return {-1, ""};
-  std::string out;
-  char buffer[4096];
-  for (ssize_t n; (n = read(read_end.get(), buffer, sizeof(buffer))) > 0;) out.append(buffer, n);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, out};
+  ChildProcess child(argv);
+  if (!child.started()) return {-1, ""};
+  std::string out = child.ReadRest();
+  return {child.Wait(), out};
 }
 
 TEST(TlsCertificateTest, FingerprintMatchesOpensslCommand) {
@@ -876,62 +855,6 @@ TEST(TlsInteropTest, CurlVerifiesOurSelfSignedServer) {
 
 // ---- Interoperability: our client against `openssl s_server` (OpenSSL 3) ----
 
-// A child process whose stdout we read; killed (it alone, by pid) and reaped when it goes.
-class Child {
- public:
-  explicit Child(const std::vector<std::string>& argv) {
-    int pipe_fds[2];
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0) return;
-    out_.reset(pipe_fds[0]);
-    UniqueFd write_end(pipe_fds[1]);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), 2);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  bool running() const { return pid_ > 0; }
-  // Reads output until a line starts with `prefix` (bounded by 10 s); returns that line, or "" at
-  // EOF.
-  std::string ReadLineStartingWith(const std::string& prefix) {
-    for (;;) {
-      size_t start = 0;
-      while (start < buffered_.size()) {
-        size_t end = buffered_.find('\n', start);
-        if (end == std::string::npos) break;
-        std::string line = buffered_.substr(start, end - start);
-        start = end + 1;
-        if (absl::StartsWith(line, prefix)) {
-          buffered_.erase(0, start);
-          return line;
-        }
-      }
-      buffered_.erase(0, start);
-      pollfd fd = {out_.get(), POLLIN, 0};
-      if (poll(&fd, 1, 10000) != 1) return "";
-      char buffer[1024];
-      ssize_t n = read(out_.get(), buffer, sizeof(buffer));
-      if (n <= 0) return "";
-      buffered_.append(buffer, n);
-    }
-  }
-
- private:
-  pid_t pid_ = -1;
-  UniqueFd out_;
-  std::string buffered_;
-};
-
 TEST(TlsInteropTest, OurClientVerifiesOpensslServerWithOurCertificate) {
   if (access("/usr/bin/openssl", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/openssl";
   std::unique_ptr<TlsServerContext> made = NewServer();
@@ -941,10 +864,10 @@ TEST(TlsInteropTest, OurClientVerifiesOpensslServerWithOurCertificate) {
   WriteFile(key_path, made->private_key_pem());
   for (const std::string version : {"-tls1_2", "-tls1_3"}) {
     SCOPED_TRACE(version);
-    Child server({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", cert_path,
-                  "-key", key_path, version, "-www", "-naccept", "2"});
-    ASSERT_TRUE(server.running());
-    std::string accept = server.ReadLineStartingWith("ACCEPT ");  // "ACCEPT 127.0.0.1:34501"
+    ChildProcess server({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert",
+                         cert_path, "-key", key_path, version, "-www", "-naccept", "2"});
+    ASSERT_TRUE(server.started());
+    std::string accept = server.ReadLineStartingWith("ACCEPT ", 10000);  // "ACCEPT 127.0.0.1:34501"
     ASSERT_FALSE(accept.empty()) << "openssl s_server did not start";
     int port = std::atoi(accept.substr(accept.rfind(':') + 1).c_str());
     std::unique_ptr<TlsClientContext> client = NewClient({.ca_file = cert_path});

@@ -1,12 +1,7 @@
 // The fan-out client end to end: each client model against the origin in each server model (500
 // requests, every body checked by length and checksum), HTTPS with verification on and its failure
 // path, and interoperability with Debian's `python3 -m http.server` and nginx (when installed).
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,8 +20,7 @@
 #include "httpfanout/fanout_client.h"
 #include "httpfanout/origin_body.h"
 #include "httpfanout/origin_handler.h"
-
-extern char** environ;
+#include "testing/child_process.h"
 
 namespace netbench {
 namespace {
@@ -203,58 +197,6 @@ INSTANTIATE_TEST_SUITE_P(Models, FanoutModelTest, testing::ValuesIn(kClientModel
                            return std::string(FanoutModelName(info.param));
                          });
 
-// A child process with its stdout (and stderr) on a pipe; killed and reaped when destroyed.
-class Child {
- public:
-  explicit Child(const std::vector<std::string>& argv) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    out_ = fds[0];
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (out_ >= 0) close(out_);
-  }
-  bool started() const { return pid_ > 0; }
-  // Waits for the child to exit; returns its exit status (-1 if it was killed).
-  int Wait() {
-    int status = 0;
-    if (pid_ <= 0 || waitpid(pid_, &status, 0) != pid_) return -1;
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  // Reads output until it contains `text` or `timeout_ms` passes; returns everything read.
-  std::string ReadUntil(const std::string& text, int timeout_ms) {
-    while (output_.find(text) == std::string::npos) {
-      pollfd p{out_, POLLIN, 0};
-      if (poll(&p, 1, timeout_ms) <= 0) break;
-      char buf[4096];
-      ssize_t n = read(out_, buf, sizeof(buf));
-      if (n <= 0) break;
-      output_.append(buf, n);
-    }
-    return output_;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int out_ = -1;
-  std::string output_;
-};
-
 std::string MakeTempDir() {
   std::string dir =
       absl::StrCat(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", "/fanout-XXXXXX");
@@ -268,8 +210,8 @@ TEST(FanoutInteropTest, PythonHttpServer) {
   ASSERT_FALSE(dir.empty());
   const std::string page = MakeOriginBody(25600);
   std::ofstream(dir + "/page.html", std::ios::binary) << page;
-  Child python({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
-                "--directory", dir});
+  ChildProcess python({"/usr/bin/python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+                       "--directory", dir});
   ASSERT_TRUE(python.started());
   std::string out = python.ReadUntil(") ...", 20000);
   // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
@@ -315,7 +257,7 @@ TEST(FanoutInteropTest, Nginx) {
                                                dir + "/", "-c", dir + "/nginx.conf"};
   // nginx opens its listening socket before it puts itself in the background, so once this command
   // has returned the port accepts connections: no polling needed.
-  Child starter(nginx_args);
+  ChildProcess starter(nginx_args);
   ASSERT_TRUE(starter.started());
   std::string start_output = starter.ReadUntil("\n", 5000);
   ASSERT_EQ(starter.Wait(), 0) << "nginx did not start: " << start_output;
@@ -323,7 +265,7 @@ TEST(FanoutInteropTest, Nginx) {
     std::vector<std::string> args;
     ~Stop() {
       args.insert(args.end(), {"-s", "quit"});
-      Child(args).Wait();
+      ChildProcess(args).Wait();
     }
   } stop{nginx_args};
   for (FanoutModel model : kClientModels) {

@@ -1,6 +1,8 @@
 #include "testing/child_process.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,19 +14,20 @@ namespace netbench {
 
 ChildProcess::ChildProcess(std::vector<std::string> args) {
   int fds[2];
-  if (pipe(fds) != 0) return;
+  // Close-on-exec, so that children started later do not hold this pipe open; dup2 gives the
+  // child its own stdout and stderr without the flag.
+  if (pipe2(fds, O_CLOEXEC) != 0) return;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);  // the child holds the write end now: EOF comes when it is done
-  out_ = fdopen(fds[0], "r");
+  out_ = fds[0];
 }
 
 ChildProcess::~ChildProcess() {
@@ -32,24 +35,65 @@ ChildProcess::~ChildProcess() {
     kill(pid_, SIGKILL);
     Wait();
   }
-  if (out_ != nullptr) fclose(out_);
+  if (out_ >= 0) close(out_);
 }
 
-std::string ChildProcess::ReadLine() {
-  if (out_ == nullptr) return "";
-  std::string line;
-  int c;
-  while ((c = fgetc(out_)) != EOF && c != '\n') line.push_back(static_cast<char>(c));
+bool ChildProcess::ReadMore(int timeout_ms) {
+  if (out_ < 0) return false;
+  pollfd readable{out_, POLLIN, 0};
+  int ready;
+  do {
+    ready = poll(&readable, 1, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0) return false;
+  char chunk[4096];
+  ssize_t n;
+  do {
+    n = read(out_, chunk, sizeof(chunk));
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return false;
+  unread_.append(chunk, static_cast<size_t>(n));
+  return true;
+}
+
+std::string ChildProcess::ReadLine(int timeout_ms) {
+  size_t end;
+  while ((end = unread_.find('\n')) == std::string::npos) {
+    if (!ReadMore(timeout_ms)) {
+      std::string rest;
+      rest.swap(unread_);
+      return rest;
+    }
+  }
+  std::string line = unread_.substr(0, end);
+  unread_.erase(0, end + 1);
   return line;
 }
 
+std::string ChildProcess::ReadLineStartingWith(const std::string& prefix, int timeout_ms) {
+  while (true) {
+    const bool complete = unread_.find('\n') != std::string::npos;
+    if (!complete && !ReadMore(timeout_ms)) return "";
+    if (!complete) continue;
+    std::string line = ReadLine(timeout_ms);
+    if (line.compare(0, prefix.size(), prefix) == 0) return line;
+  }
+}
+
+std::string ChildProcess::ReadUntil(const std::string& text, int timeout_ms) {
+  while (unread_.find(text) == std::string::npos && ReadMore(timeout_ms)) {
+  }
+  std::string all;
+  all.swap(unread_);
+  return all;
+}
+
 std::string ChildProcess::ReadRest() {
-  std::string rest;
-  if (out_ == nullptr) return rest;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), out_)) > 0) rest.append(buffer, n);
-  return rest;
+  while (ReadMore(kNoTimeout)) {
+  }
+  std::string all;
+  all.swap(unread_);
+  return all;
 }
 
 void ChildProcess::Signal(int signal_number) {

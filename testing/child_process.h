@@ -1,5 +1,6 @@
-// Runs a built program from a test and reads what it prints, line by line: for tests of a program's
-// ready line, its summary, its exit status and its refusal of bad flags.
+// Runs a program from a test and reads what it prints, line by line: for tests of a program's ready
+// line, its summary, its exit status and its refusal of bad flags, and for real peers (openssl
+// s_server, python3 -m http.server, nginx) in interoperability tests.
 //
 //   ChildProcess server({"echo/server", "--port=0"});   // a path relative to the runfiles root
 //   std::string ready = server.ReadLine();              // "listening on 127.0.0.1:PORT ..."
@@ -7,14 +8,15 @@
 //   std::string rest = server.ReadRest();
 //   EXPECT_EQ(server.Wait(), 0);
 //
-// stdout and stderr come back through one pipe. A child still running when the object goes away
-// is killed (SIGKILL), so a failed assertion never leaves a process behind or hangs the test.
+// stdout and stderr come back through one pipe. Reads take an optional timeout, so a peer that
+// never prints its ready line fails the test instead of hanging it. A child still running when the
+// object goes away is killed (SIGKILL) and reaped, so a failed assertion never leaves a process
+// behind.
 #ifndef NETBENCH_TESTING_CHILD_PROCESS_H_
 #define NETBENCH_TESTING_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,9 @@ namespace netbench {
 
 class ChildProcess {
  public:
+  // No timeout: wait as long as the child keeps its output open.
+  static constexpr int kNoTimeout = -1;
+
   // args[0] is the program's path; the environment is the test's.
   explicit ChildProcess(std::vector<std::string> args);
   ~ChildProcess();
@@ -30,17 +35,27 @@ class ChildProcess {
 
   bool started() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
-  // The next output line without its newline; "" at EOF.
-  std::string ReadLine();
+  // The next output line without its newline; what is left ("" if nothing) at EOF, or when no
+  // output came for `timeout_ms`.
+  std::string ReadLine(int timeout_ms = kNoTimeout);
+  // Skips lines up to the first that starts with `prefix` and returns it; "" at EOF or timeout.
+  std::string ReadLineStartingWith(const std::string& prefix, int timeout_ms = kNoTimeout);
+  // Reads until the unread output contains `text` (or EOF, or no output for `timeout_ms`) and
+  // returns all of that unread output.
+  std::string ReadUntil(const std::string& text, int timeout_ms = kNoTimeout);
   // Everything until EOF (the child exited or closed its output).
   std::string ReadRest();
   void Signal(int signal_number);
-  // Waits for the exit: the exit status, or 128 + the signal that ended it.
+  // Waits for the exit: the exit status, or 128 + the signal that ended it (-1: not started).
   int Wait();
 
  private:
+  // Appends what the child prints next to unread_; false at EOF, on error or after `timeout_ms`.
+  bool ReadMore(int timeout_ms);
+
   pid_t pid_ = -1;
-  FILE* out_ = nullptr;
+  int out_ = -1;
+  std::string unread_;
 };
 
 }  // namespace netbench
