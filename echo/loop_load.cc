@@ -162,8 +162,8 @@ void LoopConnection::Start() {
     s_.control->ReaderDone();
     return;
   }
-  if (ReadCoalesceBytes(*s_.options) > 1) {
-    coalescing_ = SetReceiveLowWatermark(c_->fd.get(), ReadCoalesceBytes(*s_.options)).ok();
+  if (const int coalesce = ReadCoalesceBytes(*s_.options); coalesce > 1) {
+    coalescing_ = SetReceiveLowWatermark(c_->fd.get(), coalesce).ok();
   }
   TrySend();
   FinishIfAllEchoed();  // a connection with nothing to send

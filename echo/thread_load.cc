@@ -138,8 +138,8 @@ void StreamReaderThread(const LoadShared& s, LoadConnection& c) {
   std::unique_ptr<char[]> buffer(new char[kReadChunk]);
   // Wake once per coalesce bytes of echoes while the writer runs; once it is done, on anything, so
   // that the tail comes back within one socket timeout.
-  bool coalescing = ReadCoalesceBytes(*s.options) > 1 &&
-                    SetReceiveLowWatermark(c.fd.get(), ReadCoalesceBytes(*s.options)).ok();
+  const int coalesce = ReadCoalesceBytes(*s.options);
+  bool coalescing = coalesce > 1 && SetReceiveLowWatermark(c.fd.get(), coalesce).ok();
   uint64_t received = 0;
   uint64_t timed = 0;  // rate mode: messages whose latency is recorded
   while (true) {

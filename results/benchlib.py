@@ -481,11 +481,21 @@ def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios,
     return summary, ratio_rows
 
 
+def load_results(name):
+    """The document write_results() stored for bench `name` on this machine."""
+    with open(os.path.join(results_dir(), f"{name}.json")) as f:
+        return json.load(f)
+
+
+def add_rerender_argument(parser):
+    parser.add_argument("--rerender", action="store_true",
+                        help="rewrite the stored tables from the stored samples (JSON), running nothing")
+
+
 def rerender(name, summarize, ratios):
     """Rewrites a bench's stored tables from its stored samples, running nothing: for a change in how results
     are reported. The environment and the notes stay those of the run."""
-    with open(os.path.join(results_dir(), f"{name}.json")) as f:
-        document = json.load(f)
+    document = load_results(name)
     cases = [(entry["server"], entry["load"]) for entry in document["summary"]]
     notes, separator, _ = document["notes"].partition(RATIOS_HEADING)
     write_bench_report(name, document["cases"], cases, summarize, ratios, notes, with_ratios=bool(separator),

@@ -149,8 +149,7 @@ def ratios(summary):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     benchlib.common_arguments(parser)
-    parser.add_argument("--rerender", action="store_true",
-                        help="rewrite the stored tables from the stored samples (JSON), running nothing")
+    benchlib.add_rerender_argument(parser)
     parser.add_argument("--seconds", type=float, default=None, help="load duration per case (default 10, quick 1)")
     parser.add_argument("--rate", type=int, default=None,
                         help="offered load of the 'rate' case, msgs/s over 3 clients (default 50000, quick 20000)")

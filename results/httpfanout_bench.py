@@ -224,8 +224,7 @@ def write_report(case_docs, notes, env=None):
 
 def rerender():
     """Rewrites the stored tables from the stored samples, running nothing."""
-    with open(os.path.join(benchlib.results_dir(), "httpfanout_bench.json")) as f:
-        document = json.load(f)
+    document = benchlib.load_results("httpfanout_bench")
     notes = document["notes"]
     if PER_ROUND_NOTE not in notes:  # stored before the column existed
         notes += " " + PER_ROUND_NOTE
@@ -237,8 +236,7 @@ def main(argv=None):
     parser = benchlib.common_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--repetitions", type=int, default=10)
-    parser.add_argument("--rerender", action="store_true",
-                        help="rewrite the stored tables from the stored samples (JSON), running nothing")
+    benchlib.add_rerender_argument(parser)
     args = parser.parse_args(argv)
     if args.rerender:
         return rerender()

@@ -166,8 +166,7 @@ def ratios(summary):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     benchlib.common_arguments(parser)
-    parser.add_argument("--rerender", action="store_true",
-                        help="rewrite the stored tables from the stored samples (JSON), running nothing")
+    benchlib.add_rerender_argument(parser)
     parser.add_argument("--messages", type=int, default=None,
                         help="messages per client (default 100000, quick 2000)")
     parser.add_argument("--echo_messages", type=int, default=None,
