@@ -311,6 +311,43 @@ def ratio_of(summary, name, a, b, target):
             "_cases": (a, b)}
 
 
+KERNEL_COST_NAMES = {
+    "BM_WriteToDevNull": "syscall",
+    "BM_TcpSendWithoutWakeup/peer_reads_every:1": "send_peer_reads_each",
+    "BM_TcpSendWithoutWakeup/peer_reads_every:8": "send",
+    "BM_TcpSendWithoutWakeup/peer_reads_every:2048": "send_peer_lets_pile_up",
+    "BM_TcpRoundTripBlocking/process_time/real_time": "round_trip",
+}
+
+
+def measure_kernel_costs():
+    """This machine's kernel prices now, in us of CPU, from //common:kernel_cost_benchmark (a few seconds):
+    "syscall" (a write to /dev/null), "send" (a 22-byte loopback send that wakes nobody, the peer reading
+    every 8 messages; also "send_peer_reads_each" and "send_peer_lets_pile_up") and "round_trip" (one byte
+    there and back between two blocked threads: two sends, two reads, two sleep/wake cycles). A bench takes
+    them in its own run, because this VM's speed drifts, and keeps them in its environment. Empty on failure."""
+    try:
+        binary = bazel_binary("//common:kernel_cost_benchmark")
+        result = run_client([binary, "--benchmark_format=json", "--benchmark_min_time=0.3"], timeout_s=120)
+        document = json.loads(result.check().stdout)
+    except Exception as error:  # noqa: BLE001 - the bench still runs, only without the floor column
+        log(f"kernel costs not measured: {error!r}")
+        return {}
+    costs = {KERNEL_COST_NAMES[b["name"]]: b["cpu_time"] / 1e3 for b in document.get("benchmarks", [])
+             if b["name"] in KERNEL_COST_NAMES and b.get("time_unit") == "ns"}
+    log("kernel costs (us): " + ", ".join(f"{k} {v:.2f}" for k, v in costs.items()))
+    return costs
+
+
+def floor_check(target_us, floor_us, floor_name):
+    """Says whether a CPU-per-message target is below the kernel's price of one operation the program cannot
+    skip, e.g. "1.98 < send 3.10: below the floor"."""
+    if target_us is None or floor_us is None:
+        return None
+    verdict = "below the floor" if target_us < floor_us else "above the floor"
+    return f"{_format(target_us)} {'<' if target_us < floor_us else '>='} {floor_name} {_format(floor_us)}: {verdict}"
+
+
 def value_range(values):
     """"lowest .. highest" of `values` as the tables print numbers; None when there are none."""
     return f"{_format(min(values))} .. {_format(max(values))}" if values else None
@@ -337,7 +374,8 @@ def add_round_ranges(ratio_rows, rows):
                 if per_round_value is not None:
                     per_round.append(per_round_value)
         out.append({"ratio": entry["ratio"], "value": entry["value"], "per_round": value_range(per_round),
-                    "target": entry["target"]})
+                    "target": entry["target"],
+                    **{k: v for k, v in entry.items() if k not in ("ratio", "value", "target", "_cases")}})
     return out
 
 
@@ -382,7 +420,8 @@ def machine_label():
     return f"{system}-{platform.machine()}-{cores}cpu"
 
 
-def environment():
+def environment(kernel_costs=None):
+    """Facts about this machine now; `kernel_costs` (measure_kernel_costs()) are kept with them."""
     cpu = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -403,6 +442,7 @@ def environment():
         "python": platform.python_version(),
         "git_commit": commit or None,
         "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **({"kernel_costs_us": kernel_costs} if kernel_costs else {}),
     }
 
 
@@ -456,6 +496,10 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
     md = [f"# {name}", "",
           f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit {env['git_commit']}, "
           f"{env['timestamp_utc']}", ""]
+    costs = env.get("kernel_costs_us")
+    if costs:
+        md += ["Kernel prices measured in this run (us of CPU, //common:kernel_cost_benchmark): "
+               + ", ".join(f"{k} {_format(v)}" for k, v in costs.items()) + ".", ""]
     if notes:
         md += [notes, ""]
     if summary_rows:
@@ -472,9 +516,11 @@ RATIOS_HEADING = "\n\n## Ratios (the issue's targets)\n\n"
 
 def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios, env=None):
     """The medians per case, the issue's ratios with their per-round ranges (appended to `notes`), and both
-    result files; returns (summary, ratio_rows)."""
+    result files; returns (summary, ratio_rows). `ratios(summary, env)` may read the run's kernel costs
+    from `env` (default: this machine now)."""
+    env = env or environment()
     summary = summarize(rows, cases)
-    ratio_rows = add_round_ranges(ratios(summary), rows) if with_ratios else []
+    ratio_rows = add_round_ranges(ratios(summary, env), rows) if with_ratios else []
     if ratio_rows:
         notes += RATIOS_HEADING + markdown_table(ratio_rows)
     write_results(name, rows, notes=notes, summary_rows=summary, env=env)

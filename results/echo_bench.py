@@ -120,7 +120,7 @@ def summarize(rows, cases):
     return benchlib.summarize_cases(rows, cases, keys)
 
 
-def ratios(summary):
+def ratios(summary, env):
     def ratio(name, a, b, target):
         return benchlib.ratio_of(summary, name, a, b, target)
 
@@ -132,10 +132,16 @@ def ratios(summary):
                              ("go", load, "server_cpu_us_per_msg"),
                              "<= 1.0 (threads)" if model == "threads" else "best <= 0.7"))
     # The client against the same server: CPU per message written and msgs/s, //echo:client vs spammer.
+    # One write per message makes one loopback send per message the client's floor; `target_vs_floor` says
+    # whether the target CPU (0.5x the spammer's) is above what that send alone cost in this run.
+    send_us = env.get("kernel_costs_us", {}).get("send")
     for server_name in SERVER_MODELS + ["go"]:
-        out.append(ratio(f"client CPU/msg echo-client / spammer (server {server_name})",
-                         (server_name, "stream3", "client_cpu_us_per_msg"),
-                         (server_name, "stream3-go", "client_cpu_us_per_msg"), "<= 0.5"))
+        row = ratio(f"client CPU/msg echo-client / spammer (server {server_name})",
+                    (server_name, "stream3", "client_cpu_us_per_msg"),
+                    (server_name, "stream3-go", "client_cpu_us_per_msg"), "<= 0.5")
+        spammer_us = benchlib.lookup(summary, server_name, "stream3-go", "client_cpu_us_per_msg")
+        row["target_vs_floor"] = benchlib.floor_check(spammer_us and 0.5 * spammer_us, send_us, "send")
+        out.append(row)
         out.append(ratio(f"msgs/s echo-client / spammer (server {server_name})",
                          (server_name, "stream3", "msgs_per_s"), (server_name, "stream3-go", "msgs_per_s"),
                          ">= 1.0"))
@@ -167,6 +173,7 @@ def main(argv):
     loads = [load for load in LOADS if go_available or load != "stream3-go"]
     cases = [(s, load) for load in loads for s in server_names]
 
+    env = benchlib.environment(benchlib.measure_kernel_costs())
     servers = start_servers(go_available)
     rows = []
     try:
@@ -189,7 +196,7 @@ def main(argv):
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     summary, ratio_rows = benchlib.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
-                                                      with_ratios=go_available)
+                                                      with_ratios=go_available, env=env)
     print(benchlib.markdown_table(summary))
     if ratio_rows:
         print(benchlib.markdown_table(ratio_rows))

@@ -23,6 +23,7 @@ import benchlib  # noqa: E402
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
 MICROBENCHMARKS = [
     "//common:histogram_benchmark",
+    "//common:kernel_cost_benchmark",
     "//common:tls_benchmark",
     "//websocket:frame_benchmark",
     "//websocket:mask_benchmark",

@@ -140,18 +140,24 @@ def summarize(rows, cases):
     return benchlib.summarize_cases(rows, cases, keys)
 
 
-def ratios(summary):
+def ratios(summary, env):
     def ratio(name, a, b, target):
         return benchlib.ratio_of(summary, name, a, b, target)
 
     out = []
+    # Both clients write one frame per send; `target_vs_floor` compares the target CPU (0.5x the Go client's)
+    # with what one loopback send alone cost in this run.
+    send_us = env.get("kernel_costs_us", {}).get("send")
     for server_name in SERVER_MODELS + ["go"]:
         for n in ("1", "4"):
             out.append(ratio(f"msgs/s nb-client / go-client, {n} client(s), server {server_name}",
                              (server_name, "nb" + n, "msgs_per_s"), (server_name, "go" + n, "msgs_per_s"), ">= 2"))
-            out.append(ratio(f"client CPU/msg nb-client / go-client, {n} client(s), server {server_name}",
-                             (server_name, "nb" + n, "client_cpu_us_per_msg"),
-                             (server_name, "go" + n, "client_cpu_us_per_msg"), "<= 0.5"))
+            row = ratio(f"client CPU/msg nb-client / go-client, {n} client(s), server {server_name}",
+                        (server_name, "nb" + n, "client_cpu_us_per_msg"),
+                        (server_name, "go" + n, "client_cpu_us_per_msg"), "<= 0.5")
+            go_client_us = benchlib.lookup(summary, server_name, "go" + n, "client_cpu_us_per_msg")
+            row["target_vs_floor"] = benchlib.floor_check(go_client_us and 0.5 * go_client_us, send_us, "send")
+            out.append(row)
     for load in ("nb1", "go1", "nb4", "go4"):
         def cpu(model, load=load):
             value = benchlib.lookup(summary, model, load, "server_cpu_us_per_msg")
@@ -186,6 +192,7 @@ def main(argv):
     loads = [load for load in SINK_LOADS if go_available or not load.startswith("go")] + ["echo1"]
     cases = [(s, load) for load in loads for s in server_names]
 
+    env = benchlib.environment(benchlib.measure_kernel_costs())
     servers = start_servers(go_available, args.server_threads)
     rows = []
     written_to = {}
@@ -223,7 +230,7 @@ def main(argv):
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     notes += "\n\n## Written vs received by the netbench servers\n\n" + benchlib.markdown_table(keeps_up)
     summary, ratio_rows = benchlib.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
-                                                      with_ratios=go_available)
+                                                      with_ratios=go_available, env=env)
     print(benchlib.markdown_table(summary))
     print(benchlib.markdown_table(keeps_up))
     if ratio_rows:
