@@ -330,7 +330,7 @@ def measure_kernel_costs():
         binary = bazel_binary("//common:kernel_cost_benchmark")
         result = run_client([binary, "--benchmark_format=json", "--benchmark_min_time=0.3"], timeout_s=120)
         document = json.loads(result.check().stdout)
-    except Exception as error:  # noqa: BLE001 - the bench still runs, only without the floor column
+    except Exception as error:  # noqa: BLE001 - the bench still runs, only without the send-price column
         log(f"kernel costs not measured: {error!r}")
         return {}
     costs = {KERNEL_COST_NAMES[b["name"]]: b["cpu_time"] / 1e3 for b in document.get("benchmarks", [])
@@ -339,13 +339,17 @@ def measure_kernel_costs():
     return costs
 
 
-def floor_check(target_us, floor_us, floor_name):
-    """Says whether a CPU-per-message target is below the kernel's price of one operation the program cannot
-    skip, e.g. "1.98 < send 3.10: below the floor"."""
-    if target_us is None or floor_us is None:
+def target_vs_send(target_us, kernel_costs):
+    """A client CPU-per-message target beside the kernel's price of the one send per message the load
+    requires, as measured in the same run: at the batching servers have under stream load (the peer reading
+    every 8 messages) and at its cheapest (the peer letting segments pile up), e.g. "2.52 vs send 3.23
+    (1.96 piled up)". None when either is missing."""
+    send_us = (kernel_costs or {}).get("send")
+    cheapest_us = (kernel_costs or {}).get("send_peer_lets_pile_up")
+    if target_us is None or send_us is None:
         return None
-    verdict = "below the floor" if target_us < floor_us else "above the floor"
-    return f"{_format(target_us)} {'<' if target_us < floor_us else '>='} {floor_name} {_format(floor_us)}: {verdict}"
+    text = f"{_format(target_us)} vs send {_format(send_us)}"
+    return text + (f" ({_format(cheapest_us)} piled up)" if cheapest_us is not None else "")
 
 
 def value_range(values):

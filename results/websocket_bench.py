@@ -145,9 +145,8 @@ def ratios(summary, env):
         return benchlib.ratio_of(summary, name, a, b, target)
 
     out = []
-    # Both clients write one frame per send; `target_vs_floor` compares the target CPU (0.5x the Go client's)
-    # with what one loopback send alone cost in this run.
-    send_us = env.get("kernel_costs_us", {}).get("send")
+    # Both clients write one frame per send; `target_vs_send` puts the target CPU (0.5x the Go client's)
+    # beside what one loopback send alone cost in this run.
     for server_name in SERVER_MODELS + ["go"]:
         for n in ("1", "4"):
             out.append(ratio(f"msgs/s nb-client / go-client, {n} client(s), server {server_name}",
@@ -156,7 +155,8 @@ def ratios(summary, env):
                         (server_name, "nb" + n, "client_cpu_us_per_msg"),
                         (server_name, "go" + n, "client_cpu_us_per_msg"), "<= 0.5")
             go_client_us = benchlib.lookup(summary, server_name, "go" + n, "client_cpu_us_per_msg")
-            row["target_vs_floor"] = benchlib.floor_check(go_client_us and 0.5 * go_client_us, send_us, "send")
+            row["target_vs_send"] = benchlib.target_vs_send(go_client_us and 0.5 * go_client_us,
+                                                            env.get("kernel_costs_us"))
             out.append(row)
     for load in ("nb1", "go1", "nb4", "go4"):
         def cpu(model, load=load):
