@@ -257,18 +257,38 @@ def run_client(cmd, timeout_s, env=None, cwd=None):
                         usage.ru_utime, usage.ru_stime, wall)
 
 
+def tcp_segments_sent():
+    """TCP segments this machine has sent (/proc/net/snmp OutSegs); None where there is no such file. On
+    loopback every segment sent is also received, so the difference over a run is the run's wire load in
+    segments, data and acknowledgements alike. The count is system-wide: it means something on a quiet
+    machine, as a bench's is."""
+    try:
+        with open("/proc/net/snmp") as f:
+            lines = [line.split() for line in f if line.startswith("Tcp:")]
+        header, values = lines[0], lines[1]
+        return int(values[header.index("OutSegs")])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def run_client_against(server, cmd, timeout_s):
-    """Runs a client to completion against `server`; returns its ClientResult and the server's (user,
-    system) CPU seconds meanwhile."""
+    """Runs a client to completion against `server`; returns its ClientResult (with `tcp_segments`, the
+    segments sent meanwhile, or None) and the server's (user, system) CPU seconds meanwhile."""
     user_before, sys_before = server.cpu_split()
+    segments_before = tcp_segments_sent()
     result = run_client(cmd, timeout_s)
+    segments_after = tcp_segments_sent()
     user_after, sys_after = server.cpu_split()
+    result.tcp_segments = (segments_after - segments_before
+                           if segments_before is not None and segments_after is not None else None)
     return result, (user_after - user_before, sys_after - sys_before)
 
 
 def add_cpu_per_message(row, result, server_cpu, client_messages, server_messages):
     """Adds client_cpu/client_sys (per message the client counts) and server_cpu/server_sys (per message the
-    server handled) in microseconds to `row`; None where a count is missing."""
+    server handled) in microseconds to `row`, and the TCP segments per message the client counts (both
+    directions, data and acknowledgements: fewer than one data segment per message means the kernel
+    coalesced writes); None where a count is missing."""
     def per_message(seconds, messages):
         return seconds * 1e6 / messages if messages else None
 
@@ -277,6 +297,8 @@ def add_cpu_per_message(row, result, server_cpu, client_messages, server_message
     row["client_sys_us_per_msg"] = per_message(result.system_seconds, client_messages)
     row["server_cpu_us_per_msg"] = per_message(server_user + server_sys, server_messages)
     row["server_sys_us_per_msg"] = per_message(server_sys, server_messages)
+    segments = getattr(result, "tcp_segments", None)
+    row["tcp_segs_per_msg"] = segments / client_messages if segments is not None and client_messages else None
 
 
 # -------------------------------------------------------------------------------------------- statistics

@@ -116,7 +116,7 @@ def run_case(servers, server_name, load, seconds, rate):
 
 def summarize(rows, cases):
     keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
-            "client_sys_us_per_msg", "p50_us", "p99_us")
+            "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us")
     return benchlib.summarize_cases(rows, cases, keys)
 
 
