@@ -222,6 +222,7 @@ class ClientResult:
         self.system_seconds = system_seconds  # the kernel's share: syscalls, loopback TCP, wakeups
         self.cpu_seconds = user_seconds + system_seconds
         self.wall_s = wall_s
+        self.tcp_segments = None  # segments sent meanwhile, where run_client_against() counted them
 
     def check(self):
         if self.returncode != 0:
@@ -297,7 +298,7 @@ def add_cpu_per_message(row, result, server_cpu, client_messages, server_message
     row["client_sys_us_per_msg"] = per_message(result.system_seconds, client_messages)
     row["server_cpu_us_per_msg"] = per_message(server_user + server_sys, server_messages)
     row["server_sys_us_per_msg"] = per_message(server_sys, server_messages)
-    segments = getattr(result, "tcp_segments", None)
+    segments = result.tcp_segments
     row["tcp_segs_per_msg"] = segments / client_messages if segments is not None and client_messages else None
 
 
