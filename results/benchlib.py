@@ -188,6 +188,8 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self._reader.join(timeout=2)
+        if not self._reader.is_alive():
+            self.proc.stdout.close()
         return self.output()
 
 
@@ -198,18 +200,22 @@ SCHEDULING_NOTE = ("Servers run in a session of their own, as if started from a 
                    "(syscalls, loopback TCP, wakeups).")
 
 
-def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None):
+def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None, preexec=None):
     """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`.
-    The server gets a session of its own (SCHEDULING_NOTE)."""
+    The server gets a session of its own (SCHEDULING_NOTE); `preexec` runs in the child before exec (CPU
+    affinity for --pin)."""
     name = name or os.path.basename(cmd[0])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                            env=env, cwd=cwd, start_new_session=True)
+                            env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec)
     server = Server(proc, name, ready)
     if server.wait_ready(timeout_s):
         return server
+    exited = proc.poll()
     proc.kill()
     proc.wait()
-    raise RuntimeError(f"{name} did not print /{ready}/ within {timeout_s}s: {server.output()[-2000:]}")
+    server.stop()
+    when = f"exited ({exited}) before it printed" if exited is not None else f"did not print within {timeout_s}s"
+    raise RuntimeError(f"{name} {when} /{ready}/: {server.output()[-2000:]}")
 
 
 class ClientResult:
@@ -231,10 +237,13 @@ class ClientResult:
         return self
 
 
-def run_client(cmd, timeout_s, env=None, cwd=None):
-    """Runs `cmd` to completion (killed after timeout_s) and returns its output and CPU time (wait4)."""
+def run_client(cmd, timeout_s, env=None, cwd=None, preexec=None):
+    """Runs `cmd` to completion (killed after timeout_s) and returns its output and CPU time (wait4's rusage:
+    its user/system split comes from ticks, but their sum is the scheduler's exact run time, children that
+    it waited for included). `preexec` runs in the child before exec (CPU affinity for --pin)."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
+                            preexec_fn=preexec)
     collected = {}
 
     def drain(stream, key):
@@ -253,6 +262,8 @@ def run_client(cmd, timeout_s, env=None, cwd=None):
     proc.returncode = os.waitstatus_to_exitcode(status)
     for r in readers:
         r.join()
+    proc.stdout.close()
+    proc.stderr.close()
     wall = time.monotonic() - start
     return ClientResult(cmd, proc.returncode, collected.get("out", ""), collected.get("err", ""),
                         usage.ru_utime, usage.ru_stime, wall)

@@ -1,12 +1,18 @@
 """netbench's standard comparison: `bazel run //:bench` (or `/usr/bin/python3 results/suite.py`).
 
-Runs, in order, the microbenchmarks (Google Benchmark binaries) and each whole-program benchmark
-(results/*_bench.py: echo, websocket, httpfanout, each against the Go reference peers when Go is
-installed), then writes results/data/<machine>/REPORT.md with every table, beside the JSON of each part.
+Settles the three public write-ups netbench exists for. Every system compared is an entry of the contestant
+registry (results/contestants.json): the write-ups' own programs (Racket, Go, Clojure on the JVM, curl,
+nginx) and netbench's. The main job runs the microbenchmarks, then each write-up's load over every
+contestant, interleaved in rounds, and writes results/data/<machine>/REPORT.md, which opens with one computed
+verdict per claim and the table behind it, beside JSON with every sample.
 
-    bazel run //:bench                                # everything, 3 interleaved samples per case
-    bazel run //:bench -- --only=echo --samples=5     # one part
-    bazel run //:bench -- --quick                     # smoke check: tiny loads, minutes not tens of minutes
+    bazel run //:bench                                    # micro, echo, websocket, fanout (about 20 min)
+    bazel run //:bench -- --quick                         # smoke check: tiny loads, one round (3 min)
+    bazel run //:bench -- --only=echo                     # one write-up
+    bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
+    bazel run //:bench -- --skip=jvm --pin                # leave one out; servers and loads on disjoint CPUs
+    bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
+    bazel run //:bench -- --only=echo-models              # the netbench-vs-Go detail benches (issues 3-5)
 """
 
 import argparse
@@ -19,6 +25,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import benchlib  # noqa: E402
+import contest  # noqa: E402
+import registry  # noqa: E402
+import scenarios  # noqa: E402
+import writeups  # noqa: E402
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
 MICROBENCHMARKS = [
@@ -73,61 +83,174 @@ def run_microbenchmarks(quick):
                            columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
 
 
+WRITEUP_PARTS = ["echo", "websocket", "fanout"]
+# The netbench-vs-Go detail benches of issues 3-5 (results/*_bench.py), run when named.
+DETAIL_PARTS = {"echo-models": "echo", "websocket-models": "websocket", "httpfanout-models": "httpfanout"}
+PARTS = ["micro"] + WRITEUP_PARTS + list(DETAIL_PARTS)
+DEFAULT_PARTS = ["micro"] + WRITEUP_PARTS
+DEFAULT_REGISTRY = os.path.join(os.path.dirname(os.path.realpath(__file__)), "contestants.json")
+
+
+def split_words(text):
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def choose(args, entries):
+    """(parts to run, contestants to use) from --only/--skip; exits 2 naming any word that matches nothing."""
+    only, skip = split_words(args.only), split_words(args.skip)
+    unknown = [w for w in registry.unknown_words(entries, only + skip) if w not in PARTS]
+    if unknown:
+        benchlib.log(f"bench: --only/--skip: {', '.join(unknown)} names no part ({', '.join(PARTS)}) and no "
+                     f"contestant, system or scenario of {args.contestants}")
+        sys.exit(2)
+    contestant_only = [w for w in only if w not in PARTS or w in WRITEUP_PARTS]
+    contestant_skip = [w for w in skip if w not in PARTS or w in WRITEUP_PARTS]
+    chosen = registry.select(entries, contestant_only, contestant_skip)
+    parts = [p for p in only if p in PARTS]
+    if not parts:
+        parts = DEFAULT_PARTS if not only else [s for s in WRITEUP_PARTS if any(e["scenario"] == s for e in chosen)]
+    return [p for p in PARTS if p in parts and p not in skip], chosen
+
+
+def run_writeup(part, entries, args, env):
+    """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json and .md."""
+    runner = contest.Runner(pin=args.pin)
+    quick = args.quick
+    samples = 1 if quick else args.samples
+    try:
+        if part == "echo":
+            settings = {"samples": samples, "seconds": 1.0 if quick else args.echo_seconds, "clients": 3}
+            rows, fates = scenarios.run_echo(entries, runner, samples, settings["seconds"], settings["clients"])
+            section = writeups.echo_section(rows, fates, settings)
+        elif part == "websocket":
+            settings = {"samples": samples, "messages": 2000 if quick else args.websocket_messages}
+            rows, fates = scenarios.run_websocket(entries, runner, samples, settings["messages"])
+            section = writeups.websocket_section(rows, fates, settings)
+        else:
+            samples = 1 if quick else args.fanout_samples
+            settings = {"samples": samples, "requests": 50 if quick else 500, "reps": 1 if quick else args.fanout_reps,
+                        "warmup": 0 if quick else 3}
+            rows, fates = scenarios.run_fanout(entries, runner, samples, settings["requests"], settings["reps"],
+                                               settings["warmup"])
+            section = writeups.fanout_section(rows, fates, settings)
+    finally:
+        runner.stop_all()
+    settings["pinned"] = runner.pin
+    how = ("servers pinned to CPUs " + ",".join(map(str, sorted(runner.server_cpus))) + ", clients to "
+           + ",".join(map(str, sorted(runner.client_cpus))) if runner.pin else
+           "servers and clients free to use every CPU (no --pin)")
+    header = (f"{'QUICK SMOKE RUN: not a measurement. ' if quick else ''}Run {env['timestamp_utc']}, commit "
+              f"{env['git_commit']}, {how}; servers run in a session of their own, as if started from a second "
+              "terminal (with Linux's autogroup scheduling that decides how server and load share the cores). CPU "
+              "figures are the scheduler's exact run time of each whole process (threads that exited included), "
+              "not 10 ms ticks.\n\n")
+    markdown = section["markdown"].replace("\n\n", "\n\n" + header, 1)
+    directory = benchlib.results_dir()
+    document = {"schema": "netbench.writeup/1", "part": part, "environment": env, "settings": settings,
+                "registry": os.path.abspath(args.contestants), "contestants": fates,
+                "verdicts": section["verdicts"], "rows": rows}
+    with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
+        json.dump(document, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(directory, f"{part}_writeup.md"), "w") as f:
+        f.write(markdown)
+    benchlib.log(f"wrote {directory}/{part}_writeup.json and .md")
+    for line in section["verdicts"]:
+        benchlib.log(f"  verdict: {line['claim']}: {line['verdict']}")
+    return 0 if all(r.get("status") == "ok" for r in rows) else 1
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    benchlib.common_arguments(parser)
-    parser.add_argument("--only", default="", help="comma-separated parts: micro," + ",".join(PROGRAM_BENCHMARKS))
+    parser.add_argument("--samples", type=int, default=5,
+                        help="interleaved rounds of the echo and websocket write-ups and the detail benches "
+                             "(default 5: the fewest that let a U test reach p < 0.05)")
+    parser.add_argument("--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
+    parser.add_argument("--only", default="",
+                        help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
+                             "names of the registry (default: " + ",".join(DEFAULT_PARTS) + ")")
+    parser.add_argument("--skip", default="", help="comma-separated parts or contestants to leave out")
+    parser.add_argument("--contestants", default=DEFAULT_REGISTRY, metavar="FILE",
+                        help="the contestant registry (default: results/contestants.json)")
+    parser.add_argument("--pin", action="store_true",
+                        help="run servers and load generators on disjoint halves of the CPUs (sched_setaffinity)")
+    parser.add_argument("--echo_seconds", type=float, default=5.0, help="length of one echo run (default 5)")
+    parser.add_argument("--websocket_messages", type=int, default=100000, help="messages per websocket client")
+    parser.add_argument("--fanout_samples", type=int, default=3, help="rounds of the fan-out write-up (default 3)")
+    parser.add_argument("--fanout_reps", type=int, default=5, help="timed fan-outs per client run (default 5)")
+    parser.add_argument("--list", action="store_true", help="list the registry's contestants and exit")
     args = parser.parse_args(argv)
-    parts = [p for p in args.only.split(",") if p] or ["micro"] + PROGRAM_BENCHMARKS
-    unknown = [p for p in parts if p not in ["micro"] + PROGRAM_BENCHMARKS]
-    if unknown:
-        parser.error(f"unknown part(s) {', '.join(unknown)}; choose from micro,{','.join(PROGRAM_BENCHMARKS)}")
-    if args.samples < 1:
-        parser.error("--samples must be at least 1")
+    if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
+        parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
+    try:
+        entries = registry.load(args.contestants)
+    except registry.RegistryError as error:
+        benchlib.log(f"bench: the contestant registry is not usable; nothing ran:\n{error}")
+        return 2
+    if args.list:
+        for e in entries:
+            print(f"{e['scenario']:9} {e['role']:6} {e['name']:22} {e['about']}")
+        return 0
+    parts, chosen = choose(args, entries)
+    benchlib.log(f"bench: parts {', '.join(parts) or '(none)'}; {len(chosen)} contestant(s) from {args.contestants}")
 
     started = time.monotonic()
     failures = []
+    env = benchlib.environment(benchlib.measure_kernel_costs())
     if "micro" in parts:
         run_microbenchmarks(args.quick)
-    for name in PROGRAM_BENCHMARKS:
-        if name not in parts:
+    for part in parts:
+        if part in WRITEUP_PARTS:
+            benchlib.log(f"==== {part} write-up")
+            try:
+                code = run_writeup(part, chosen, args, env)
+            except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
+                benchlib.log(f"{part} write-up failed: {error!r}")
+                code = 1
+        elif part in DETAIL_PARTS:
+            module = importlib.import_module(f"{DETAIL_PARTS[part]}_bench")
+            benchlib.log(f"==== {part} (detail bench)")
+            try:
+                code = module.main([f"--samples={args.samples}"] + (["--quick"] if args.quick else []))
+            except Exception as error:  # noqa: BLE001
+                benchlib.log(f"{part} failed: {error!r}")
+                code = 1
+        else:
             continue
-        try:
-            module = importlib.import_module(f"{name}_bench")
-        except ImportError as error:
-            benchlib.log(f"skip {name}: {error}")
-            continue
-        benchlib.log(f"==== {name} benchmark")
-        forwarded = [f"--samples={args.samples}"] + (["--quick"] if args.quick else [])
-        try:
-            code = module.main(forwarded)
-        except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
-            benchlib.log(f"{name} benchmark failed: {error!r}")
-            code = 1
         if code:
-            failures.append(name)
+            failures.append(part)
 
-    write_report()
+    write_report(env)
     benchlib.log(f"suite finished in {time.monotonic() - started:.0f} s"
-                 + (f"; failed parts: {', '.join(failures)}" if failures else ""))
+                 + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
 
 
-def write_report():
-    """Concatenates every part's table into REPORT.md, the page to read first."""
+def write_report(env):
+    """REPORT.md, the page to read first: a verdict section per write-up, then the microbenchmarks and the
+    detail benches, each section from the newest run of its part on this machine."""
     directory = benchlib.results_dir()
     sections = []
-    for name in ["echo_bench", "websocket_bench", "httpfanout_bench", "microbenchmarks"]:
+    for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + ["microbenchmarks", "echo_bench", "websocket_bench",
+                                                           "httpfanout_bench"]:
         path = os.path.join(directory, f"{name}.md")
         if os.path.exists(path):
             with open(path) as f:
-                sections.append(f.read())
-    env = benchlib.environment()
+                text = f.read()
+            if not name.endswith("_writeup"):
+                text = text.replace("# ", "## ", 1)
+            sections.append(text)
+    costs = env.get("kernel_costs_us") or {}
     header = (f"# netbench report: {benchlib.machine_label()}\n\n"
               f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit "
               f"{env['git_commit']}, {env['timestamp_utc']}.\n\n"
-              "Every figure is a median over interleaved samples taken in one run; ratios compare cases of "
-              "the same run. JSON with every sample sits beside this file.\n\n")
+              + ("Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
+                 + ", ".join(f"{k} {benchlib._format(v)}" for k, v in costs.items()) + ".\n\n" if costs else "")
+              + "Each section below comes from one run and names it; every figure is a median over interleaved "
+              "rounds of that run, and every verdict is computed from its samples (results/verdict.py): "
+              "**holds** or **reversed** need a two-sided Mann-Whitney U test at p < 0.05 and a ratio on the "
+              "same side of 1 in every round; otherwise **not separable on this machine**. JSON with every "
+              "sample sits beside this file.\n\n")
     with open(os.path.join(directory, "REPORT.md"), "w") as f:
         f.write(header + "\n".join(sections))
     benchlib.log(f"wrote {os.path.join(directory, 'REPORT.md')}")

@@ -2,17 +2,17 @@
 # Installs what netbench needs on a Debian machine, offline-friendly and idempotent: packages already present
 # are left alone, and the script says what it did. Run it before any bazel command on a new machine.
 #
-#   tools/bootstrap.sh            build + test + benchmark dependencies (and the Go/nginx/curl peers)
+#   tools/bootstrap.sh            build + test + benchmark dependencies and the write-ups' systems (the peers:
+#                                 Go, Racket, Clojure on a headless JDK, nginx, curl) that `bazel run //:bench`
+#                                 compares
 #   tools/bootstrap.sh --no-peers only what `bazel test //...` needs
-#   tools/bootstrap.sh --racket   also Racket, for the Racket echo server of the first write-up
 set -euo pipefail
 
 want_peers=1
-want_racket=0
 for arg in "$@"; do
   case "$arg" in
     --no-peers) want_peers=0 ;;
-    --racket) want_racket=1 ;;
+    --racket) ;;  # Racket is one of the peers now; kept so that older instructions still work
     -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bootstrap: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -33,13 +33,15 @@ command -v apt-get >/dev/null || die "apt-get not found."
 packages=(
   bazel-bootstrap g++ pkg-config git ca-certificates
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev android-libboringssl-dev nlohmann-json3-dev
-  python3 python3-websockets curl nginx openssl iproute2
+  python3 python3-websockets python3-scipy curl nginx openssl iproute2
 )
 if [ "$want_peers" = 1 ]; then
-  # The reference peers in ../shared/peers (Go echo server, spammer, websocket and fan-out programs).
-  packages+=(golang-go golang-golang-x-net-dev golang-github-gorilla-websocket-dev hyperfine)
+  # The write-ups' systems, run from ../shared/peers by results/contestants.json: Go (echo server, spammer,
+  # x/net and gorilla WebSocket programs, net/http fan-out), Racket (echo server), Clojure on the JDK
+  # (fan-out). nginx and curl are above: tests use them too.
+  packages+=(golang-go golang-golang-x-net-dev golang-github-gorilla-websocket-dev hyperfine racket clojure
+             default-jdk-headless)
 fi
-[ "$want_racket" = 1 ] && packages+=(racket)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,274 @@
+"""Runs registry contestants (results/registry.py) as real processes on loopback and measures them.
+
+A server contestant is started once per configuration (its placeholders filled) and kept for the whole run;
+a client contestant runs to completion against it, once per case and round. Each side's CPU time is read
+from the kernel's scheduler clock (the process CPU clock, nanoseconds, threads that exited included), not
+from 10 ms ticks; a daemon server (a `pidfile` entry) is measured over its whole process tree. A server that
+fails to start or dies, and a client that fails or prints no result, give failed rows that carry the last
+lines the program printed; every other case still runs.
+
+    runner = contest.Runner(pin=False)
+    server = runner.start_server(entry, {"procs": 2})          # contest.Failure on failure
+    row = runner.run_client(client_entry, server, {"clients": 3, "duration_s": 5}, timeout_s=60)
+    runner.stop_all()
+"""
+
+import os
+import re
+import socket
+import subprocess
+import time
+
+import benchlib
+import registry
+
+HOST = "127.0.0.1"
+TAIL_LINES = 8
+
+
+class Failure(RuntimeError):
+    """A contestant that could not run; `tail` holds the last lines it printed."""
+
+    def __init__(self, message, tail=""):
+        super().__init__(message)
+        self.tail = tail
+
+
+def tail_of(text, lines=TAIL_LINES):
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def free_port():
+    """A port nothing listens on now, for servers that take their port as an argument."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def wait_until_accepting(host, port, timeout_s=15):
+    """Some servers print their ready line before they listen (Go's http.ListenAndServe)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def process_cpu_seconds(pid):
+    """A process's CPU time so far (user + system, every thread, exited ones included), in seconds, from the
+    scheduler's nanosecond clock: the clock id that clock_getcpuclockid(3) would return for `pid`."""
+    return time.clock_gettime(((~pid) << 3) | 2)
+
+
+def descendants(pid):
+    """`pid` and every live process below it (a shell's children, nginx's workers)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += children.get(current, [])
+    return found
+
+
+def tree_cpu_seconds(pid):
+    total = 0.0
+    for member in descendants(pid):
+        try:
+            total += process_cpu_seconds(member)
+        except OSError:  # exited meanwhile
+            pass
+    return total
+
+
+def cpu_sets(pin):
+    """(server CPUs, client CPUs): disjoint halves of this machine's CPUs with --pin, else all for both."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if not pin or len(cpus) < 2:
+        return None, None
+    half = len(cpus) // 2
+    return set(cpus[:half]), set(cpus[half:])
+
+
+class Server:
+    """One started server contestant: its process (or daemon), the URL or port it serves, its output."""
+
+    def __init__(self, entry, values, process=None, daemon_pid=None, url=None):
+        self.entry = entry
+        self.values = values
+        self.process = process  # a benchlib.Server, or None for a daemon
+        self.daemon_pid = daemon_pid
+        self.url = url
+        self.died = None
+
+    @property
+    def port(self):
+        return self.values.get("port")
+
+    def pid(self):
+        return self.process.pid if self.process else self.daemon_pid
+
+    def cpu_seconds(self):
+        return tree_cpu_seconds(self.pid())
+
+    def alive(self):
+        if self.process:
+            return self.process.alive()
+        try:
+            os.kill(self.daemon_pid, 0)
+            return True
+        except OSError:
+            return False
+
+    def output_tail(self):
+        return tail_of(self.process.output()) if self.process else ""
+
+
+class Runner:
+    """Starts servers and runs clients with one resolver for {peer:NAME} and {//pkg:target}, one CPU split
+    (--pin) and one place that stops everything."""
+
+    def __init__(self, pin=False):
+        self.server_cpus, self.client_cpus = cpu_sets(pin)
+        self.pin = pin and self.server_cpus is not None
+        self.servers = []
+
+    @staticmethod
+    def resolve(token):
+        if token.startswith("peer:"):
+            path = benchlib.peer_binary(token[len("peer:"):])
+            if path is None:
+                raise Failure(f"the Go peer {token[5:]} is not available (needs golang-go: tools/bootstrap.sh)")
+            return path
+        return benchlib.bazel_binary(token)
+
+    @staticmethod
+    def base_values():
+        return {"host": HOST, "peers": benchlib.peers_dir(),
+                "results": os.path.dirname(os.path.realpath(__file__))}
+
+    def _environment(self, entry, values):
+        env = dict(os.environ)
+        for name, value in entry.get("env", {}).items():
+            env[name] = registry.expand([value], values)[0]
+        return env
+
+    def _affinity(self, cpus):
+        if not cpus:
+            return None
+        return lambda: os.sched_setaffinity(0, cpus)
+
+    def start_server(self, entry, values=None, extra_args=(), url_template=None):
+        """Starts `entry` with `values` for its placeholders (a free {port} is added); returns a Server or
+        raises Failure with the last lines it printed."""
+        values = {**self.base_values(), "port": free_port(), **(values or {})}
+        try:
+            argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
+        except (KeyError, FileNotFoundError, subprocess.CalledProcessError) as error:
+            raise Failure(f"cannot build its command: {error}") from error
+        env = self._environment(entry, values)
+        url = registry.expand([url_template], values)[0] if url_template else None
+        if "pidfile" in entry:
+            return self._start_daemon(entry, values, argv, env, url)
+        try:
+            process = benchlib.start_server(argv, ready=entry["ready"], name=entry["name"], env=env,
+                                            preexec=self._affinity(self.server_cpus))
+        except (RuntimeError, OSError) as error:
+            raise Failure(f"did not start: {str(error).splitlines()[0]}",
+                          tail_of(str(error).partition(": ")[2] if isinstance(error, RuntimeError) else ""))
+        server = Server(entry, values, process=process, url=url)
+        self.servers.append(server)
+        if "{port}" in " ".join(entry["command"]) and not wait_until_accepting(HOST, values["port"]):
+            raise Failure(f"printed its ready line but accepts nothing on port {values['port']}",
+                          server.output_tail())
+        return server
+
+    def _start_daemon(self, entry, values, argv, env, url):
+        result = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60,
+                                preexec_fn=self._affinity(self.server_cpus))
+        output = result.stdout + result.stderr
+        if result.returncode != 0 or not re.search(entry["ready"], output):
+            raise Failure(f"did not start (exit {result.returncode})", tail_of(output))
+        try:
+            with open(registry.expand([entry["pidfile"]], values)[0]) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError) as error:
+            raise Failure(f"started but its pidfile is unreadable: {error}", tail_of(output))
+        server = Server(entry, values, daemon_pid=pid, url=url)
+        self.servers.append(server)
+        return server
+
+    def run_client(self, entry, server, values, extra_args=(), timeout_s=120):
+        """Runs client `entry` to completion against `server`. Returns a row: status "ok" or "failed" (with
+        `error` and `tail`), the values its result regexes found (all matches for per-repetition figures),
+        wall time and both sides' CPU seconds over the run."""
+        values = {**self.base_values(), "port": server.port, "url": server.url, **values}
+        row = {"status": "failed"}
+        try:
+            argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
+        except (KeyError, Failure, FileNotFoundError, subprocess.CalledProcessError) as error:
+            row["error"] = f"cannot build its command: {error}"
+            return row
+        if not server.alive():
+            row["error"] = "the server is not running"
+            row["tail"] = server.output_tail()
+            return row
+        server_before = server.cpu_seconds()
+        segments_before = benchlib.tcp_segments_sent()
+        result = benchlib.run_client(argv, timeout_s, env=self._environment(entry, values),
+                                     preexec=self._affinity(self.client_cpus))
+        segments_after = benchlib.tcp_segments_sent()
+        server_alive = server.alive()
+        row["server_cpu_s"] = server.cpu_seconds() - server_before if server_alive else None
+        row["client_cpu_s"] = result.cpu_seconds
+        row["wall_s"] = result.wall_s
+        if segments_before is not None and segments_after is not None:
+            row["tcp_segments"] = segments_after - segments_before
+        found = {}
+        for key, pattern in entry["result"].items():
+            matches = [m.group("value").replace(",", "") for m in re.finditer(pattern, result.stdout, re.MULTILINE)]
+            numbers = []
+            for text in matches:
+                try:
+                    numbers.append(float(text))
+                except ValueError:
+                    pass
+            found[key] = numbers
+        row["found"] = found
+        if not server_alive:
+            row["error"] = "the server died during the run"
+            row["tail"] = server.output_tail()
+        elif result.returncode != 0:
+            row["error"] = f"exited {result.returncode}" + (" (killed at its time limit)" if result.returncode == -9
+                                                            else "")
+            row["tail"] = tail_of(result.stdout + "\n" + result.stderr)
+        elif not all(found.values()):
+            missing = [k for k, v in found.items() if not v]
+            row["error"] = f"printed no {', '.join(missing)} (its 'result' regex matched nothing)"
+            row["tail"] = tail_of(result.stdout + "\n" + result.stderr)
+        else:
+            row["status"] = "ok"
+        return row
+
+    def stop_all(self):
+        for server in self.servers:
+            try:
+                if server.process:
+                    server.process.stop()
+                elif "stop" in server.entry:
+                    subprocess.run(registry.expand(server.entry["stop"], server.values), capture_output=True,
+                                   timeout=60)
+            except Exception as error:  # noqa: BLE001 - stop the others all the same
+                benchlib.log(f"note: stopping {server.entry['name']}: {error!r}")
+        self.servers = []

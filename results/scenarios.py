@@ -1,0 +1,190 @@
+"""The three write-ups' loads, run over every contestant of the registry (results/contestants.json).
+
+    echo       every echo server under every echo client: CLIENTS connections writing as fast as they
+               can for SECONDS (the write-up: 3 clients of the Go spammer)
+    websocket  every server under the clients of its own system (a system without a client: under the
+               write-up's client), CLIENTS {1, 4} x PROCS {1, 2, 3, 4} ("hello, world!" text messages to a
+               sink server; PROCS is GOMAXPROCS for Go, event loops for netbench)
+    fanout     every client, in each of its conditions (fresh connections per repetition; connections and
+               TLS sessions kept), fetching a 25,600-byte page REQUESTS times at once from every server
+               and scheme
+
+Every case runs once per round and the cases are interleaved within each round, so drift hits all alike.
+Each function returns the scenario's rows (one per case and round; see contest.Runner.run_client) and the
+contestants' fate (ran, skipped with the install command, failed with the last lines they printed).
+"""
+
+import benchlib
+import contest
+import registry
+
+WEBSOCKET_CLIENTS = (1, 4)
+WEBSOCKET_PROCS = (1, 2, 3, 4)
+
+
+def _prepare(entries, scenario, runner):
+    """(servers, clients, fates) of `scenario`: the entries that can run here, and one fate per entry."""
+    servers, clients, fates = [], [], []
+    for entry in entries:
+        if entry["scenario"] != scenario:
+            continue
+        fate = {"name": entry["name"], "role": entry["role"], "system": entry["system"], "about": entry["about"],
+                "env": entry.get("env", {}), "command": " ".join(entry["command"])}
+        why = registry.unavailable(entry)
+        if why:
+            fate.update(status="skipped", why=why)
+            benchlib.log(f"skip {scenario} {entry['role']} {entry['name']}: {why}")
+        else:
+            fate.update(status="ran", version=registry.version_of(entry, runner.base_values()))
+            (servers if entry["role"] == "server" else clients).append(entry)
+        fates.append(fate)
+    return servers, clients, fates
+
+
+def _fail(fates, entry, failure):
+    for fate in fates:
+        if fate["name"] == entry["name"] and fate["role"] == entry["role"]:
+            fate.update(status="failed", why=str(failure), tail=getattr(failure, "tail", ""))
+    benchlib.log(f"  {entry['name']} failed: {failure}" + (f"\n{failure.tail}" if getattr(failure, "tail", "")
+                                                            else ""))
+
+
+def _start(runner, entry, fates, values=None, **kwargs):
+    try:
+        return runner.start_server(entry, values, **kwargs)
+    except contest.Failure as failure:
+        _fail(fates, entry, failure)
+        return None
+
+
+def _per_message(row, messages):
+    for side in ("client", "server"):
+        seconds = row.get(f"{side}_cpu_s")
+        row[f"{side}_cpu_us_per_msg"] = seconds * 1e6 / messages if seconds is not None and messages else None
+    segments = row.pop("tcp_segments", None)
+    row["tcp_segs_per_msg"] = segments / messages if segments is not None and messages else None
+
+
+def _first(row, key):
+    values = row.get("found", {}).get(key) or []
+    return values[-1] if values else None
+
+
+def _failed_row(base, why, tail=""):
+    return {**base, "status": "failed", "error": why, "tail": tail}
+
+
+def _log_row(prefix, row, figure, unit):
+    if row["status"] == "ok":
+        benchlib.log(f"{prefix}: {benchlib._format(row.get(figure))} {unit}")
+    else:
+        benchlib.log(f"{prefix}: FAILED: {row.get('error')}")
+
+
+def run_echo(entries, runner, samples, seconds, clients=3):
+    servers, loads, fates = _prepare(entries, "echo", runner)
+    started = {}
+    for entry in servers:
+        started[entry["name"]] = _start(runner, entry, fates)
+    cases = [(s, c) for c in loads for s in servers]
+    rows = []
+    for round_index, (server, client) in benchlib.interleaved(cases, samples):
+        base = {"server": server["name"], "client": client["name"], "round": round_index}
+        prefix = f"echo round {round_index + 1}/{samples}: {client['name']} -> {server['name']}"
+        running = started.get(server["name"])
+        if running is None:
+            rows.append(_failed_row(base, "the server did not start"))
+            continue
+        row = runner.run_client(client, running, {"clients": clients, "duration_s": f"{seconds:g}"},
+                                timeout_s=seconds + 60)
+        row.update(base)
+        row["msgs_per_s"] = _first(row, "msgs_per_s")
+        row["messages"] = _first(row, "messages")
+        _per_message(row, row["messages"])
+        rows.append(row)
+        _log_row(prefix, row, "msgs_per_s", "msgs/s")
+        if not running.alive() and not any(f["status"] == "failed" and f["name"] == server["name"] for f in fates):
+            _fail(fates, server, contest.Failure("died during the run", running.output_tail()))
+    return rows, fates
+
+
+def websocket_pairs(servers, clients):
+    """(server, client) pairs: each server with the clients of its own system, or, where its system has
+    none, with the write-up's (reference) clients."""
+    pairs = []
+    for server in servers:
+        own = [c for c in clients if c["system"] == server["system"]]
+        for client in own or [c for c in clients if c.get("reference")]:
+            pairs.append((server, client))
+    return pairs
+
+
+def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, connections=WEBSOCKET_CLIENTS):
+    servers, clients, fates = _prepare(entries, "websocket", runner)
+    pairs = websocket_pairs(servers, clients)
+    started = {}
+    for server in {s["name"]: s for s, _ in pairs}.values():
+        for p in procs:
+            started[(server["name"], p)] = _start(runner, server, fates, {"procs": p},
+                                                  url_template="ws://{host}:{port}/echo")
+    cases = [(s, c, p, n) for n in connections for p in procs for s, c in pairs]
+    rows = []
+    for round_index, (server, client, p, n) in benchlib.interleaved(cases, samples):
+        base = {"server": server["name"], "client": client["name"], "procs": p, "clients": n,
+                "round": round_index}
+        prefix = (f"websocket round {round_index + 1}/{samples}: {client['name']} x{n} -> {server['name']}, "
+                  f"procs {p}")
+        running = started.get((server["name"], p))
+        if running is None:
+            rows.append(_failed_row(base, "the server did not start"))
+            continue
+        row = runner.run_client(client, running, {"clients": n, "messages": messages, "procs": p}, timeout_s=180)
+        row.update(base)
+        row["msgs_per_s"] = _first(row, "msgs_per_s")
+        row["messages"] = _first(row, "messages")
+        _per_message(row, row["messages"])
+        rows.append(row)
+        _log_row(prefix, row, "msgs_per_s", "msgs/s")
+    return rows, fates
+
+
+def run_fanout(entries, runner, samples, requests, reps, warmup):
+    servers, clients, fates = _prepare(entries, "fanout", runner)
+    targets = []
+    by_command = {}
+    for server in servers:
+        for scheme, spec in server["schemes"].items():
+            key = (server["name"], tuple(spec.get("args", [])))
+            if key not in by_command:
+                by_command[key] = _start(runner, server, fates, extra_args=spec.get("args", []),
+                                         url_template=spec["url"])
+            running = by_command[key]
+            url = registry.expand([spec["url"]], running.values)[0] if running else None
+            targets.append((server, scheme, running, url))
+    cases = [(t, c, condition) for t in targets for c in clients for condition in c["conditions"]]
+    rows = []
+    for round_index, ((server, scheme, running, url), client, condition) in benchlib.interleaved(cases, samples):
+        base = {"server": server["name"], "scheme": scheme, "client": client["name"], "condition": condition,
+                "round": round_index}
+        prefix = (f"fanout round {round_index + 1}/{samples}: {client['name']} ({condition}) -> "
+                  f"{server['name']} {scheme}")
+        if running is None:
+            rows.append(_failed_row(base, "the server did not start"))
+            continue
+        extra = list(client["conditions"][condition]) + (list(client.get("https_args", [])) if scheme == "https"
+                                                         else [])
+        row = runner.run_client(client, running, {"url": url, "requests": requests, "reps": reps,
+                                                  "warmup": warmup}, extra_args=extra,
+                                timeout_s=120 + (reps + warmup) * 60)
+        row.update(base)
+        row["walls_s"] = row.get("found", {}).get("wall_s", [])
+        row["wall_s_median"] = benchlib.median(row["walls_s"])
+        fetched = requests * (reps + (warmup if "{warmup}" in " ".join(client["command"]) else 0))
+        row["requests_made"] = fetched
+        for side in ("client", "server"):
+            seconds = row.get(f"{side}_cpu_s")
+            row[f"{side}_cpu_us_per_req"] = seconds * 1e6 / fetched if seconds is not None else None
+        row.pop("tcp_segments", None)
+        rows.append(row)
+        _log_row(prefix, row, "wall_s_median", "s per fan-out (median)")
+    return rows, fates
