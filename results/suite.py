@@ -10,7 +10,7 @@ verdict per claim and the table behind it, beside JSON with every sample.
     bazel run //:bench -- --quick                         # smoke check: tiny loads, one round (3 min)
     bazel run //:bench -- --only=echo                     # one write-up
     bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
-    bazel run //:bench -- --skip=jvm --pin                # leave one out; servers and loads on disjoint CPUs
+    bazel run //:bench -- --skip=jvm --no-pin             # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the netbench-vs-Go detail benches (issues 3-5)
 """
@@ -147,7 +147,7 @@ def run_writeup(part, entries, args, env):
     markdown = section["markdown"].replace("\n\n", "\n\n" + header, 1)
     directory = benchlib.results_dir()
     document = {"schema": "netbench.writeup/1", "part": part, "environment": env, "settings": settings,
-                "registry": os.path.abspath(args.contestants), "contestants": fates,
+                "registry": os.path.relpath(os.path.abspath(args.contestants), benchlib.repo_root()), "contestants": fates,
                 "verdicts": section["verdicts"], "rows": rows}
     with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
         json.dump(document, f, indent=1)
@@ -172,8 +172,10 @@ def main(argv):
     parser.add_argument("--skip", default="", help="comma-separated parts or contestants to leave out")
     parser.add_argument("--contestants", default=DEFAULT_REGISTRY, metavar="FILE",
                         help="the contestant registry (default: results/contestants.json)")
-    parser.add_argument("--pin", action="store_true",
-                        help="run servers and load generators on disjoint halves of the CPUs (sched_setaffinity)")
+    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
+                        help="servers and load generators on disjoint halves of the CPUs (sched_setaffinity); the "
+                             "default, because its per-round ranges were the narrower (README); --no-pin lets "
+                             "them share every CPU")
     parser.add_argument("--echo_seconds", type=float, default=5.0, help="length of one echo run (default 5)")
     parser.add_argument("--websocket_messages", type=int, default=100000, help="messages per websocket client")
     parser.add_argument("--fanout_samples", type=int, default=3, help="rounds of the fan-out write-up (default 3)")

@@ -63,9 +63,8 @@ def claim_line(text, rows, fates, a, b, figure, higher_is_better, names=()):
 def _fmt(x, digits=3):
     if x is None:
         return "-"
-    if isinstance(x, float) and abs(x) < 1000:
-        return f"{x:.{digits}g}"
-    return benchlib._format(x)
+    x = float(x)
+    return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def verdict_table(lines):
@@ -163,14 +162,21 @@ def echo_section(rows, fates, settings):
 
 # ------------------------------------------------------------------------------------------------- websocket
 
-def _grid(rows, server, client, figure, procs, connections):
-    out = [f"| clients \\ procs | " + " | ".join(str(p) for p in procs) + " |",
-           "|---|" + "---|" * len(procs)]
+def _grid(rows, server, client, cell_text, procs, connections):
+    out = ["| clients \\ procs | " + " | ".join(str(p) for p in procs) + " |", "|---|" + "---|" * len(procs)]
     for n in connections:
-        cells = [_fmt(_median_of(_cells(rows, server=server, client=client, procs=p, clients=n), figure))
-                 for p in procs]
+        cells = [cell_text(_cells(rows, server=server, client=client, procs=p, clients=n)) for p in procs]
         out.append(f"| {n} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def _msgs_cell(cell):
+    return _fmt(_median_of(cell, "msgs_per_s"))
+
+
+def _cpu_cell(cell):
+    server, client = _median_of(cell, "server_cpu_us_per_msg"), _median_of(cell, "client_cpu_us_per_msg")
+    return "-" if server is None and client is None else f"{_fmt(server)} / {_fmt(client)}"
 
 
 def websocket_section(rows, fates, settings):
@@ -202,11 +208,9 @@ def websocket_section(rows, fates, settings):
     grids = ""
     for server, client in pairs:
         grids += (f"\n**{client} against {server}**, msgs/s (medians):\n\n"
-                  + _grid(rows, server, client, "msgs_per_s", procs, connections)
-                  + "\nCPU per message, server + client (us):\n\n"
-                  + _grid([{**r, "both": (r.get("server_cpu_us_per_msg") or 0) + (r.get("client_cpu_us_per_msg")
-                                                                                    or 0)} for r in rows],
-                          server, client, "both", procs, connections))
+                  + _grid(rows, server, client, _msgs_cell, procs, connections)
+                  + "\nCPU per message, server / client (us):\n\n"
+                  + _grid(rows, server, client, _cpu_cell, procs, connections))
     markdown = (f"## 2. WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?\n\n> {WEBSOCKET_CLAIM}\n\n"
                 f"Measured here: {settings['messages']:,} \"hello, world!\" text messages per client to a sink "
                 f"server, {settings['samples']} interleaved rounds; each table has the write-up's shape (rows: "
