@@ -40,9 +40,6 @@ struct ContextState {
   // many connections at once (as curl does): a fan-out of 500 to one host resumes 500 times from
   // one ticket.
   bool session_resumption = false;
-  // std::mutex, not absl::Mutex: Debian's libabsl is not built with ThreadSanitizer, which then
-  // cannot see absl::Mutex's synchronisation and reports false races (pthread mutexes it
-  // intercepts).
   std::mutex mu;
   absl::flat_hash_map<std::string, bssl::UniquePtr<SSL_SESSION>> sessions;  // guarded by mu
 };

@@ -81,6 +81,23 @@ def _log_row(prefix, row, figure, unit):
         benchlib.log(f"{prefix}: FAILED: {row.get('error')}")
 
 
+def _message_case(runner, client, running, base, prefix, values, timeout_s):
+    """One run of a client that counts messages (echo, websocket): msgs/s and CPU per message of both sides."""
+    row = runner.run_client(client, running, values, timeout_s=timeout_s)
+    row.update(base)
+    row["msgs_per_s"] = _first(row, "msgs_per_s")
+    row["messages"] = _first(row, "messages")
+    _per_message(row, row["messages"])
+    _log_row(prefix, row, "msgs_per_s", "msgs/s")
+    return row
+
+
+def _note_death(fates, server, running):
+    """A server that died during a run is failed, with its last lines, once."""
+    if not running.alive() and not any(f["status"] == "failed" and f["name"] == server["name"] for f in fates):
+        _fail(fates, server, contest.Failure("died during the run", running.output_tail()))
+
+
 def run_echo(entries, runner, samples, seconds, clients=3):
     servers, loads, fates = _prepare(entries, "echo", runner)
     started = {}
@@ -95,16 +112,9 @@ def run_echo(entries, runner, samples, seconds, clients=3):
         if running is None:
             rows.append(_failed_row(base, "the server did not start"))
             continue
-        row = runner.run_client(client, running, {"clients": clients, "duration_s": f"{seconds:g}"},
-                                timeout_s=seconds + 60)
-        row.update(base)
-        row["msgs_per_s"] = _first(row, "msgs_per_s")
-        row["messages"] = _first(row, "messages")
-        _per_message(row, row["messages"])
-        rows.append(row)
-        _log_row(prefix, row, "msgs_per_s", "msgs/s")
-        if not running.alive() and not any(f["status"] == "failed" and f["name"] == server["name"] for f in fates):
-            _fail(fates, server, contest.Failure("died during the run", running.output_tail()))
+        rows.append(_message_case(runner, client, running, base, prefix, timeout_s=seconds + 60,
+                                  values={"clients": clients, "duration_s": f"{seconds:g}"}))
+        _note_death(fates, server, running)
     return rows, fates
 
 
@@ -138,13 +148,9 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
         if running is None:
             rows.append(_failed_row(base, "the server did not start"))
             continue
-        row = runner.run_client(client, running, {"clients": n, "messages": messages, "procs": p}, timeout_s=180)
-        row.update(base)
-        row["msgs_per_s"] = _first(row, "msgs_per_s")
-        row["messages"] = _first(row, "messages")
-        _per_message(row, row["messages"])
-        rows.append(row)
-        _log_row(prefix, row, "msgs_per_s", "msgs/s")
+        rows.append(_message_case(runner, client, running, base, prefix, timeout_s=180,
+                                  values={"clients": n, "messages": messages, "procs": p}))
+        _note_death(fates, server, running)
     return rows, fates
 
 
@@ -187,4 +193,5 @@ def run_fanout(entries, runner, samples, requests, reps, warmup):
         row.pop("tcp_segments", None)
         rows.append(row)
         _log_row(prefix, row, "wall_s_median", "s per fan-out (median)")
+        _note_death(fates, server, running)
     return rows, fates

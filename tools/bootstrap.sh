@@ -29,10 +29,10 @@ case " ${ID:-} ${ID_LIKE:-} " in
 esac
 command -v apt-get >/dev/null || die "apt-get not found."
 
-# Build and test: compiler, Bazel, the libraries and the interop peers the tests run.
+# Build and test: compiler, Bazel and what Abseil's BUILD files need of it (Skylib, a newer @platforms), and the
+# interop peers the tests run. The C++ libraries are not among them: they are built from source (below).
 packages=(
-  bazel-bootstrap g++ pkg-config git ca-certificates
-  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev android-libboringssl-dev nlohmann-json3-dev
+  bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
   python3 python3-websockets python3-scipy curl nginx openssl iproute2
 )
 if [ "$want_peers" = 1 ]; then
@@ -77,6 +77,47 @@ if [ "$(readlink /usr/bin/bazel-4.2.3 2>/dev/null)" != bazel-4 ]; then
   "${sudo[@]}" ln -sfn bazel-4 /usr/bin/bazel-4.2.3
   say "linked /usr/bin/bazel-4.2.3 -> bazel-4 (the version .bazelversion pins)"
 fi
+
+# The C++ libraries' sources: the upstream archives (.orig.tar.*) of Debian's source packages, pinned by SHA-256 in
+# WORKSPACE, which this reads so that the two cannot disagree. `apt-get source` takes the package's current Debian
+# revision: its .orig archive is the same upstream release in every revision, and the hash says so.
+distfiles=${NETBENCH_DISTFILES:-$HOME/.cache/netbench/distfiles}
+mkdir -p "$distfiles"
+here=$(cd "$(dirname "$0")/.." && pwd)
+pinned=$(awk -F'"' '/debian_source_archive\(/ { a = s = p = "" }
+                   /archive =/ { a = $2 } /sha256 =/ { s = $2 } /source_package =/ { p = $2 }
+                   /^\)/ && a != "" { print p, a, s; a = "" }' "$here/WORKSPACE")
+[ -n "$pinned" ] || die "found no debian_source_archive in $here/WORKSPACE."
+sha_ok() { [ -f "$distfiles/$1" ] && [ "$(sha256sum "$distfiles/$1" | cut -d' ' -f1)" = "$2" ]; }
+fetch=()
+while read -r package archive sha; do
+  sha_ok "$archive" "$sha" || fetch+=("$package")
+done <<< "$pinned"
+if [ ${#fetch[@]} -gt 0 ]; then
+  if [ -z "$(apt-cache showsrc "${fetch[0]}" 2>/dev/null)" ]; then
+    # No source index yet: add a deb-src entry for every archive the machine already uses (the same URIs,
+    # suites and components), so no host name is written here.
+    list=/etc/apt/sources.list.d/netbench-deb-src
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] && [ "$f" != "$list.sources" ] || continue
+      awk 'BEGIN { RS = ""; ORS = "\n\n" }
+           /(^|\n)Types:([^\n]* )?deb( |\n|$)/ { gsub(/(^|\n)#[^\n]*/, ""); sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f"
+    done | "${sudo[@]}" tee "$list.sources" >/dev/null
+    if [ -f /etc/apt/sources.list ]; then
+      sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list | "${sudo[@]}" tee "$list.list" >/dev/null
+    fi
+    say "added deb-src entries ($list.*) for the archives this machine uses"
+    "${sudo[@]}" apt-get update -q >/dev/null || die "apt-get update failed."
+  fi
+  say "fetching the sources of ${fetch[*]} into $distfiles"
+  (cd "$distfiles" && apt-get source --download-only -q "${fetch[@]}" >/dev/null) ||
+    die "apt-get source --download-only ${fetch[*]} failed (is there a deb-src entry?)."
+  while read -r package archive sha; do
+    [ -f "$distfiles/$archive" ] || die "$archive (from source package $package) was not fetched: Debian may have moved to another upstream version; WORKSPACE pins SHA-256 $sha."
+    sha_ok "$archive" "$sha" || die "$distfiles/$archive has SHA-256 $(sha256sum "$distfiles/$archive" | cut -d' ' -f1), WORKSPACE pins $sha."
+  done <<< "$pinned"
+fi
+say "library sources: $(wc -l <<< "$pinned") archives in $distfiles, every SHA-256 as WORKSPACE pins it"
 
 # nginx is used by tests and benchmarks as a peer started on loopback ports of their own; the Debian package
 # starts a system-wide instance on port 80 that nothing here needs.
