@@ -110,7 +110,9 @@ if [ ${#fetch[@]} -gt 0 ]; then
     "${sudo[@]}" apt-get update -q >/dev/null || die "apt-get update failed."
   fi
   say "fetching the sources of ${fetch[*]} into $distfiles"
-  (cd "$distfiles" && apt-get source --download-only -q "${fetch[@]}" >/dev/null) ||
+  # As root, apt would hand the download to its _apt user, who cannot write to root's folders, and warn.
+  as_root=(); [ "$(id -u)" = 0 ] && as_root=(-o APT::Sandbox::User=root)
+  (cd "$distfiles" && apt-get source --download-only -q "${as_root[@]}" "${fetch[@]}" >/dev/null) ||
     die "apt-get source --download-only ${fetch[*]} failed (is there a deb-src entry?)."
   while read -r package archive sha; do
     [ -f "$distfiles/$archive" ] || die "$archive (from source package $package) was not fetched: Debian may have moved to another upstream version; WORKSPACE pins SHA-256 $sha."
