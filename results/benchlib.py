@@ -17,6 +17,7 @@ import platform
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -124,6 +125,46 @@ def cpu_split_of(pid):
     fields = line[line.rindex(")") + 2:].split()
     # fields[0] is field 3 (state); utime and stime are fields 14 and 15.
     return int(fields[11]) / _CLK_TCK, int(fields[12]) / _CLK_TCK
+
+
+def descendants(pid):
+    """`pid` and every live process below it (a shell's children, nginx's workers), from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += children.get(current, [])
+    return found
+
+
+def free_port(host="127.0.0.1"):
+    """A port nothing listens on now, for servers that take their port as an argument (and print their -addr,
+    not the bound port, as Go's do)."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wait_until_accepting(port, host="127.0.0.1", timeout_s=15):
+    """True once `port` accepts a connection, False after timeout_s: some servers print their ready line
+    before they listen (Go's http.ListenAndServe)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
 
 
 def cpu_seconds_of(pid):

@@ -15,7 +15,6 @@ lines the program printed; every other case still runs.
 
 import os
 import re
-import socket
 import subprocess
 import time
 
@@ -38,53 +37,15 @@ def tail_of(text, lines=TAIL_LINES):
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def free_port():
-    """A port nothing listens on now, for servers that take their port as an argument."""
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def wait_until_accepting(host, port, timeout_s=15):
-    """Some servers print their ready line before they listen (Go's http.ListenAndServe)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection((host, port), timeout=1).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
 def process_cpu_seconds(pid):
     """A process's CPU time so far (user + system, every thread, exited ones included), in seconds, from the
     scheduler's nanosecond clock: the clock id that clock_getcpuclockid(3) would return for `pid`."""
     return time.clock_gettime(((~pid) << 3) | 2)
 
 
-def descendants(pid):
-    """`pid` and every live process below it (a shell's children, nginx's workers)."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(parent, []).append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo += children.get(current, [])
-    return found
-
-
 def tree_cpu_seconds(pid):
     total = 0.0
-    for member in descendants(pid):
+    for member in benchlib.descendants(pid):
         try:
             total += process_cpu_seconds(member)
         except OSError:  # exited meanwhile
@@ -172,7 +133,7 @@ class Runner:
     def start_server(self, entry, values=None, extra_args=(), url_template=None):
         """Starts `entry` with `values` for its placeholders (a free {port} is added); returns a Server or
         raises Failure with the last lines it printed."""
-        values = {**self.base_values(), "port": free_port(), **(values or {})}
+        values = {**self.base_values(), "port": benchlib.free_port(HOST), **(values or {})}
         try:
             argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
         except (KeyError, FileNotFoundError, subprocess.CalledProcessError) as error:
@@ -189,7 +150,7 @@ class Runner:
                           tail_of(str(error).partition(": ")[2] if isinstance(error, RuntimeError) else ""))
         server = Server(entry, values, process=process, url=url)
         self.servers.append(server)
-        if "{port}" in " ".join(entry["command"]) and not wait_until_accepting(HOST, values["port"]):
+        if "{port}" in " ".join(entry["command"]) and not benchlib.wait_until_accepting(values["port"], HOST):
             raise Failure(f"printed its ready line but accepts nothing on port {values['port']}",
                           server.output_tail())
         return server

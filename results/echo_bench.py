@@ -3,7 +3,7 @@
 
     /usr/bin/python3 results/echo_bench.py                 # 3 interleaved samples per case, 10 s loads
     /usr/bin/python3 results/echo_bench.py --quick         # smoke check: 1 s loads, 1 sample
-    bazel run //:bench -- --only=echo
+    bazel run //:bench -- --only=echo-models
 
 Servers: //echo:server --model=threads|poll|epoll and Go's echosrv (peers/go/echosrv, a goroutine per
 connection). Loads, each against every server:

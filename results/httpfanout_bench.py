@@ -4,7 +4,7 @@ and nginx, over http and https, all in one run.
 
     /usr/bin/python3 results/httpfanout_bench.py               # 3 interleaved samples, 10 repetitions each
     /usr/bin/python3 results/httpfanout_bench.py --quick       # smoke check: 50 requests, 2 repetitions
-    bazel run //:bench -- --only=httpfanout
+    bazel run //:bench -- --only=httpfanout-models
 
 Targets: //httpfanout:origin --latency=0 and --latency=50ms (epoll, one loop; https with its self-signed
 certificate), and the nginx peer (../shared/peers/nginx/start.sh: 127.0.0.1:8081 http, :8443 https).
@@ -65,22 +65,13 @@ def start_nginx():
 
 
 def nginx_pid():
+    """nginx's master and its workers."""
     try:
         with open("/tmp/peers-nginx/nginx.pid") as f:
             master = int(f.read().strip())
     except (OSError, ValueError):
         return []
-    pids = [master]
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[1]) == master:
-                    pids.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return pids
+    return benchlib.descendants(master)
 
 
 def target_cpu_seconds(target):

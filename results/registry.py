@@ -119,11 +119,9 @@ def _entry_problems(entry):
         problems.append(f"field '{field}': only for {'clients' if role == 'server' else 'servers'}")
     allowed = _EVERYWHERE | PLACEHOLDERS[(entry["scenario"], role)]
     for field in ("command", "version", "stop", "packages", "https_args"):
-        if field in entry:
-            if not all(isinstance(x, str) for x in entry[field]) or (field in ("command", "version")
-                                                                      and not entry[field]):
-                problems.append(f"field '{field}': expected a non-empty list of strings" if field in
-                                ("command", "version") else f"field '{field}': expected a list of strings")
+        non_empty = field in ("command", "version")
+        if field in entry and (not all(isinstance(x, str) for x in entry[field]) or (non_empty and not entry[field])):
+            problems.append(f"field '{field}': expected a {'non-empty ' if non_empty else ''}list of strings")
     problems += _placeholder_problems("command", entry["command"], allowed)
     for name, value in entry.get("env", {}).items():
         if not isinstance(value, str):

@@ -4,7 +4,7 @@ in one run.
 
     /usr/bin/python3 results/websocket_bench.py              # 3 interleaved samples, 100,000 msgs/client
     /usr/bin/python3 results/websocket_bench.py --quick      # smoke check: 2,000 msgs/client, 1 sample
-    bazel run //:bench -- --only=websocket
+    bazel run //:bench -- --only=websocket-models
 
 Servers (sink mode: read and drop, as the write-up's server did): //websocket:server --mode=sink
 --model=threads|poll|epoll, and the Go x/net server (peers/go/wsserver). Loads, each against every server:
@@ -26,34 +26,14 @@ import argparse
 import json
 import os
 import re
-import socket
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import benchlib  # noqa: E402
 
 SERVER_MODELS = ["threads", "poll", "epoll"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
-
-
-def free_port():
-    # The Go server prints its -addr, not the bound port, so it gets a port chosen here.
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until_accepting(port, timeout_s=10):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing accepts connections on 127.0.0.1:{port}")
 
 
 def start_servers(go_available, server_threads):
@@ -65,13 +45,14 @@ def start_servers(go_available, server_threads):
                 [binary, "--port=0", f"--mode={mode}", f"--model={model}", f"--threads={server_threads}"],
                 ready=r"listening on", name=f"netbench-{model}-{mode}")
         if go_available:
-            port = free_port()
+            port = benchlib.free_port()
             cmd = [benchlib.peer_binary("wsserver"), "-addr", f"127.0.0.1:{port}"]
             if mode == "echo":
                 cmd.append("-echo")
             server = benchlib.start_server(cmd, ready=r"listening on", name=f"go-wsserver-{mode}")
             server.bench_port = port
-            wait_until_accepting(port)
+            if not benchlib.wait_until_accepting(port, timeout_s=10):
+                raise RuntimeError(f"nothing accepts connections on 127.0.0.1:{port}")
             servers[("go", mode)] = server
     for server in servers.values():
         if not hasattr(server, "bench_port"):

@@ -76,8 +76,7 @@ def verdict_table(lines):
                        f"`{line['command']}` |")
             continue
         measured = f"{_fmt(line.get('median_a'))} vs {_fmt(line.get('median_b'))}"
-        rounds = (f"{_fmt(line['per_round_min'])} .. {_fmt(line['per_round_max'])}"
-                  if line.get("per_round_min") is not None else "-")
+        rounds = _span([line.get("per_round_min"), line.get("per_round_max")])
         why = f" ({line['why']})" if line.get("why") and line["verdict"] != verdict.HOLDS else ""
         out.append(f"| {line['claim']} | {measured} | {_fmt(line.get('ratio'))} | {rounds} | "
                    f"{_fmt(line.get('p_value'), 2)} | **{line['verdict']}**{why} |")
@@ -102,9 +101,14 @@ def _median_of(rows, figure):
     return benchlib.median([r.get(figure) for r in rows if r.get("status") == "ok"])
 
 
-def _range_of(rows, figure):
-    values = [r.get(figure) for r in rows if r.get("status") == "ok" and r.get(figure) is not None]
+def _span(values):
+    """"lowest .. highest" as the tables print numbers; "-" when there are none."""
+    values = [v for v in values if v is not None]
     return f"{_fmt(min(values))} .. {_fmt(max(values))}" if values else "-"
+
+
+def _range_of(rows, figure):
+    return _span(r.get(figure) for r in rows if r.get("status") == "ok")
 
 
 def _failures(rows):
@@ -249,7 +253,7 @@ def fanout_section(rows, fates, settings):
         cell = _cells(rows, server=key[0], scheme=key[1], client=key[2], condition=key[3])
         _, rounds = _samples(cell, "walls_s")
         ok = sum(1 for r in cell if r.get("status") == "ok")
-        per_round = f"{_fmt(min(rounds.values()))} .. {_fmt(max(rounds.values()))}" if rounds else "-"
+        per_round = _span(rounds.values())
         table.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {_fmt(_median_of(cell, 'wall_s_median'))} | "
                      f"{per_round} | {_fmt(_median_of(cell, 'client_cpu_us_per_req'))} | "
                      f"{_fmt(_median_of(cell, 'server_cpu_us_per_req'))} | {ok}/{len(cell)} |")
