@@ -1,11 +1,12 @@
 // echo client: the echo benchmark's load generator (issue 3). See load_generator.h for the modes.
 //
-//   bazel run //echo:client -- --port=7000 --clients=3 --duration=10s            # the write-up's
-//   load bazel run //echo:client -- --port=7000 --mode=pingpong --clients=1 --messages=100000 bazel
-//   run //echo:client -- --port=7000 --rate=50000 --duration=10s --json=/tmp/echo.json
+//   bazel run //echo:client -- --port=7000 --clients=3 --duration=10s     # the write-up's load
+//   bazel run //echo:client -- --port=7000 --mode=pingpong --clients=1 --messages=100000
+//   bazel run //echo:client -- --port=7000 --rate=50000 --duration=10s --json=/tmp/echo.json
 //
 // Progress goes to stderr once a second; the summary goes to stdout and ends with the Go spammer's
-// line "rate: N msgs/s" (messages written per second), so one script reads both programs.
+// line "rate: N msgs/s" (messages written per second), so one script reads both programs. Exit
+// status: 0 for a clean run, 1 when the run failed or the server misbehaved, 2 for bad flags.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -33,11 +34,11 @@ ABSL_FLAG(
     "flight per connection) or pipeline (--pipeline in flight)");
 ABSL_FLAG(int, pipeline, 1, "messages in flight per connection; > 1 implies --mode=pipeline");
 ABSL_FLAG(int, batch, 1, "messages per write() in stream mode");
-ABSL_FLAG(
-    std::string, model, "threads",
-    "threads (a writer and a reader thread per connection, like the Go spammer) or loop (event "
-    "loops over all connections, see --threads)");
-ABSL_FLAG(int, threads, 1, "event loops for --model=loop");
+ABSL_FLAG(std::string, model, "threads",
+          "threads (a thread per connection, and a writer thread beside it in stream mode, like "
+          "the Go spammer's goroutines), poll or epoll (--threads event loops over all "
+          "connections)");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll and --model=epoll");
 ABSL_FLAG(absl::Duration, warmup, absl::ZeroDuration(), "load before measuring (not counted)");
 ABSL_FLAG(
     double, rate, 0,
@@ -67,6 +68,11 @@ int Fail(absl::string_view message) {
   return 1;
 }
 
+int UsageError(absl::string_view message) {
+  std::cerr << "echo-client: " << message << "\n";
+  return 2;
+}
+
 int Main() {
   LoadOptions options;
   options.host = absl::GetFlag(FLAGS_host);
@@ -88,18 +94,21 @@ int Main() {
   std::string mode_name = absl::GetFlag(FLAGS_mode);
   if (mode_name.empty()) mode_name = options.pipeline > 1 ? "pipeline" : "stream";
   absl::StatusOr<LoadMode> mode = ParseLoadMode(mode_name);
-  if (!mode.ok()) return Fail(absl::StrCat("--mode: ", mode.status().message()));
+  if (!mode.ok()) return UsageError(absl::StrCat("--mode: ", mode.status().message()));
   options.mode = *mode;
   if (mode_name == "pingpong" && options.pipeline != 1) {
-    return Fail("--mode=pingpong has one message in flight; use --mode=pipeline with --pipeline");
+    return UsageError(
+        "--mode=pingpong has one message in flight; use --mode=pipeline with --pipeline");
   }
   if (mode_name == "stream" && options.pipeline != 1) {
-    return Fail("--pipeline applies to --mode=pipeline, not to --mode=stream");
+    return UsageError("--pipeline applies to --mode=pipeline, not to --mode=stream");
   }
-  absl::StatusOr<ClientModel> model = ParseClientModel(absl::GetFlag(FLAGS_model));
-  if (!model.ok()) return Fail(absl::StrCat("--model: ", model.status().message()));
+  absl::StatusOr<ClientModel> model = ParseServerModel(absl::GetFlag(FLAGS_model));
+  if (!model.ok()) return UsageError(absl::StrCat("--model: ", model.status().message()));
   options.model = *model;
-  if (absl::Status valid = ValidateLoadOptions(options); !valid.ok()) return Fail(valid.message());
+  if (absl::Status valid = ValidateLoadOptions(options); !valid.ok()) {
+    return UsageError(valid.message());
+  }
 
   if (absl::GetFlag(FLAGS_progress)) {
     options.progress = [](const LoadProgress& p) {
@@ -120,8 +129,8 @@ int Main() {
   report.SetParam("port", options.port);
   report.SetParam("clients", options.clients);
   report.SetParam("mode", mode_name);
-  report.SetParam("model", ClientModelName(options.model));
-  if (options.model == ClientModel::kLoop) report.SetParam("threads", options.threads);
+  report.SetParam("model", ServerModelName(options.model));
+  if (options.model != ClientModel::kThreads) report.SetParam("threads", options.threads);
   report.SetParam("size", options.size);
   report.SetParam("batch", options.batch);
   report.SetParam("pipeline", options.pipeline);

@@ -95,12 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
     AllModels, ClientServerTest,
     ::testing::Combine(::testing::Values(ServerModel::kThreads, ServerModel::kPoll,
                                          ServerModel::kEpoll),
-                       ::testing::Values(ClientModel::kThreads, ClientModel::kLoop),
+                       ::testing::Values(ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll),
                        ::testing::Values(Load::kStream, Load::kBatched, Load::kPingPong,
                                          Load::kPipeline, Load::kRate)),
     [](const ::testing::TestParamInfo<Param>& info) {
       return absl::StrCat(ServerModelName(std::get<0>(info.param)), "_",
-                          ClientModelName(std::get<1>(info.param)), "_",
+                          ServerModelName(std::get<1>(info.param)), "_",
                           LoadName(std::get<2>(info.param)));
     });
 
@@ -118,7 +118,7 @@ TEST_P(ManyClientsTest, SixtyFourConnections) {
   LoadOptions options;
   options.port = (*server)->port();
   options.clients = 64;
-  options.model = ClientModel::kLoop;
+  options.model = ClientModel::kEpoll;
   options.threads = 2;
   options.messages = 64 * 500;
   options.timeout_nanos = 60 * kNanosPerSecond;

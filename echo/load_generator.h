@@ -3,17 +3,15 @@
 // per message.
 //
 // Modes (see issue 3):
-//   stream    the reference "spammer": a writer sends the message in a tight loop, one write() per
-//   message
-//             (--batch messages per write), without waiting; a reader takes the echoes back. With
-//             `rate` the writer is paced (open loop) and latency counts from each message's
+//   stream    the reference "spammer": the message in a tight loop, one write() per message
+//             (--batch messages per write), without waiting; the echoes are read back beside it.
+//             With `rate` the sender is paced (open loop) and latency counts from each message's
 //             intended send time, correcting coordinated omission as wrk2 does.
 //   pipeline  `pipeline` messages in flight per connection, each answered before the next is sent;
-//   1 is
-//             ping-pong. Every round trip is timed.
-// Models: kThreads runs a thread per connection (a writer and a reader thread in stream mode), like
-// the Go spammer's goroutines; kLoop multiplexes all connections over `threads` event loops
-// (common/event_loop.h).
+//             1 is ping-pong. Every round trip is timed.
+// Models: those of every netbench client and server (common/client_driver.h): threads (a thread
+// per connection, and a writer thread beside it in stream mode, like the Go spammer's goroutines),
+// poll and epoll (`threads` event loops over all connections).
 //
 //   LoadOptions options;
 //   options.port = server_port;
@@ -23,8 +21,9 @@
 //   if (!result.ok()) std::cerr << result.failure << "\n";
 //   std::cout << "rate: " << result.written_per_second() << " msgs/s\n";
 //
-// RunLoad always stops by itself: the sending phase is bounded by `messages` or `duration_nanos`,
-// echoes still in flight get `drain_timeout_nanos`, and `timeout_nanos` bounds the whole run.
+// RunLoad always stops by itself: `timeout_nanos` bounds the whole run, connecting included; the
+// sending phase is bounded by `messages` or `duration_nanos`, and echoes still in flight get
+// `drain_timeout_nanos`.
 #ifndef NETBENCH_ECHO_LOAD_GENERATOR_H_
 #define NETBENCH_ECHO_LOAD_GENERATOR_H_
 
@@ -37,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/client_driver.h"
 #include "common/clock.h"
 #include "common/cpu_time.h"
 #include "common/histogram.h"
@@ -45,13 +45,10 @@ namespace netbench {
 namespace echo {
 
 enum class LoadMode { kStream, kPipeline };
-enum class ClientModel { kThreads, kLoop };
 
 // "stream", "pingpong" (pipeline of 1) or "pipeline"; pingpong sets *pipeline to 1.
 absl::StatusOr<LoadMode> ParseLoadMode(absl::string_view name);
 const char* LoadModeName(LoadMode mode);
-absl::StatusOr<ClientModel> ParseClientModel(absl::string_view name);
-const char* ClientModelName(ClientModel model);
 
 // Progress once a second, from the thread that called RunLoad.
 struct LoadProgress {
@@ -78,9 +75,9 @@ struct LoadOptions {
   int pipeline = 1;  // messages in flight per connection in kPipeline
   int batch = 1;     // messages per write in kStream
   ClientModel model = ClientModel::kThreads;
-  int threads = 1;  // event loops for kLoop
-  double rate =
-      0;  // total messages/s, open loop (kStream only); 0: as fast as the server takes them
+  int threads = 1;  // event loops for poll and epoll
+  // Total messages/s, open loop (kStream only); 0: as fast as the server takes them.
+  double rate = 0;
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
   // Stream mode as fast as possible: the reader asks the kernel to wake it only once this many
   // echoed bytes wait (SO_RCVLOWAT), not once per echoed segment. Each wakeup costs both ends CPU
@@ -90,7 +87,8 @@ struct LoadOptions {
   // After sending stops, a write blocked on a server that stopped reading gets this long to finish,
   // and echoes still missing this long after are counted as errors ("echo.missing").
   int64_t drain_timeout_nanos = 5 * kNanosPerSecond;
-  // Bound on the whole run; 0: warmup + duration + drain + 10 s, or 120 s for a `messages` run.
+  // Bound on the whole run, connecting included; 0: warmup + duration + drain + 10 s, or 120 s for a
+  // `messages` run.
   int64_t timeout_nanos = 0;
   std::function<void(const LoadProgress&)> progress;  // optional
 };

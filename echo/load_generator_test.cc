@@ -307,8 +307,8 @@ TEST_P(ModelTest, PingPongToAServerThatNeverEchoesStopsAtTheDrainTimeout) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
-                         ::testing::Values(ClientModel::kThreads, ClientModel::kLoop),
-                         [](const auto& info) { return std::string(ClientModelName(info.param)); });
+                         ::testing::Values(ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll),
+                         [](const auto& info) { return std::string(ServerModelName(info.param)); });
 
 TEST(LoadGeneratorTest, SizesFromOneByteToOneMebibyte) {
   TestEchoServer server;
@@ -354,7 +354,7 @@ TEST(LoadGeneratorTest, RejectsBadOptions) {
   options.read_coalesce_bytes = -1;
   EXPECT_THAT(ValidateLoadOptions(options).message(), HasSubstr("--read_coalesce"));
   EXPECT_FALSE(ParseLoadMode("bogus").ok());
-  EXPECT_FALSE(ParseClientModel("bogus").ok());
+  EXPECT_FALSE(ParseServerModel("bogus").ok());
   LoadResult result = RunLoad(options);
   EXPECT_FALSE(result.ok());
 }

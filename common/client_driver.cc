@@ -1,0 +1,350 @@
+#include "common/client_driver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/internal/client_connection.h"
+#include "common/internal/client_runner.h"
+
+namespace netbench {
+
+using internal::ClientConnection;
+using internal::ClientRunner;
+using internal::RunState;
+
+const char* ConnectionPhaseName(ConnectionPhase phase) {
+  switch (phase) {
+    case ConnectionPhase::kConnecting:
+      return "connecting";
+    case ConnectionPhase::kTls:
+      return "in the TLS handshake";
+    case ConnectionPhase::kOpening:
+      return "opening";
+    case ConnectionPhase::kOpen:
+      return "open";
+    case ConnectionPhase::kFinished:
+      return "finished";
+  }
+  return "?";
+}
+
+void ClientStats::Merge(const ClientStats& other) {
+  for (const auto& [name, histogram] : other.latency) latency[name].Merge(histogram);
+  for (const auto& [cause, count] : other.errors) errors[cause] += count;
+  write_stalls += other.write_stalls;
+}
+
+int64_t ClientStats::error_count() const {
+  int64_t total = 0;
+  for (const auto& [cause, count] : errors) total += count;
+  return total;
+}
+
+double ClientDriverResult::sent_per_second() const {
+  return elapsed_nanos > 0 ? static_cast<double>(sent) * 1e9 / elapsed_nanos : 0.0;
+}
+
+double ClientDriverResult::received_per_second() const {
+  return elapsed_nanos > 0 ? static_cast<double>(received) * 1e9 / elapsed_nanos : 0.0;
+}
+
+namespace internal {
+
+void RunState::Opened() {
+  std::lock_guard<std::mutex> lock(mutex);
+  --opening;
+  changed.notify_all();
+}
+
+void RunState::SendingDone() {
+  std::lock_guard<std::mutex> lock(mutex);
+  --sending;
+  changed.notify_all();
+}
+
+void RunState::Ended() {
+  std::lock_guard<std::mutex> lock(mutex);
+  --running;
+  changed.notify_all();
+}
+
+bool RunState::WaitForGo() {
+  std::unique_lock<std::mutex> lock(mutex);
+  changed.wait(lock, [this] { return go || abort.load(); });
+  return go && !abort.load();
+}
+
+}  // namespace internal
+
+namespace {
+
+struct Counts {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+};
+
+Counts Sum(const std::vector<std::unique_ptr<ClientConnection>>& connections) {
+  Counts counts;
+  for (const auto& c : connections) {
+    counts.sent += c->session().messages_sent();
+    counts.received += c->session().messages_received();
+  }
+  return counts;
+}
+
+std::string DescribeErrors(const std::map<std::string, int64_t>& errors) {
+  std::string text;
+  for (const auto& [cause, count] : errors) {
+    absl::StrAppend(&text, text.empty() ? "" : ", ", cause, " x", count);
+  }
+  return text;
+}
+
+// "2 connecting, 1 in the TLS handshake": where the connections that did not get further are.
+std::string DescribeStragglers(const std::vector<std::unique_ptr<ClientConnection>>& connections,
+                               ConnectionPhase below) {
+  int at[kConnectionPhaseCount] = {};
+  for (const auto& c : connections) {
+    if (!c->failed() && c->phase() < below) ++at[static_cast<int>(c->phase())];
+  }
+  std::string text;
+  for (int p = 0; p < kConnectionPhaseCount; ++p) {
+    if (at[p] == 0) continue;
+    absl::StrAppend(&text, text.empty() ? "" : ", ", at[p], " still ",
+                    ConnectionPhaseName(static_cast<ConnectionPhase>(p)));
+  }
+  return text;
+}
+
+// Sleeps on the run's condition until `done` holds or `until` passes; false on timeout.
+template <typename Predicate>
+bool WaitUntil(RunState& run, int64_t until, Predicate done) {
+  std::unique_lock<std::mutex> lock(run.mutex);
+  while (!done()) {
+    const int64_t now = MonotonicNanos();
+    if (now >= until) return false;
+    run.changed.wait_for(lock, std::chrono::nanoseconds(until - now));
+  }
+  return true;
+}
+
+}  // namespace
+
+ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
+                                   const SessionFactory& factory) {
+  ClientDriverResult result;
+  const int n = options.connections;
+  if (n < 1 || options.threads < 1 || options.timeout_nanos <= 0) {
+    result.failure = "the driver needs connections >= 1, threads >= 1 and a positive timeout";
+    return result;
+  }
+  result.connections = n;
+  const int64_t begin = MonotonicNanos();
+
+  RunState run;
+  run.options = &options;
+  run.deadline_nanos = begin + options.timeout_nanos;
+  run.opening = run.sending = run.running = n;
+  run.signals.measuring.store(options.warmup_nanos == 0);
+
+  // A thread's statistics: one per connection in the threads model, one per loop otherwise.
+  const bool per_connection = options.model == ClientModel::kThreads;
+  const int workers = per_connection ? n : std::min(options.threads, n);
+  std::vector<ClientStats> stats(workers);
+  std::vector<SessionContext> contexts(n);
+  std::vector<std::unique_ptr<ClientConnection>> connections;
+  connections.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    contexts[i] = {.connection = i, .stats = &stats[i % workers], .signals = &run.signals};
+    connections.push_back(
+        std::make_unique<ClientConnection>(i, factory(contexts[i]), contexts[i].stats));
+  }
+
+  std::unique_ptr<ClientRunner> runner;
+  if (per_connection) {
+    runner = internal::StartThreadRunner(run, connections);
+  } else {
+    absl::StatusOr<std::unique_ptr<ClientRunner>> loops = internal::StartLoopRunner(run, connections);
+    if (!loops.ok()) {
+      result.failure = absl::StrCat("cannot start event loops: ", loops.status().message());
+      return result;
+    }
+    runner = *std::move(loops);
+  }
+
+  // Ends the run; `abort_cause` ("timeout", "drain_timeout") ends the connections still running.
+  auto finish = [&](const char* abort_cause) {
+    if (abort_cause != nullptr) {
+      run.abort_cause = abort_cause;
+      run.abort.store(true);
+      {
+        std::lock_guard<std::mutex> lock(run.mutex);
+        run.changed.notify_all();
+      }
+      runner->Abort();
+    }
+    runner->Join();
+    for (const ClientStats& s : stats) result.stats.Merge(s);
+    for (const auto& c : connections) {
+      for (int p = 0; p <= static_cast<int>(c->phase()); ++p) ++result.reached[p];
+      if (c->finished()) ++result.finished;
+      // Connections closed because others could not open were never failures of their own.
+      if (c->failed() && c->error_cause() != "not_started") {
+        ++result.failed;
+        ++result.stats.errors[c->error_cause()];
+        if (result.first_error.empty()) result.first_error = c->error_text();
+      }
+    }
+    const Counts total = Sum(connections);
+    result.total_sent = total.sent;
+    result.total_received = total.received;
+  };
+
+  // Open: every connection, within the deadline.
+  const bool all_settled = WaitUntil(run, run.deadline_nanos, [&] { return run.opening == 0; });
+  result.open_nanos = MonotonicNanos() - begin;
+  if (!all_settled) {
+    finish("timeout");
+    result.timed_out = true;
+    const ConnectionPhase slowest = [&] {
+      ConnectionPhase p = ConnectionPhase::kOpen;
+      for (const auto& c : connections) {
+        if (c->error_cause() == "timeout") p = std::min(p, c->phase());
+      }
+      return p;
+    }();
+    result.timeout_phase = slowest == ConnectionPhase::kConnecting ? "connect"
+                           : slowest == ConnectionPhase::kTls      ? "tls"
+                                                                   : "opening";
+    result.failure = absl::StrFormat(
+        "timed out after %.1f s opening connections to %s: %d of %d open (%s)",
+        NanosToSeconds(options.timeout_nanos), options.address.ToString(),
+        result.reached[static_cast<int>(ConnectionPhase::kOpen)], n,
+        DescribeStragglers(connections, ConnectionPhase::kOpen));
+    return result;
+  }
+  std::map<std::string, int64_t> open_errors;
+  std::string first_open_error;
+  for (const auto& c : connections) {
+    if (!c->failed()) continue;
+    ++open_errors[c->error_cause()];
+    if (first_open_error.empty()) first_open_error = c->error_text();
+  }
+  if (!open_errors.empty()) {
+    // A run with fewer connections than asked would measure another load: none starts.
+    finish("not_started");
+    int failures = 0;
+    for (const auto& [cause, count] : open_errors) failures += static_cast<int>(count);
+    result.failure = absl::StrFormat("%d of %d connections to %s could not be opened: %s (%s)",
+                                     failures, n, options.address.ToString(),
+                                     DescribeErrors(open_errors), first_open_error);
+    return result;
+  }
+
+  // The latch opens: the load begins.
+  const int64_t start = MonotonicNanos();
+  {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    run.go = true;
+    run.start_nanos = start;
+    run.changed.notify_all();
+  }
+  runner->Go();
+
+  // The measured phase: from the end of warmup until every sending side is done.
+  const int64_t measure_target = start + options.warmup_nanos;
+  const int64_t send_deadline =
+      options.duration_nanos > 0 ? measure_target + options.duration_nanos : INT64_MAX;
+  int64_t measure_start = options.warmup_nanos == 0 ? start : 0;
+  CpuTimes cpu_start = SelfCpuTimes();
+  Counts at_start;
+  Counts at_tick;
+  int64_t last_tick = start;
+  int64_t next_tick = start + kNanosPerSecond;
+  int64_t senders_deadline = run.deadline_nanos;
+  bool deadline_passed = false;
+  while (true) {
+    const int64_t wake =
+        std::min({next_tick, run.deadline_nanos, senders_deadline,
+                  run.signals.stop_sending.load() ? INT64_MAX : send_deadline,
+                  measure_start == 0 ? measure_target : INT64_MAX});
+    if (WaitUntil(run, wake, [&] { return run.sending == 0; })) break;
+    const int64_t now = MonotonicNanos();
+    if (now >= run.deadline_nanos) {
+      deadline_passed = true;
+      break;
+    }
+    if (measure_start == 0 && now >= measure_target) {
+      at_start = Sum(connections);
+      cpu_start = SelfCpuTimes();
+      measure_start = MonotonicNanos();
+      run.signals.measuring.store(true);
+    }
+    if (now >= send_deadline && !run.signals.stop_sending.load()) {
+      run.signals.stop_sending.store(true);
+      // A write blocked on a server that stopped reading gets the drain timeout to finish.
+      senders_deadline = std::min(now + options.drain_timeout_nanos, run.deadline_nanos);
+    } else if (now >= senders_deadline) {
+      break;
+    }
+    if (now >= next_tick) {
+      const Counts counts = Sum(connections);
+      if (options.progress) {
+        ClientProgress p;
+        p.elapsed_nanos = now - (measure_start != 0 ? measure_start : measure_target);
+        p.sent_per_second = static_cast<double>(counts.sent - at_tick.sent) * 1e9 / (now - last_tick);
+        p.received_per_second =
+            static_cast<double>(counts.received - at_tick.received) * 1e9 / (now - last_tick);
+        p.sent_total = counts.sent - at_start.sent;
+        p.received_total = counts.received - at_start.received;
+        options.progress(p);
+      }
+      at_tick = counts;
+      last_tick = now;
+      next_tick += kNanosPerSecond;
+    }
+  }
+  const int64_t measure_end = MonotonicNanos();
+  result.cpu = SelfCpuTimes() - cpu_start;
+  const Counts at_end = Sum(connections);
+  if (measure_start == 0) measure_start = measure_end;  // stopped before warmup ended
+  result.elapsed_nanos = measure_end - measure_start;
+  result.sent = at_end.sent - at_start.sent;
+  result.received = at_end.received - at_start.received;
+  const bool senders_done = [&] {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    return run.sending == 0;
+  }();
+
+  // Drain: answers still in flight get the drain timeout to come back.
+  bool all_ended = false;
+  if (!deadline_passed) {
+    const int64_t drain_deadline =
+        std::min(MonotonicNanos() + options.drain_timeout_nanos, run.deadline_nanos);
+    all_ended = WaitUntil(run, drain_deadline, [&] { return run.running == 0; });
+    deadline_passed = !all_ended && MonotonicNanos() >= run.deadline_nanos;
+  }
+  result.total_nanos = MonotonicNanos() - start;
+  finish(all_ended ? nullptr : deadline_passed ? "timeout" : "drain_timeout");
+  if (deadline_passed) {
+    result.timed_out = true;
+    result.timeout_phase = senders_done ? "drain" : "load";
+    result.failure = absl::StrFormat(
+        "timed out after %.1f s %s: %d of %d connections finished (%s)",
+        NanosToSeconds(options.timeout_nanos),
+        senders_done ? "waiting for the last answers" : "while sending", result.finished, n,
+        DescribeErrors(result.stats.errors));
+  } else if (result.failed > 0) {
+    result.failure =
+        absl::StrFormat("%d of %d connections failed: %s (first: %s)", result.failed, n,
+                        DescribeErrors(result.stats.errors), result.first_error);
+  }
+  return result;
+}
+
+}  // namespace netbench

@@ -1,0 +1,140 @@
+// One client driver for every load generator: N connections over a concurrency model, as wrk's
+// thread_main drives its connections whatever the protocol. The protocol is a ClientSession
+// (client_session.h); the driver does everything else:
+//
+//   open     every connection connects, runs TLS and the session's opening (the WebSocket upgrade),
+//            all under the run's one deadline; the run's clock starts once all are open (a start
+//            latch), so that no connection's set-up is timed as load
+//   load     sessions send and receive; a warmup, a duration and a drain are the driver's, and so
+//            is progress once a second
+//   end      per-thread statistics are merged; a connection that failed is counted by cause, and a
+//            run cut short by the deadline says in which phase and how far each connection got
+//
+// Models, the same vocabulary as the servers (server.h):
+//   threads  a thread per connection with blocking I/O (a duplex session's sending side gets a
+//            second thread, as the Go spammer's writer goroutine)
+//   poll     `threads` event loops on poll(2) share the connections
+//   epoll    the same on Linux's epoll
+//
+//   ClientDriverOptions options;
+//   options.address = *address;
+//   options.connections = 3;
+//   options.model = ClientModel::kEpoll;
+//   ClientDriverResult result = RunClientDriver(options, [](const SessionContext& context) {
+//     return std::make_unique<EchoSession>(context);
+//   });
+//   if (!result.ok()) std::cerr << result.failure << "\n";
+#ifndef NETBENCH_COMMON_CLIENT_DRIVER_H_
+#define NETBENCH_COMMON_CLIENT_DRIVER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "common/client_session.h"
+#include "common/clock.h"
+#include "common/cpu_time.h"
+#include "common/histogram.h"
+#include "common/server.h"
+#include "common/socket.h"
+
+namespace netbench {
+
+class TlsClientContext;  // common/tls.h
+
+// Clients and servers name their models alike: threads, poll, epoll.
+using ClientModel = ServerModel;
+
+// The run's phases, raised by the driver for sessions to look at (relaxed loads are enough).
+struct RunSignals {
+  std::atomic<bool> measuring{false};     // warmup is over: record latencies
+  std::atomic<bool> stop_sending{false};  // the duration is over: finish what is being sent, stop
+};
+
+// What the sessions of one driver thread record; merged over threads at the end of the run, so
+// that no histogram is shared while loading.
+struct ClientStats {
+  std::map<std::string, LatencyHistogram> latency;  // by name, e.g. "rtt"
+  std::map<std::string, int64_t> errors;            // by cause, e.g. "read.ECONNRESET"
+  uint64_t write_stalls = 0;  // threads model: writes that waited a socket timeout for space
+  void Merge(const ClientStats& other);
+  int64_t error_count() const;
+};
+
+// What a session is made with.
+struct SessionContext {
+  int connection = 0;           // 0..connections-1
+  ClientStats* stats = nullptr;  // its thread's statistics
+  const RunSignals* signals = nullptr;
+};
+using SessionFactory = std::function<std::unique_ptr<ClientSession>(const SessionContext&)>;
+
+// How far a connection got; counted per phase when a run fails.
+enum class ConnectionPhase { kConnecting, kTls, kOpening, kOpen, kFinished };
+inline constexpr int kConnectionPhaseCount = 5;
+const char* ConnectionPhaseName(ConnectionPhase phase);
+
+struct ClientProgress {
+  int64_t elapsed_nanos = 0;  // since the measured phase began (negative while warming up)
+  double sent_per_second = 0;  // over the last second
+  double received_per_second = 0;
+  uint64_t sent_total = 0;  // over the measured phase
+  uint64_t received_total = 0;
+};
+
+struct ClientDriverOptions {
+  SocketAddress address;
+  // TLS when set (not owned); `server_name` is checked against the certificate.
+  TlsClientContext* tls = nullptr;
+  std::string server_name;
+  int connections = 1;
+  ClientModel model = DefaultServerModel();
+  int threads = 1;  // event loops for poll and epoll
+  bool no_delay = true;  // TCP_NODELAY, as Go sets by default
+  // Load before measuring; the measured phase then runs until every session's sending side is done,
+  // or for `duration_nanos` when that is set (then stop_sending is raised).
+  int64_t warmup_nanos = 0;
+  int64_t duration_nanos = 0;
+  // Once every sending side is done, answers still missing get this long.
+  int64_t drain_timeout_nanos = 5 * kNanosPerSecond;
+  // The whole run, connecting included: nothing outlives it.
+  int64_t timeout_nanos = 60 * kNanosPerSecond;
+  std::function<void(const ClientProgress&)> progress;  // once a second; optional
+};
+
+struct ClientDriverResult {
+  int connections = 0;
+  // How many connections reached each phase (indexed by ConnectionPhase) when the run ended.
+  int reached[kConnectionPhaseCount] = {};
+  int finished = 0;  // sessions complete
+  int failed = 0;    // connections that ended with an error (opening included)
+  int64_t open_nanos = 0;     // from the first connect until every connection was open
+  int64_t elapsed_nanos = 0;  // the measured phase
+  int64_t total_nanos = 0;    // from the start of the load until every session ended
+  uint64_t sent = 0;          // messages, over the measured phase
+  uint64_t received = 0;
+  uint64_t total_sent = 0;  // over the whole run
+  uint64_t total_received = 0;
+  CpuTimes cpu;  // this process over the measured phase
+  ClientStats stats;
+  bool timed_out = false;
+  std::string timeout_phase;  // "connect", "tls", "opening", "load", "drain"
+  // The first connection error's text ("connect 127.0.0.1:9: Connection refused").
+  std::string first_error;
+  // Why the run failed, in one line; empty when it did not.
+  std::string failure;
+
+  bool ok() const { return failure.empty(); }
+  double sent_per_second() const;
+  double received_per_second() const;
+};
+
+ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
+                                   const SessionFactory& factory);
+
+}  // namespace netbench
+
+#endif  // NETBENCH_COMMON_CLIENT_DRIVER_H_
