@@ -18,8 +18,14 @@ import re
 import subprocess
 import time
 
-import benchlib
+import binaries
+import client_process
+import ports
+import process_cpu
+import progress
 import registry
+import server_process
+import tcp_segments
 
 HOST = "127.0.0.1"
 TAIL_LINES = 8
@@ -45,7 +51,7 @@ def process_cpu_seconds(pid):
 
 def tree_cpu_seconds(pid):
     total = 0.0
-    for member in benchlib.descendants(pid):
+    for member in process_cpu.descendants(pid):
         try:
             total += process_cpu_seconds(member)
         except OSError:  # exited meanwhile
@@ -68,7 +74,7 @@ class Server:
     def __init__(self, entry, values, process=None, daemon_pid=None, url=None):
         self.entry = entry
         self.values = values
-        self.process = process  # a benchlib.Server, or None for a daemon
+        self.process = process  # a server_process.Server, or None for a daemon
         self.daemon_pid = daemon_pid
         self.url = url
         self.died = None
@@ -108,15 +114,15 @@ class Runner:
     @staticmethod
     def resolve(token):
         if token.startswith("peer:"):
-            path = benchlib.peer_binary(token[len("peer:"):])
+            path = binaries.peer_binary(token[len("peer:"):])
             if path is None:
                 raise Failure(f"the Go peer {token[5:]} is not available (needs golang-go: tools/bootstrap.sh)")
             return path
-        return benchlib.bazel_binary(token)
+        return binaries.bazel_binary(token)
 
     @staticmethod
     def base_values():
-        return {"host": HOST, "peers": benchlib.peers_dir(),
+        return {"host": HOST, "peers": binaries.peers_dir(),
                 "results": os.path.dirname(os.path.realpath(__file__))}
 
     def _environment(self, entry, values):
@@ -133,7 +139,7 @@ class Runner:
     def start_server(self, entry, values=None, extra_args=(), url_template=None):
         """Starts `entry` with `values` for its placeholders (a free {port} is added); returns a Server or
         raises Failure with the last lines it printed."""
-        values = {**self.base_values(), "port": benchlib.free_port(HOST), **(values or {})}
+        values = {**self.base_values(), "port": ports.free_port(HOST), **(values or {})}
         try:
             argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
         except (KeyError, FileNotFoundError, subprocess.CalledProcessError) as error:
@@ -143,14 +149,14 @@ class Runner:
         if "pidfile" in entry:
             return self._start_daemon(entry, values, argv, env, url)
         try:
-            process = benchlib.start_server(argv, ready=entry["ready"], name=entry["name"], env=env,
-                                            preexec=self._affinity(self.server_cpus))
+            process = server_process.start_server(argv, ready=entry["ready"], name=entry["name"], env=env,
+                                                  preexec=self._affinity(self.server_cpus))
         except (RuntimeError, OSError) as error:
             raise Failure(f"did not start: {str(error).splitlines()[0]}",
                           tail_of(str(error).partition(": ")[2] if isinstance(error, RuntimeError) else ""))
         server = Server(entry, values, process=process, url=url)
         self.servers.append(server)
-        if "{port}" in " ".join(entry["command"]) and not benchlib.wait_until_accepting(values["port"], HOST):
+        if "{port}" in " ".join(entry["command"]) and not ports.wait_until_accepting(values["port"], HOST):
             raise Failure(f"printed its ready line but accepts nothing on port {values['port']}",
                           server.output_tail())
         return server
@@ -186,10 +192,10 @@ class Runner:
             row["tail"] = server.output_tail()
             return row
         server_before = server.cpu_seconds()
-        segments_before = benchlib.tcp_segments_sent()
-        result = benchlib.run_client(argv, timeout_s, env=self._environment(entry, values),
-                                     preexec=self._affinity(self.client_cpus))
-        segments_after = benchlib.tcp_segments_sent()
+        segments_before = tcp_segments.tcp_segments_sent()
+        result = client_process.run_client(argv, timeout_s, env=self._environment(entry, values),
+                                           preexec=self._affinity(self.client_cpus))
+        segments_after = tcp_segments.tcp_segments_sent()
         server_alive = server.alive()
         row["server_cpu_s"] = server.cpu_seconds() - server_before if server_alive else None
         row["client_cpu_s"] = result.cpu_seconds
@@ -231,5 +237,5 @@ class Runner:
                     subprocess.run(registry.expand(server.entry["stop"], server.values), capture_output=True,
                                    timeout=60)
             except Exception as error:  # noqa: BLE001 - stop the others all the same
-                benchlib.log(f"note: stopping {server.entry['name']}: {error!r}")
+                progress.log(f"note: stopping {server.entry['name']}: {error!r}")
         self.servers = []

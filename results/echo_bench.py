@@ -28,29 +28,40 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-import benchlib  # noqa: E402
+import bench_arguments  # noqa: E402
+import bench_report  # noqa: E402
+import binaries  # noqa: E402
+import case_ratios  # noqa: E402
+import kernel_costs  # noqa: E402
+import measured_run  # noqa: E402
+import medians  # noqa: E402
+import progress  # noqa: E402
+import rounds  # noqa: E402
+import run_environment  # noqa: E402
+import server_process  # noqa: E402
+import tables  # noqa: E402
 
 SERVER_MODELS = ["threads", "poll", "epoll"]
 LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
 
 
 def start_servers(go_available):
-    server_binary = benchlib.bazel_binary("//echo:server")
+    server_binary = binaries.bazel_binary("//echo:server")
     servers = {}
     for model in SERVER_MODELS:
-        servers[model] = benchlib.start_server([server_binary, "--port=0", f"--model={model}"],
-                                               ready=r"listening on", name=f"netbench-{model}")
+        servers[model] = server_process.start_server([server_binary, "--port=0", f"--model={model}"],
+                                                     ready=r"listening on", name=f"netbench-{model}")
     if go_available:
-        servers["go"] = benchlib.start_server([benchlib.peer_binary("echosrv"), "-addr", "127.0.0.1:0"],
-                                              ready=r"listening on", name="go-echosrv")
+        servers["go"] = server_process.start_server([binaries.peer_binary("echosrv"), "-addr", "127.0.0.1:0"],
+                                                    ready=r"listening on", name="go-echosrv")
     return servers
 
 
 def client_command(load, port, seconds, rate, json_path):
     if load == "stream3-go":
-        return [benchlib.peer_binary("spammer"), "-addr", f"127.0.0.1:{port}", "-clients", "3",
+        return [binaries.peer_binary("spammer"), "-addr", f"127.0.0.1:{port}", "-clients", "3",
                 "-duration", f"{seconds}s", "-size", "22"]
-    cmd = [benchlib.bazel_binary("//echo:client"), f"--port={port}", f"--duration={seconds}s",
+    cmd = [binaries.bazel_binary("//echo:client"), f"--port={port}", f"--duration={seconds}s",
            "--progress=false", f"--json={json_path}"]
     if load == "stream3":
         cmd += ["--clients=3", "--mode=stream"]
@@ -81,7 +92,7 @@ def run_case(servers, server_name, load, seconds, rate):
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
         cmd = client_command(load, port, seconds, rate, json_path)
-        result, server_cpu = benchlib.run_client_against(server, cmd, timeout_s=seconds + 60)
+        result, server_cpu = measured_run.run_client_against(server, cmd, timeout_s=seconds + 60)
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
@@ -106,10 +117,10 @@ def run_case(servers, server_name, load, seconds, rate):
             if name in ("rtt", "rtt_corrected"):
                 row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
                 row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
-    benchlib.add_cpu_per_message(row, result, server_cpu, client_messages=row.get("messages_written"),
-                                 server_messages=row.get("messages_echoed"))
+    measured_run.add_cpu_per_message(row, result, server_cpu, client_messages=row.get("messages_written"),
+                                     server_messages=row.get("messages_echoed"))
     if result.returncode != 0:
-        benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
+        progress.log(f"  {server_name}/{load}: client exited {result.returncode}: "
                      f"{result.stderr.strip()[-300:]}")
     return row
 
@@ -117,12 +128,12 @@ def run_case(servers, server_name, load, seconds, rate):
 def summarize(rows, cases):
     keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
             "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us")
-    return benchlib.summarize_cases(rows, cases, keys)
+    return medians.summarize_cases(rows, cases, keys)
 
 
 def ratios(summary, env):
     def ratio(name, a, b, target):
-        return benchlib.ratio_of(summary, name, a, b, target)
+        return case_ratios.ratio_of(summary, name, a, b, target)
 
     out = []
     # Server CPU per echoed message vs Go's, at each load (the target is at the fixed rate).
@@ -138,15 +149,15 @@ def ratios(summary, env):
         row = ratio(f"client CPU/msg echo-client / spammer (server {server_name})",
                     (server_name, "stream3", "client_cpu_us_per_msg"),
                     (server_name, "stream3-go", "client_cpu_us_per_msg"), "<= 0.5")
-        spammer_us = benchlib.lookup(summary, server_name, "stream3-go", "client_cpu_us_per_msg")
-        row["target_vs_send"] = benchlib.target_vs_send(spammer_us and 0.5 * spammer_us,
-                                                        env.get("kernel_costs_us"))
+        spammer_us = medians.lookup(summary, server_name, "stream3-go", "client_cpu_us_per_msg")
+        row["target_vs_send"] = kernel_costs.target_vs_send(spammer_us and 0.5 * spammer_us,
+                                                            env.get("kernel_costs_us"))
         out.append(row)
         out.append(ratio(f"msgs/s echo-client / spammer (server {server_name})",
                          (server_name, "stream3", "msgs_per_s"), (server_name, "stream3-go", "msgs_per_s"),
                          ">= 1.0"))
     # The whole system: //echo:client + the best netbench server vs spammer + Go echosrv.
-    best = max(SERVER_MODELS, key=lambda m: benchlib.lookup(summary, m, "stream3", "msgs_per_s") or 0)
+    best = max(SERVER_MODELS, key=lambda m: medians.lookup(summary, m, "stream3", "msgs_per_s") or 0)
     out.append(ratio(f"system msgs/s echo-client+{best} / spammer+go", (best, "stream3", "msgs_per_s"),
                      ("go", "stream3-go", "msgs_per_s"), ">= 1.5"))
     return out
@@ -154,31 +165,31 @@ def ratios(summary, env):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    benchlib.common_arguments(parser)
-    benchlib.add_rerender_argument(parser)
+    bench_arguments.common_arguments(parser)
+    bench_arguments.add_rerender_argument(parser)
     parser.add_argument("--seconds", type=float, default=None, help="load duration per case (default 10, quick 1)")
     parser.add_argument("--rate", type=int, default=None,
                         help="offered load of the 'rate' case, msgs/s over 3 clients (default 50000, quick 20000)")
     args = parser.parse_args(argv)
     if args.rerender:
-        return benchlib.rerender("echo_bench", summarize, ratios)
+        return bench_report.rerender("echo_bench", summarize, ratios)
     if args.samples < 1:
         parser.error("--samples must be at least 1")
     seconds = args.seconds or (1 if args.quick else 10)
     rate = args.rate or (20000 if args.quick else 50000)
     samples = 1 if args.quick and args.samples == 3 else args.samples
 
-    go_available = benchlib.peer_binary("echosrv") is not None and benchlib.peer_binary("spammer") is not None
+    go_available = binaries.peer_binary("echosrv") is not None and binaries.peer_binary("spammer") is not None
     server_names = SERVER_MODELS + (["go"] if go_available else [])
     loads = [load for load in LOADS if go_available or load != "stream3-go"]
     cases = [(s, load) for load in loads for s in server_names]
 
-    env = benchlib.environment(benchlib.measure_kernel_costs())
+    env = run_environment.environment(kernel_costs.measure_kernel_costs())
     servers = start_servers(go_available)
     rows = []
     try:
-        for round_index, (server_name, load) in benchlib.interleaved(cases, samples):
-            benchlib.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
+        for round_index, (server_name, load) in rounds.interleaved(cases, samples):
+            progress.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
             row = run_case(servers, server_name, load, seconds, rate)
             row["round"] = round_index
             rows.append(row)
@@ -192,14 +203,14 @@ def main(argv):
              "Server CPU per echoed message from /proc/PID/stat deltas (10 ms ticks); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "
              "The spammer does not check echoes (errors '-'). //echo:client runs with its defaults "
-             "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + benchlib.SCHEDULING_NOTE)
+             "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + server_process.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
-    summary, ratio_rows = benchlib.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
-                                                      with_ratios=go_available, env=env)
-    print(benchlib.markdown_table(summary))
+    summary, ratio_rows = bench_report.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
+                                                          with_ratios=go_available, env=env)
+    print(tables.markdown_table(summary))
     if ratio_rows:
-        print(benchlib.markdown_table(ratio_rows))
+        print(tables.markdown_table(ratio_rows))
     failed = [r for r in rows if r["returncode"] != 0]
     return 1 if failed else 0
 

@@ -31,7 +31,17 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-import benchlib  # noqa: E402
+import bench_arguments  # noqa: E402
+import binaries  # noqa: E402
+import case_ratios  # noqa: E402
+import client_process  # noqa: E402
+import medians  # noqa: E402
+import process_cpu  # noqa: E402
+import progress  # noqa: E402
+import result_files  # noqa: E402
+import rounds  # noqa: E402
+import server_process  # noqa: E402
+import tables  # noqa: E402
 
 NETBENCH_MODELS = ["threads", "poll", "epoll"]
 NGINX_HTTP = "http://127.0.0.1:8081/index.html"
@@ -40,26 +50,26 @@ NGINX_HTTPS = "https://127.0.0.1:8443/index.html"
 
 def start_origins(tmp, servers):
     """Starts the four origins into `servers` (filled as they start, so that a failure stops the others)."""
-    origin = benchlib.bazel_binary("//httpfanout:origin")
+    origin = binaries.bazel_binary("//httpfanout:origin")
     for latency in ("0", "50ms"):
         for scheme in ("http", "https"):
             cmd = [origin, "--port=0", "--model=epoll", f"--latency={latency}", "--body_size=25600"]
             if scheme == "https":
                 cmd += ["--tls", f"--write_cert={tmp}/origin-{latency}.pem"]
-            servers[(latency, scheme)] = benchlib.start_server(cmd, ready=r"listening on",
-                                                               name=f"origin-{latency}-{scheme}")
+            servers[(latency, scheme)] = server_process.start_server(cmd, ready=r"listening on",
+                                                                     name=f"origin-{latency}-{scheme}")
 
 
 def start_nginx():
     """Starts the nginx peer if it is not running; returns (started_by_us, available)."""
-    script = os.path.join(benchlib.peers_dir(), "nginx", "start.sh")
+    script = os.path.join(binaries.peers_dir(), "nginx", "start.sh")
     if not os.path.exists(script) or subprocess.run(["sh", "-c", "command -v nginx"],
                                                     capture_output=True).returncode != 0:
-        benchlib.log("note: nginx or its peer scripts are missing; nginx rows are skipped")
+        progress.log("note: nginx or its peer scripts are missing; nginx rows are skipped")
         return False, False
     result = subprocess.run(["sh", script], capture_output=True, text=True)
     if result.returncode != 0:
-        benchlib.log(f"note: the nginx peer did not start; nginx rows are skipped:\n{result.stderr}")
+        progress.log(f"note: the nginx peer did not start; nginx rows are skipped:\n{result.stderr}")
         return False, False
     return "already running" not in result.stdout, True
 
@@ -71,7 +81,7 @@ def nginx_pid():
             master = int(f.read().strip())
     except (OSError, ValueError):
         return []
-    return benchlib.descendants(master)
+    return process_cpu.descendants(master)
 
 
 def target_cpu_seconds(target):
@@ -80,7 +90,7 @@ def target_cpu_seconds(target):
     total = 0.0
     for pid in nginx_pid():
         try:
-            total += benchlib.cpu_seconds_of(pid)
+            total += process_cpu.cpu_seconds_of(pid)
         except OSError:
             pass
     return total
@@ -89,11 +99,11 @@ def target_cpu_seconds(target):
 def run_netbench(model, url, requests, reps, cacert):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         json_path = f.name
-    cmd = [benchlib.bazel_binary("//httpfanout:fanout"), f"--url={url}", f"--requests={requests}",
+    cmd = [binaries.bazel_binary("//httpfanout:fanout"), f"--url={url}", f"--requests={requests}",
            f"--model={model}", f"--repetitions={reps}", f"--json={json_path}", "--quiet"]
     if url.startswith("https"):
         cmd.append("--insecure")
-    res = benchlib.run_client(cmd, timeout_s=120 + reps * 30)
+    res = client_process.run_client(cmd, timeout_s=120 + reps * 30)
     wall = None
     failed = 0 if res.returncode == 0 else None
     try:
@@ -111,23 +121,23 @@ def run_netbench(model, url, requests, reps, cacert):
         if os.path.exists(json_path):
             os.unlink(json_path)
     if res.returncode != 0:
-        benchlib.log(f"netbench {model} {url}: exit {res.returncode}: {res.stderr[-500:]}")
+        progress.log(f"netbench {model} {url}: exit {res.returncode}: {res.stderr[-500:]}")
     return wall, res.cpu_seconds, failed
 
 
 def run_go(url, requests, reps):
-    go = benchlib.peer_binary("fanout")
+    go = binaries.peer_binary("fanout")
     if go is None:
         return None, None, None
     cmd = [go, "-url", url, "-n", str(requests), "-reps", str(reps)]
     if url.startswith("https"):
         cmd.append("-insecure")
-    res = benchlib.run_client(cmd, timeout_s=120 + reps * 30)
+    res = client_process.run_client(cmd, timeout_s=120 + reps * 30)
     match = re.search(r"median: ([0-9.]+) s", res.stdout) or re.search(r"wall: ([0-9.]+) s", res.stdout)
     wall = float(match.group(1)) if match else None
     errors = sum(int(m) for m in re.findall(r"ok, (\d+) errors", res.stdout))
     if res.returncode != 0:
-        benchlib.log(f"go fanout {url}: exit {res.returncode}: {res.stdout[-300:]}")
+        progress.log(f"go fanout {url}: exit {res.returncode}: {res.stdout[-300:]}")
     return wall, res.cpu_seconds, errors
 
 
@@ -160,7 +170,7 @@ def run_curl(url, requests, reps, processes, tmp):
             cpu = usage.children_user + usage.children_system
         except OSError:
             pass
-    return benchlib.median(walls), cpu, failed
+    return medians.median(walls), cpu, failed
 
 
 PER_ROUND_NOTE = "vs_go_per_round: the best model's time over Go's within single rounds, lowest .. highest."
@@ -175,9 +185,9 @@ def summarize(case_docs):
     for doc in case_docs:
         runs = doc["samples"]
         row = {"target": doc["target"], "scheme": doc["scheme"], "client": doc["client"],
-               "wall_s": benchlib.median([r["wall_s"] for r in runs]),
-               "client_cpu_us_per_req": benchlib.median([r["client_cpu_us_per_request"] for r in runs]),
-               "server_cpu_us_per_req": benchlib.median([r["server_cpu_us_per_request"] for r in runs]),
+               "wall_s": medians.median([r["wall_s"] for r in runs]),
+               "client_cpu_us_per_req": medians.median([r["client_cpu_us_per_request"] for r in runs]),
+               "server_cpu_us_per_req": medians.median([r["server_cpu_us_per_request"] for r in runs]),
                "failed": sum(r["failed"] or 0 for r in runs)}
         doc["summary"] = row
         rows.append(row)
@@ -193,29 +203,30 @@ def summarize(case_docs):
         curls = [group[c]["wall_s"] for c in ("curl", "curl-2x250") if c in group and group[c]["wall_s"]]
         # Samples are stored in round order, so the i-th of each case ran in the same round.
         go_walls = walls_by_case.get((name, scheme, "go"), [])
-        per_round = [benchlib.ratio(mine, theirs)
+        per_round = [case_ratios.ratio(mine, theirs)
                      for mine, theirs in zip(walls_by_case[(name, scheme, best["client"])], go_walls)]
         per_round = [r for r in per_round if r is not None]
         summary = {"target": name, "scheme": scheme, "client": f"best: {best['client']}", "wall_s": best["wall_s"],
-                   "vs_go": benchlib.ratio(best["wall_s"], go),
-                   "vs_go_per_round": benchlib.value_range(per_round),
+                   "vs_go": case_ratios.ratio(best["wall_s"], go),
+                   "vs_go_per_round": case_ratios.value_range(per_round),
                    "go_target": 0.5 if scheme == "http" else 0.6,
-                   "vs_best_curl": benchlib.ratio(best["wall_s"], min(curls) if curls else None)}
+                   "vs_best_curl": case_ratios.ratio(best["wall_s"], min(curls) if curls else None)}
         if name == "origin-50ms":
-            summary["vs_latency"] = benchlib.ratio(best["wall_s"], 0.050)
+            summary["vs_latency"] = case_ratios.ratio(best["wall_s"], 0.050)
         rows.append(summary)
     return rows
 
 
 def write_report(case_docs, notes, env=None):
     rows = summarize(case_docs)
-    benchlib.write_results("httpfanout_bench", case_docs, notes=notes, summary_rows=rows, columns=COLUMNS, env=env)
+    result_files.write_results("httpfanout_bench", case_docs, notes=notes, summary_rows=rows, columns=COLUMNS,
+                               env=env)
     return rows
 
 
 def rerender():
     """Rewrites the stored tables from the stored samples, running nothing."""
-    document = benchlib.load_results("httpfanout_bench")
+    document = result_files.load_results("httpfanout_bench")
     notes = document["notes"]
     if PER_ROUND_NOTE not in notes:  # stored before the column existed
         notes += " " + PER_ROUND_NOTE
@@ -224,10 +235,10 @@ def rerender():
 
 
 def main(argv=None):
-    parser = benchlib.common_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
+    parser = bench_arguments.common_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--repetitions", type=int, default=10)
-    benchlib.add_rerender_argument(parser)
+    bench_arguments.add_rerender_argument(parser)
     args = parser.parse_args(argv)
     if args.rerender:
         return rerender()
@@ -259,9 +270,9 @@ def main(argv=None):
     cases = [(t, c) for t in targets for c in clients]
     samples_by_case = {}
     try:
-        for round_index, (target, client) in benchlib.interleaved(cases, samples):
+        for round_index, (target, client) in rounds.interleaved(cases, samples):
             key = (target["name"], target["scheme"], client)
-            benchlib.log(f"round {round_index + 1}/{samples}: {client} -> {target['name']} {target['scheme']}")
+            progress.log(f"round {round_index + 1}/{samples}: {client} -> {target['name']} {target['scheme']}")
             cpu_before = target_cpu_seconds(target)
             if client.startswith("netbench-"):
                 wall, cpu, failed = run_netbench(client.split("-", 1)[1], target["url"], requests, reps,
@@ -287,7 +298,7 @@ def main(argv=None):
         for server in servers.values():
             server.stop()
         if nginx_started:
-            subprocess.run(["sh", os.path.join(benchlib.peers_dir(), "nginx", "stop.sh")], capture_output=True)
+            subprocess.run(["sh", os.path.join(binaries.peers_dir(), "nginx", "stop.sh")], capture_output=True)
 
     case_docs = [{"target": name, "scheme": scheme, "client": client, "requests": requests, "repetitions": reps,
                   "samples": runs} for (name, scheme, client), runs in samples_by_case.items()]
@@ -296,7 +307,7 @@ def main(argv=None):
              f"Targets: best netbench <= 0.5x Go (http), <= 0.6x Go (https), < best curl; origin-50ms total < 2x "
              f"latency (vs_latency < 2). " + PER_ROUND_NOTE)
     rows = write_report(case_docs, notes)
-    print(benchlib.markdown_table(rows, COLUMNS))
+    print(tables.markdown_table(rows, COLUMNS))
     return 0
 
 

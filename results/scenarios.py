@@ -14,9 +14,12 @@ Each function returns the scenario's rows (one per case and round; see contest.R
 contestants' fate (ran, skipped with the install command, failed with the last lines they printed).
 """
 
-import benchlib
 import contest
+import medians
+import progress
 import registry
+import rounds
+import tables
 
 WEBSOCKET_CLIENTS = (1, 4)
 WEBSOCKET_PROCS = (1, 2, 3, 4)
@@ -33,7 +36,7 @@ def _prepare(entries, scenario, runner):
         why = registry.unavailable(entry)
         if why:
             fate.update(status="skipped", why=why)
-            benchlib.log(f"skip {scenario} {entry['role']} {entry['name']}: {why}")
+            progress.log(f"skip {scenario} {entry['role']} {entry['name']}: {why}")
         else:
             fate.update(status="ran", version=registry.version_of(entry, runner.base_values()))
             (servers if entry["role"] == "server" else clients).append(entry)
@@ -45,7 +48,7 @@ def _fail(fates, entry, failure):
     for fate in fates:
         if fate["name"] == entry["name"] and fate["role"] == entry["role"]:
             fate.update(status="failed", why=str(failure), tail=getattr(failure, "tail", ""))
-    benchlib.log(f"  {entry['name']} failed: {failure}" + (f"\n{failure.tail}" if getattr(failure, "tail", "")
+    progress.log(f"  {entry['name']} failed: {failure}" + (f"\n{failure.tail}" if getattr(failure, "tail", "")
                                                             else ""))
 
 
@@ -76,9 +79,9 @@ def _failed_row(base, why, tail=""):
 
 def _log_row(prefix, row, figure, unit):
     if row["status"] == "ok":
-        benchlib.log(f"{prefix}: {benchlib._format(row.get(figure))} {unit}")
+        progress.log(f"{prefix}: {tables.format_number(row.get(figure))} {unit}")
     else:
-        benchlib.log(f"{prefix}: FAILED: {row.get('error')}")
+        progress.log(f"{prefix}: FAILED: {row.get('error')}")
 
 
 def _message_case(runner, client, running, base, prefix, values, timeout_s):
@@ -105,7 +108,7 @@ def run_echo(entries, runner, samples, seconds, clients=3):
         started[entry["name"]] = _start(runner, entry, fates)
     cases = [(s, c) for c in loads for s in servers]
     rows = []
-    for round_index, (server, client) in benchlib.interleaved(cases, samples):
+    for round_index, (server, client) in rounds.interleaved(cases, samples):
         base = {"server": server["name"], "client": client["name"], "round": round_index}
         prefix = f"echo round {round_index + 1}/{samples}: {client['name']} -> {server['name']}"
         running = started.get(server["name"])
@@ -139,7 +142,7 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
                                                   url_template="ws://{host}:{port}/echo")
     cases = [(s, c, p, n) for n in connections for p in procs for s, c in pairs]
     rows = []
-    for round_index, (server, client, p, n) in benchlib.interleaved(cases, samples):
+    for round_index, (server, client, p, n) in rounds.interleaved(cases, samples):
         base = {"server": server["name"], "client": client["name"], "procs": p, "clients": n,
                 "round": round_index}
         prefix = (f"websocket round {round_index + 1}/{samples}: {client['name']} x{n} -> {server['name']}, "
@@ -169,7 +172,7 @@ def run_fanout(entries, runner, samples, requests, reps, warmup):
             targets.append((server, scheme, running, url))
     cases = [(t, c, condition) for t in targets for c in clients for condition in c["conditions"]]
     rows = []
-    for round_index, ((server, scheme, running, url), client, condition) in benchlib.interleaved(cases, samples):
+    for round_index, ((server, scheme, running, url), client, condition) in rounds.interleaved(cases, samples):
         base = {"server": server["name"], "scheme": scheme, "client": client["name"], "condition": condition,
                 "round": round_index}
         prefix = (f"fanout round {round_index + 1}/{samples}: {client['name']} ({condition}) -> "
@@ -184,7 +187,7 @@ def run_fanout(entries, runner, samples, requests, reps, warmup):
                                 timeout_s=120 + (reps + warmup) * 60)
         row.update(base)
         row["walls_s"] = row.get("found", {}).get("wall_s", [])
-        row["wall_s_median"] = benchlib.median(row["walls_s"])
+        row["wall_s_median"] = medians.median(row["walls_s"])
         fetched = requests * (reps + (warmup if "{warmup}" in " ".join(client["command"]) else 0))
         row["requests_made"] = fetched
         for side in ("client", "server"):

@@ -23,10 +23,17 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-import benchlib  # noqa: E402
+import binaries  # noqa: E402
+import checkout  # noqa: E402
+import client_process  # noqa: E402
 import contest  # noqa: E402
+import kernel_costs  # noqa: E402
+import progress  # noqa: E402
 import registry  # noqa: E402
+import result_files  # noqa: E402
+import run_environment  # noqa: E402
 import scenarios  # noqa: E402
+import tables  # noqa: E402
 import writeups  # noqa: E402
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
@@ -50,17 +57,17 @@ def run_microbenchmarks(quick):
     rows = []
     for label in MICROBENCHMARKS:
         try:
-            binary = benchlib.bazel_binary(label)
+            binary = binaries.bazel_binary(label)
         except Exception as error:  # noqa: BLE001 - a missing target is reported, the suite goes on
-            benchlib.log(f"skip {label}: {error}")
+            progress.log(f"skip {label}: {error}")
             continue
-        benchlib.log(f"== {label}")
+        progress.log(f"== {label}")
         args = [binary, "--benchmark_format=json"]
         if quick:
             args.append("--benchmark_min_time=0.01")
-        result = benchlib.run_client(args, timeout_s=600)
+        result = client_process.run_client(args, timeout_s=600)
         if result.returncode != 0:
-            benchlib.log(f"{label} failed ({result.returncode}): {result.stderr[-1000:]}")
+            progress.log(f"{label} failed ({result.returncode}): {result.stderr[-1000:]}")
             continue
         document = json.loads(result.stdout)
         for bench in document.get("benchmarks", []):
@@ -74,12 +81,12 @@ def run_microbenchmarks(quick):
             if "items_per_second" in bench:
                 row["M_items_per_s"] = bench["items_per_second"] / 1e6
             rows.append(row)
-            benchlib.log(f"  {bench['name']}: {benchlib._format(row.get('cpu_ns'))} ns cpu"
+            progress.log(f"  {bench['name']}: {tables.format_number(row.get('cpu_ns'))} ns cpu"
                          + (f", {row['GB_per_s']:.2f} GB/s" if "GB_per_s" in row else ""))
-    benchlib.write_results("microbenchmarks", rows,
-                           notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
-                           summary_rows=rows,
-                           columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
+    result_files.write_results("microbenchmarks", rows,
+                               notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
+                               summary_rows=rows,
+                               columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
 
 
 WRITEUP_PARTS = ["echo", "websocket", "fanout"]
@@ -99,7 +106,7 @@ def choose(args, entries):
     only, skip = split_words(args.only), split_words(args.skip)
     unknown = [w for w in registry.unknown_words(entries, only + skip) if w not in PARTS]
     if unknown:
-        benchlib.log(f"bench: --only/--skip: {', '.join(unknown)} names no part ({', '.join(PARTS)}) and no "
+        progress.log(f"bench: --only/--skip: {', '.join(unknown)} names no part ({', '.join(PARTS)}) and no "
                      f"contestant, system or scenario of {args.contestants}")
         sys.exit(2)
     contestant_only = [w for w in only if w not in PARTS or w in WRITEUP_PARTS]
@@ -144,18 +151,18 @@ def run_writeup(part, entries, args, env):
               "figures are the scheduler's exact run time of each whole process (threads that exited included), "
               "not 10 ms ticks.\n\n")
     markdown = section["markdown"].replace("\n\n", "\n\n" + header, 1)
-    directory = benchlib.results_dir()
+    directory = result_files.results_dir()
     document = {"schema": "netbench.writeup/1", "part": part, "environment": env, "settings": settings,
-                "registry": os.path.relpath(os.path.abspath(args.contestants), benchlib.repo_root()), "contestants": fates,
+                "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
                 "verdicts": section["verdicts"], "rows": rows}
     with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
         json.dump(document, f, indent=1)
         f.write("\n")
     with open(os.path.join(directory, f"{part}_writeup.md"), "w") as f:
         f.write(markdown)
-    benchlib.log(f"wrote {directory}/{part}_writeup.json and .md")
+    progress.log(f"wrote {directory}/{part}_writeup.json and .md")
     for line in section["verdicts"]:
-        benchlib.log(f"  verdict: {line['claim']}: {line['verdict']}")
+        progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
 
 
@@ -186,37 +193,38 @@ def main(argv):
     try:
         entries = registry.load(args.contestants)
     except registry.RegistryError as error:
-        benchlib.log(f"bench: the contestant registry is not usable; nothing ran:\n{error}")
+        progress.log(f"bench: the contestant registry is not usable; nothing ran:\n{error}")
         return 2
     if args.list:
         for e in entries:
             print(f"{e['scenario']:9} {e['role']:6} {e['name']:22} {e['about']}")
         return 0
     parts, chosen = choose(args, entries)
-    benchlib.log(f"bench: parts {', '.join(parts) or '(none)'}; {len(chosen)} contestant(s) from {args.contestants}")
+    progress.log(f"bench: parts {', '.join(parts) or '(none)'}; {len(chosen)} contestant(s) from {args.contestants}")
 
     started = time.monotonic()
     failures = []
     # The write-ups keep the kernel's prices of this run; the detail benches measure their own, and the
     # microbenchmarks run the same benchmark in full.
-    env = benchlib.environment(benchlib.measure_kernel_costs() if set(parts) & set(WRITEUP_PARTS) else None)
+    costs = kernel_costs.measure_kernel_costs() if set(parts) & set(WRITEUP_PARTS) else None
+    env = run_environment.environment(costs)
     if "micro" in parts:
         run_microbenchmarks(args.quick)
     for part in parts:
         if part in WRITEUP_PARTS:
-            benchlib.log(f"==== {part} write-up")
+            progress.log(f"==== {part} write-up")
             try:
                 code = run_writeup(part, chosen, args, env)
             except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
-                benchlib.log(f"{part} write-up failed: {error!r}")
+                progress.log(f"{part} write-up failed: {error!r}")
                 code = 1
         elif part in DETAIL_PARTS:
             module = importlib.import_module(f"{DETAIL_PARTS[part]}_bench")
-            benchlib.log(f"==== {part} (detail bench)")
+            progress.log(f"==== {part} (detail bench)")
             try:
                 code = module.main([f"--samples={args.samples}"] + (["--quick"] if args.quick else []))
             except Exception as error:  # noqa: BLE001
-                benchlib.log(f"{part} failed: {error!r}")
+                progress.log(f"{part} failed: {error!r}")
                 code = 1
         else:
             continue
@@ -224,7 +232,7 @@ def main(argv):
             failures.append(part)
 
     write_report(env)
-    benchlib.log(f"suite finished in {time.monotonic() - started:.0f} s"
+    progress.log(f"suite finished in {time.monotonic() - started:.0f} s"
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
 
@@ -232,7 +240,7 @@ def main(argv):
 def write_report(env):
     """REPORT.md, the page to read first: a verdict section per write-up, then the microbenchmarks and the
     detail benches, each section from the newest run of its part on this machine."""
-    directory = benchlib.results_dir()
+    directory = result_files.results_dir()
     sections = []
     for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + ["microbenchmarks", "echo_bench", "websocket_bench",
                                                            "httpfanout_bench"]:
@@ -244,11 +252,11 @@ def write_report(env):
                 text = text.replace("# ", "## ", 1)
             sections.append(text)
     costs = env.get("kernel_costs_us") or {}
-    header = (f"# netbench report: {benchlib.machine_label()}\n\n"
+    header = (f"# netbench report: {run_environment.machine_label()}\n\n"
               f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit "
               f"{env['git_commit']}, {env['timestamp_utc']}.\n\n"
               + ("Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
-                 + ", ".join(f"{k} {benchlib._format(v)}" for k, v in costs.items()) + ".\n\n" if costs else "")
+                 + ", ".join(f"{k} {tables.format_number(v)}" for k, v in costs.items()) + ".\n\n" if costs else "")
               + "Each section below comes from one run and names it; every figure is a median over interleaved "
               "rounds of that run, and every verdict is computed from its samples (results/verdict.py): "
               "**holds** or **reversed** need a two-sided Mann-Whitney U test at p < 0.05 and a ratio on the "
@@ -256,7 +264,7 @@ def write_report(env):
               "sample sits beside this file.\n\n")
     with open(os.path.join(directory, "REPORT.md"), "w") as f:
         f.write(header + "\n".join(sections))
-    benchlib.log(f"wrote {os.path.join(directory, 'REPORT.md')}")
+    progress.log(f"wrote {os.path.join(directory, 'REPORT.md')}")
 
 
 if __name__ == "__main__":

@@ -30,28 +30,40 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-import benchlib  # noqa: E402
+import bench_arguments  # noqa: E402
+import bench_report  # noqa: E402
+import binaries  # noqa: E402
+import case_ratios  # noqa: E402
+import kernel_costs  # noqa: E402
+import measured_run  # noqa: E402
+import medians  # noqa: E402
+import ports  # noqa: E402
+import progress  # noqa: E402
+import rounds  # noqa: E402
+import run_environment  # noqa: E402
+import server_process  # noqa: E402
+import tables  # noqa: E402
 
 SERVER_MODELS = ["threads", "poll", "epoll"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
 
 
 def start_servers(go_available, server_threads):
-    binary = benchlib.bazel_binary("//websocket:server")
+    binary = binaries.bazel_binary("//websocket:server")
     servers = {}
     for mode in ("sink", "echo"):
         for model in SERVER_MODELS:
-            servers[(model, mode)] = benchlib.start_server(
+            servers[(model, mode)] = server_process.start_server(
                 [binary, "--port=0", f"--mode={mode}", f"--model={model}", f"--threads={server_threads}"],
                 ready=r"listening on", name=f"netbench-{model}-{mode}")
         if go_available:
-            port = benchlib.free_port()
-            cmd = [benchlib.peer_binary("wsserver"), "-addr", f"127.0.0.1:{port}"]
+            port = ports.free_port()
+            cmd = [binaries.peer_binary("wsserver"), "-addr", f"127.0.0.1:{port}"]
             if mode == "echo":
                 cmd.append("-echo")
-            server = benchlib.start_server(cmd, ready=r"listening on", name=f"go-wsserver-{mode}")
+            server = server_process.start_server(cmd, ready=r"listening on", name=f"go-wsserver-{mode}")
             server.bench_port = port
-            if not benchlib.wait_until_accepting(port, timeout_s=10):
+            if not ports.wait_until_accepting(port, timeout_s=10):
                 raise RuntimeError(f"nothing accepts connections on 127.0.0.1:{port}")
             servers[("go", mode)] = server
     for server in servers.values():
@@ -69,8 +81,8 @@ def client_command(load, port, messages, json_path):
     url = f"ws://127.0.0.1:{port}/echo"
     if load.startswith("go"):
         clients = load[2:]
-        return [benchlib.peer_binary("wsclient"), "-url", url, "-timeout", "120s", clients, str(messages)]
-    cmd = [benchlib.bazel_binary("//websocket:client"), f"--url={url}", f"--messages={messages}",
+        return [binaries.peer_binary("wsclient"), "-url", url, "-timeout", "120s", clients, str(messages)]
+    cmd = [binaries.bazel_binary("//websocket:client"), f"--url={url}", f"--messages={messages}",
            "--progress=false", "--timeout=120s", f"--json={json_path}"]
     if load == "nb1":
         cmd += ["--clients=1"]
@@ -89,7 +101,7 @@ def run_case(servers, server_name, load, messages):
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
         cmd = client_command(load, server.bench_port, messages, json_path)
-        result, server_cpu = benchlib.run_client_against(server, cmd, timeout_s=180)
+        result, server_cpu = measured_run.run_client_against(server, cmd, timeout_s=180)
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
@@ -108,9 +120,9 @@ def run_case(servers, server_name, load, messages):
             row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
             row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
             row["p999_us"] = histogram["percentiles"].get("99.9", 0) / 1e3
-    benchlib.add_cpu_per_message(row, result, server_cpu, client_messages=sent, server_messages=sent)
+    measured_run.add_cpu_per_message(row, result, server_cpu, client_messages=sent, server_messages=sent)
     if result.returncode != 0:
-        benchlib.log(f"  {server_name}/{load}: client exited {result.returncode}: "
+        progress.log(f"  {server_name}/{load}: client exited {result.returncode}: "
                      f"{(result.stdout + result.stderr).strip()[-400:]}")
     return row
 
@@ -118,12 +130,12 @@ def run_case(servers, server_name, load, messages):
 def summarize(rows, cases):
     keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
             "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
-    return benchlib.summarize_cases(rows, cases, keys)
+    return medians.summarize_cases(rows, cases, keys)
 
 
 def ratios(summary, env):
     def ratio(name, a, b, target):
-        return benchlib.ratio_of(summary, name, a, b, target)
+        return case_ratios.ratio_of(summary, name, a, b, target)
 
     out = []
     # Both clients write one frame per send; `target_vs_send` puts the target CPU (0.5x the Go client's)
@@ -135,13 +147,13 @@ def ratios(summary, env):
             row = ratio(f"client CPU/msg nb-client / go-client, {n} client(s), server {server_name}",
                         (server_name, "nb" + n, "client_cpu_us_per_msg"),
                         (server_name, "go" + n, "client_cpu_us_per_msg"), "<= 0.5")
-            go_client_us = benchlib.lookup(summary, server_name, "go" + n, "client_cpu_us_per_msg")
-            row["target_vs_send"] = benchlib.target_vs_send(go_client_us and 0.5 * go_client_us,
-                                                            env.get("kernel_costs_us"))
+            go_client_us = medians.lookup(summary, server_name, "go" + n, "client_cpu_us_per_msg")
+            row["target_vs_send"] = kernel_costs.target_vs_send(go_client_us and 0.5 * go_client_us,
+                                                                env.get("kernel_costs_us"))
             out.append(row)
     for load in ("nb1", "go1", "nb4", "go4"):
         def cpu(model, load=load):
-            value = benchlib.lookup(summary, model, load, "server_cpu_us_per_msg")
+            value = medians.lookup(summary, model, load, "server_cpu_us_per_msg")
             return float("inf") if value is None else value
 
         best = min(SERVER_MODELS, key=cpu)
@@ -152,8 +164,8 @@ def ratios(summary, env):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    benchlib.common_arguments(parser)
-    benchlib.add_rerender_argument(parser)
+    bench_arguments.common_arguments(parser)
+    bench_arguments.add_rerender_argument(parser)
     parser.add_argument("--messages", type=int, default=None,
                         help="messages per client (default 100000, quick 2000)")
     parser.add_argument("--echo_messages", type=int, default=None,
@@ -161,26 +173,26 @@ def main(argv):
     parser.add_argument("--server_threads", type=int, default=1, help="event loops of the poll/epoll servers")
     args = parser.parse_args(argv)
     if args.rerender:
-        return benchlib.rerender("websocket_bench", summarize, ratios)
+        return bench_report.rerender("websocket_bench", summarize, ratios)
     if args.samples < 1:
         parser.error("--samples must be at least 1")
     messages = args.messages or (2000 if args.quick else 100000)
     echo_messages = args.echo_messages or (500 if args.quick else 20000)
     samples = 1 if args.quick and args.samples == 3 else args.samples
 
-    go_available = benchlib.peer_binary("wsserver") is not None and benchlib.peer_binary("wsclient") is not None
+    go_available = binaries.peer_binary("wsserver") is not None and binaries.peer_binary("wsclient") is not None
     server_names = SERVER_MODELS + (["go"] if go_available else [])
     loads = [load for load in SINK_LOADS if go_available or not load.startswith("go")] + ["echo1"]
     cases = [(s, load) for load in loads for s in server_names]
 
-    env = benchlib.environment(benchlib.measure_kernel_costs())
+    env = run_environment.environment(kernel_costs.measure_kernel_costs())
     servers = start_servers(go_available, args.server_threads)
     rows = []
     written_to = {}
     outputs = {}
     try:
-        for round_index, (server_name, load) in benchlib.interleaved(cases, samples):
-            benchlib.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
+        for round_index, (server_name, load) in rounds.interleaved(cases, samples):
+            progress.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
             row = run_case(servers, server_name, load, echo_messages if load == "echo1" else messages)
             row["round"] = round_index
             rows.append(row)
@@ -206,16 +218,16 @@ def main(argv):
              f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
              "CPU per message from /proc/PID/stat deltas (10 ms ticks); client CPU per message from wait4 "
              "rusage of the whole client process (connection set-up included, both clients alike). The Go "
-             "client never reads and does not verify anything. " + benchlib.SCHEDULING_NOTE)
+             "client never reads and does not verify anything. " + server_process.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
-    notes += "\n\n## Written vs received by the netbench servers\n\n" + benchlib.markdown_table(keeps_up)
-    summary, ratio_rows = benchlib.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
-                                                      with_ratios=go_available, env=env)
-    print(benchlib.markdown_table(summary))
-    print(benchlib.markdown_table(keeps_up))
+    notes += "\n\n## Written vs received by the netbench servers\n\n" + tables.markdown_table(keeps_up)
+    summary, ratio_rows = bench_report.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
+                                                          with_ratios=go_available, env=env)
+    print(tables.markdown_table(summary))
+    print(tables.markdown_table(keeps_up))
     if ratio_rows:
-        print(benchlib.markdown_table(ratio_rows))
+        print(tables.markdown_table(ratio_rows))
     failed = [r for r in rows if r["returncode"] != 0]
     return 1 if failed or not all(k["equal"] for k in keeps_up) else 0
 

@@ -12,7 +12,7 @@ run there. Nothing in a verdict is written by hand.
 import os
 import statistics
 
-import benchlib
+import medians
 import verdict
 
 ECHO_CLAIM = ("A Racket echo server, a thread per client, did 114,584 msg/s against Go's 85,650, and Go with "
@@ -98,7 +98,7 @@ def fates_table(fates):
 
 
 def _median_of(rows, figure):
-    return benchlib.median([r.get(figure) for r in rows if r.get("status") == "ok"])
+    return medians.median([r.get(figure) for r in rows if r.get("status") == "ok"])
 
 
 def _span(values):
