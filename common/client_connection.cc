@@ -57,8 +57,8 @@ Step ClientConnection::ContinueOpen() {
       if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &length) != 0) err = errno;
       if (err != 0) {
         Fail(ErrnoCause("connect", err),
-             std::string(
-                 ErrnoStatus(err, absl::StrCat("connect ", options_->address.ToString())).message()));
+             std::string(ErrnoStatus(err, absl::StrCat("connect ", options_->address.ToString()))
+                             .message()));
         return Step::kFailed;
       }
       if (options_->tls == nullptr) {
@@ -178,7 +178,8 @@ Step ClientConnection::PumpOutput(int max_writes) {
       }
       continue;
     }
-    if (r.status == IoStatus::kWantWrite || r.status == IoStatus::kWantRead) return Step::kWantWrite;
+    if (r.status == IoStatus::kWantWrite || r.status == IoStatus::kWantRead)
+      return Step::kWantWrite;
     return FailIo(r, "write");
   }
   return Step::kYield;

@@ -105,12 +105,14 @@ std::string DescribeErrors(const std::map<std::string, int64_t>& errors) {
   return text;
 }
 
-// "2 connecting, 1 in the TLS handshake": where the connections that did not get further are.
+// "2 still connecting, 1 still in the TLS handshake": where the connections the deadline cut short
+// were.
 std::string DescribeStragglers(const std::vector<std::unique_ptr<ClientConnection>>& connections,
                                ConnectionPhase below) {
   int at[kConnectionPhaseCount] = {};
   for (const auto& c : connections) {
-    if (!c->failed() && c->phase() < below) ++at[static_cast<int>(c->phase())];
+    const bool cut_short = !c->failed() || c->error_cause() == "timeout";
+    if (cut_short && c->phase() < below) ++at[static_cast<int>(c->phase())];
   }
   std::string text;
   for (int p = 0; p < kConnectionPhaseCount; ++p) {
@@ -169,7 +171,8 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
   if (per_connection) {
     runner = internal::StartThreadRunner(run, connections);
   } else {
-    absl::StatusOr<std::unique_ptr<ClientRunner>> loops = internal::StartLoopRunner(run, connections);
+    absl::StatusOr<std::unique_ptr<ClientRunner>> loops =
+        internal::StartLoopRunner(run, connections);
     if (!loops.ok()) {
       result.failure = absl::StrCat("cannot start event loops: ", loops.status().message());
       return result;
@@ -221,11 +224,11 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
     result.timeout_phase = slowest == ConnectionPhase::kConnecting ? "connect"
                            : slowest == ConnectionPhase::kTls      ? "tls"
                                                                    : "opening";
-    result.failure = absl::StrFormat(
-        "timed out after %.1f s opening connections to %s: %d of %d open (%s)",
-        NanosToSeconds(options.timeout_nanos), options.address.ToString(),
-        result.reached[static_cast<int>(ConnectionPhase::kOpen)], n,
-        DescribeStragglers(connections, ConnectionPhase::kOpen));
+    result.failure =
+        absl::StrFormat("timed out after %.1f s opening connections to %s: %d of %d open (%s)",
+                        NanosToSeconds(options.timeout_nanos), options.address.ToString(),
+                        result.reached[static_cast<int>(ConnectionPhase::kOpen)], n,
+                        DescribeStragglers(connections, ConnectionPhase::kOpen));
     return result;
   }
   std::map<std::string, int64_t> open_errors;
@@ -240,9 +243,9 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
     finish("not_started");
     int failures = 0;
     for (const auto& [cause, count] : open_errors) failures += static_cast<int>(count);
-    result.failure = absl::StrFormat("%d of %d connections to %s could not be opened: %s (%s)",
-                                     failures, n, options.address.ToString(),
-                                     DescribeErrors(open_errors), first_open_error);
+    result.failure =
+        absl::StrFormat("%d of %d connections to %s could not be opened: %s (%s)", failures, n,
+                        options.address.ToString(), DescribeErrors(open_errors), first_open_error);
     return result;
   }
 
@@ -269,10 +272,9 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
   int64_t senders_deadline = run.deadline_nanos;
   bool deadline_passed = false;
   while (true) {
-    const int64_t wake =
-        std::min({next_tick, run.deadline_nanos, senders_deadline,
-                  run.signals.stop_sending.load() ? INT64_MAX : send_deadline,
-                  measure_start == 0 ? measure_target : INT64_MAX});
+    const int64_t wake = std::min({next_tick, run.deadline_nanos, senders_deadline,
+                                   run.signals.stop_sending.load() ? INT64_MAX : send_deadline,
+                                   measure_start == 0 ? measure_target : INT64_MAX});
     if (WaitUntil(run, wake, [&] { return run.sending == 0; })) break;
     const int64_t now = MonotonicNanos();
     if (now >= run.deadline_nanos) {
@@ -297,7 +299,8 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
       if (options.progress) {
         ClientProgress p;
         p.elapsed_nanos = now - (measure_start != 0 ? measure_start : measure_target);
-        p.sent_per_second = static_cast<double>(counts.sent - at_tick.sent) * 1e9 / (now - last_tick);
+        p.sent_per_second =
+            static_cast<double>(counts.sent - at_tick.sent) * 1e9 / (now - last_tick);
         p.received_per_second =
             static_cast<double>(counts.received - at_tick.received) * 1e9 / (now - last_tick);
         p.sent_total = counts.sent - at_start.sent;
@@ -334,15 +337,14 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
   if (deadline_passed) {
     result.timed_out = true;
     result.timeout_phase = senders_done ? "drain" : "load";
-    result.failure = absl::StrFormat(
-        "timed out after %.1f s %s: %d of %d connections finished (%s)",
-        NanosToSeconds(options.timeout_nanos),
-        senders_done ? "waiting for the last answers" : "while sending", result.finished, n,
-        DescribeErrors(result.stats.errors));
-  } else if (result.failed > 0) {
     result.failure =
-        absl::StrFormat("%d of %d connections failed: %s (first: %s)", result.failed, n,
-                        DescribeErrors(result.stats.errors), result.first_error);
+        absl::StrFormat("timed out after %.1f s %s: %d of %d connections finished (%s)",
+                        NanosToSeconds(options.timeout_nanos),
+                        senders_done ? "waiting for the last answers" : "while sending",
+                        result.finished, n, DescribeErrors(result.stats.errors));
+  } else if (result.failed > 0) {
+    result.failure = absl::StrFormat("%d of %d connections failed: %s (first: %s)", result.failed,
+                                     n, DescribeErrors(result.stats.errors), result.first_error);
   }
   return result;
 }

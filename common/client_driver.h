@@ -66,7 +66,7 @@ struct ClientStats {
 
 // What a session is made with.
 struct SessionContext {
-  int connection = 0;           // 0..connections-1
+  int connection = 0;            // 0..connections-1
   ClientStats* stats = nullptr;  // its thread's statistics
   const RunSignals* signals = nullptr;
 };
@@ -78,7 +78,7 @@ inline constexpr int kConnectionPhaseCount = 5;
 const char* ConnectionPhaseName(ConnectionPhase phase);
 
 struct ClientProgress {
-  int64_t elapsed_nanos = 0;  // since the measured phase began (negative while warming up)
+  int64_t elapsed_nanos = 0;   // since the measured phase began (negative while warming up)
   double sent_per_second = 0;  // over the last second
   double received_per_second = 0;
   uint64_t sent_total = 0;  // over the measured phase
@@ -92,7 +92,7 @@ struct ClientDriverOptions {
   std::string server_name;
   int connections = 1;
   ClientModel model = DefaultServerModel();
-  int threads = 1;  // event loops for poll and epoll
+  int threads = 1;       // event loops for poll and epoll
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
   // Load before measuring; the measured phase then runs until every session's sending side is done,
   // or for `duration_nanos` when that is set (then stop_sending is raised).
@@ -109,8 +109,8 @@ struct ClientDriverResult {
   int connections = 0;
   // How many connections reached each phase (indexed by ConnectionPhase) when the run ended.
   int reached[kConnectionPhaseCount] = {};
-  int finished = 0;  // sessions complete
-  int failed = 0;    // connections that ended with an error (opening included)
+  int finished = 0;           // sessions complete
+  int failed = 0;             // connections that ended with an error (opening included)
   int64_t open_nanos = 0;     // from the first connect until every connection was open
   int64_t elapsed_nanos = 0;  // the measured phase
   int64_t total_nanos = 0;    // from the start of the load until every session ended

@@ -1,15 +1,16 @@
-// The protocol side of a client connection, independent of the concurrency model that drives it: the
-// client's counterpart of connection_handler.h, as wrk's request/response callbacks are to its one
-// connection state machine.
+// The protocol side of a client connection, independent of the concurrency model that drives it:
+// the client's counterpart of connection_handler.h, as wrk's request/response callbacks are to its
+// one connection state machine.
 //
-// The driver (client_driver.h) connects, runs TLS, and then moves bytes; the session says what to send
-// and recognises what comes back. Its life:
+// The driver (client_driver.h) connects, runs TLS, and then moves bytes; the session says what to
+// send and recognises what comes back. Its life:
 //
 //   opening  OpeningRequest() is written, and OnOpeningData() sees the answer until it says the
 //            connection is open (the WebSocket upgrade). Sessions without an opening skip it.
 //   load     NextOutput() says what to send next; OnInput() consumes what arrived. The driver calls
 //            NextOutput() again only once the previous output was written in full.
-//   end      OnInput() or OnPeerClosed() says the session is finished; the driver closes the socket.
+//   end      OnInput() or OnPeerClosed() says the session is finished; the driver closes the
+//   socket.
 //
 //   class PingSession : public ClientSession {
 //     Output NextOutput() override {
@@ -23,10 +24,10 @@
 //     bool sent_ = false;
 //   };
 //
-// Threading: a session is driven from one thread, except a duplex() session in the threads model, whose
-// sending side (NextOutput, OnSendingFinished) runs on a thread of its own beside the receiving side (the
-// rest), as the Go spammer runs a writer goroutine beside its reader. Such a session keeps the state the
-// two sides share in atomics.
+// Threading: a session is driven from one thread, except a duplex() session in the threads model,
+// whose sending side (NextOutput, OnSendingFinished) runs on a thread of its own beside the
+// receiving side (the rest), as the Go spammer runs a writer goroutine beside its reader. Such a
+// session keeps the state the two sides share in atomics.
 #ifndef NETBENCH_COMMON_CLIENT_SESSION_H_
 #define NETBENCH_COMMON_CLIENT_SESSION_H_
 
@@ -44,8 +45,9 @@ class ClientSession {
 
   struct OpeningResult {
     size_t consumed = 0;
-    bool open = false;   // the opening is done; bytes after `consumed` belong to the load phase
-    std::string error;   // non-empty: the opening failed; said to the user ("the server answered 403")
+    bool open = false;  // the opening is done; bytes after `consumed` belong to the load phase
+    std::string
+        error;  // non-empty: the opening failed; said to the user ("the server answered 403")
   };
   // The opening request, sent once the connection is up (TLS included); empty: none.
   virtual std::string OpeningRequest() { return {}; }
@@ -56,27 +58,29 @@ class ClientSession {
     return open;
   }
 
-  // True when the session sends without waiting for answers (a stream, a sink), so that in the threads
-  // model its sending side needs a thread of its own.
+  // True when the session sends without waiting for answers (a stream, a sink), so that in the
+  // threads model its sending side needs a thread of its own.
   virtual bool duplex() const { return false; }
 
-  // The load starts: `fd` is the connected socket, for socket options a protocol needs (SO_RCVLOWAT).
+  // The load starts: `fd` is the connected socket, for socket options a protocol needs
+  // (SO_RCVLOWAT).
   virtual void OnStart(int /*fd*/) {}
 
   struct Output {
-    // Bytes to send now; they must stay valid until the next NextOutput() call, which comes once they
-    // have been written in full.
+    // Bytes to send now; they must stay valid until the next NextOutput() call, which comes once
+    // they have been written in full.
     absl::string_view data;
     // Nothing to send before this MonotonicNanos() time (a paced sender); 0: not paced.
     int64_t not_before = 0;
     // The sending side is done (everything sent, or the run said stop).
     bool sending_finished = false;
   };
-  // What to send next. Empty data without `not_before` or `sending_finished`: nothing until more input.
-  // Sessions read the clock themselves where they need it: a stream sender does not.
+  // What to send next. Empty data without `not_before` or `sending_finished`: nothing until more
+  // input. Sessions read the clock themselves where they need it: a stream sender does not.
   virtual Output NextOutput() = 0;
-  // The sending side ended (after the `sending_finished` output, or because the run was stopped). In
-  // the threads model a duplex session's receiving side may be blocked at this moment; see IsFinished.
+  // The sending side ended (after the `sending_finished` output, or because the run was stopped).
+  // In the threads model a duplex session's receiving side may be blocked at this moment; see
+  // IsFinished.
   virtual void OnSendingFinished(int /*fd*/) {}
 
   struct InputResult {
@@ -89,7 +93,8 @@ class ClientSession {
   };
   // Bytes that arrived: everything received and not consumed yet.
   virtual InputResult OnInput(absl::string_view input) = 0;
-  // The peer closed its side. Returns the error cause to count, or "" when the session was complete.
+  // The peer closed its side. Returns the error cause to count, or "" when the session was
+  // complete.
   virtual std::string OnPeerClosed() = 0;
   // Asked while the receiving side waits for input: true once the session has nothing left to
   // receive (every answer is in, and the sending side is done). Thread-safe for duplex sessions.

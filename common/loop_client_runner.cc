@@ -1,10 +1,10 @@
-// The client driver's event-loop models (poll, epoll): `threads` loops, each on its own thread, share
-// the connections (connection i on loop i % threads), as wrk's threads each own an ae loop and their
-// share of the connections. Every socket stays non-blocking, opening included, so one slow peer holds
-// up nobody.
+// The client driver's event-loop models (poll, epoll): `threads` loops, each on its own thread,
+// share the connections (connection i on loop i % threads), as wrk's threads each own an ae loop
+// and their share of the connections. Every socket stays non-blocking, opening included, so one
+// slow peer holds up nobody.
 //
-// The orchestrating thread talks to a loop only through EventLoop::Post: the start of the load and the
-// end of the run reach every connection on its own loop's thread.
+// The orchestrating thread talks to a loop only through EventLoop::Post: the start of the load and
+// the end of the run reach every connection on its own loop's thread.
 #include <algorithm>
 #include <memory>
 #include <thread>
@@ -158,7 +158,8 @@ void LoopConnection::Pump(int events) {
     }
   }
   if (c_.CheckFinished()) return End();
-  // A read that stopped at its budget is finished on the next wakeup: the loops are level-triggered.
+  // A read that stopped at its budget is finished on the next wakeup: the loops are
+  // level-triggered.
   SetInterest(kReadable | (out == Step::kWantWrite || out == Step::kYield ? kWritable : 0));
 }
 

@@ -32,7 +32,7 @@ absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name) {
 #endif
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown server model \"", name, "\" (want threads, poll or epoll)"));
+      absl::StrCat("unknown model \"", name, "\" (want threads, poll or epoll)"));
 }
 
 const char* ServerModelName(ServerModel model) {

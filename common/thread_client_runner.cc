@@ -4,8 +4,8 @@
 //
 // Opening runs on a non-blocking socket that the thread polls within the run's deadline (a blocking
 // connect would wait out the kernel's SYN retries, minutes, whatever --timeout says). The load then
-// runs on a blocking socket whose timeouts (kWakePeriodNanos) let the thread look at the run's flags
-// now and then; a wait that ends that way is a tick, not an error.
+// runs on a blocking socket whose timeouts (kWakePeriodNanos) let the thread look at the run's
+// flags now and then; a wait that ends that way is a tick, not an error.
 //
 // Over TLS a duplex session keeps one thread that waits in poll(2) for either direction: one TLS
 // connection cannot be read and written from two threads at once.

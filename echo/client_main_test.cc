@@ -24,7 +24,6 @@ namespace {
 const char kClient[] = "echo/client";
 const char kServer[] = "echo/server";
 
-
 std::string LastLine(const std::string& output) {
   std::vector<std::string> lines = absl::StrSplit(output, '\n', absl::SkipEmpty());
   return lines.empty() ? "" : lines.back();

@@ -93,11 +93,11 @@ TEST_P(ClientServerTest, EveryMessageComesBackWithoutError) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllModels, ClientServerTest,
-    ::testing::Combine(::testing::Values(ServerModel::kThreads, ServerModel::kPoll,
-                                         ServerModel::kEpoll),
-                       ::testing::Values(ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll),
-                       ::testing::Values(Load::kStream, Load::kBatched, Load::kPingPong,
-                                         Load::kPipeline, Load::kRate)),
+    ::testing::Combine(
+        ::testing::Values(ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll),
+        ::testing::Values(ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll),
+        ::testing::Values(Load::kStream, Load::kBatched, Load::kPingPong, Load::kPipeline,
+                          Load::kRate)),
     [](const ::testing::TestParamInfo<Param>& info) {
       return absl::StrCat(ServerModelName(std::get<0>(info.param)), "_",
                           ServerModelName(std::get<1>(info.param)), "_",

@@ -13,15 +13,16 @@ namespace {
 
 // The driver reads at most this much at once; longer input is checked in pieces of this size.
 constexpr size_t kMaxChunk = 64 * 1024;
-// Stream mode times one message in this many (a power of two), so the writer reads the clock rarely.
+// Stream mode times one message in this many (a power of two), so the writer reads the clock
+// rarely.
 constexpr uint64_t kStreamSampleEvery = 1024;
 // Rate mode remembers the send time of at most this many unanswered messages per connection; a
 // writer this far ahead of its echoes waits (the corrected latency still counts from the intended
 // times).
 constexpr uint64_t kMaxRateInFlight = 1 << 16;
 
-// Stream mode's latency samples, handed from the sending side to the receiving side: single producer,
-// single consumer, lossy when full (a skipped sample costs nothing but a sample).
+// Stream mode's latency samples, handed from the sending side to the receiving side: single
+// producer, single consumer, lossy when full (a skipped sample costs nothing but a sample).
 class SampleRing {
  public:
   static constexpr uint64_t kCapacity = 64;
@@ -35,7 +36,8 @@ class SampleRing {
     head_.store(head + 1, std::memory_order_release);
   }
   // Receiver: records every sample whose message has been echoed.
-  void Collect(uint64_t echoed_messages, int64_t now_nanos, bool record, LatencyHistogram& histogram) {
+  void Collect(uint64_t echoed_messages, int64_t now_nanos, bool record,
+               LatencyHistogram& histogram) {
     uint64_t tail = tail_.load(std::memory_order_relaxed);
     const uint64_t head = head_.load(std::memory_order_acquire);
     while (tail != head) {
@@ -60,8 +62,8 @@ class SampleRing {
   alignas(64) std::atomic<uint64_t> tail_{0};
 };
 
-// What both sessions share: the echoed byte stream's check and its counters. Counters written by one
-// side sit in cache lines of their own, read by the other side and by the driver once a second.
+// What both sessions share: the echoed byte stream's check and its counters. Counters written by
+// one side sit in cache lines of their own, read by the other side and by the driver once a second.
 class EchoSessionBase : public ClientSession {
  public:
   EchoSessionBase(const EchoRun& run, const SessionContext& context)
@@ -106,7 +108,7 @@ class EchoSessionBase : public ClientSession {
   const uint64_t budget_;
   ClientStats& stats_;
   const RunSignals& signals_;
-  alignas(64) std::atomic<uint64_t> sent_{0};      // the sending side's
+  alignas(64) std::atomic<uint64_t> sent_{0};            // the sending side's
   alignas(64) std::atomic<uint64_t> received_bytes_{0};  // the receiving side's
   std::atomic<bool> sending_done_{false};
 };
@@ -154,14 +156,13 @@ class EchoStreamSession final : public EchoSessionBase {
       const int64_t now = MonotonicNanos();
       const double interval = run_.rate_interval_nanos;
       const uint64_t due = std::min<uint64_t>(
-          budget_, now < rate_start_nanos_
-                       ? 0
-                       : static_cast<uint64_t>(static_cast<double>(now - rate_start_nanos_) /
-                                               interval) +
-                             1);
+          budget_,
+          now < rate_start_nanos_
+              ? 0
+              : static_cast<uint64_t>(static_cast<double>(now - rate_start_nanos_) / interval) + 1);
       if (due <= written_) {
-        return {.not_before =
-                    rate_start_nanos_ + static_cast<int64_t>(static_cast<double>(written_) * interval)};
+        return {.not_before = rate_start_nanos_ +
+                              static_cast<int64_t>(static_cast<double>(written_) * interval)};
       }
       const uint64_t echoed = messages_received();
       if (written_ - echoed >= kMaxRateInFlight) {
@@ -191,16 +192,17 @@ class EchoStreamSession final : public EchoSessionBase {
       const int64_t now = MonotonicNanos();
       for (; timed_ < echoed; ++timed_) {
         if (!record) continue;
-        corrected_->Record(now - rate_start_nanos_ -
-                           static_cast<int64_t>(static_cast<double>(timed_) *
-                                                run_.rate_interval_nanos));
+        corrected_->Record(
+            now - rate_start_nanos_ -
+            static_cast<int64_t>(static_cast<double>(timed_) * run_.rate_interval_nanos));
         raw_->Record(now - send_times_[timed_ % kMaxRateInFlight].load(std::memory_order_relaxed));
       }
     } else if (samples_.Pending()) {
       samples_.Collect(echoed, MonotonicNanos(), record, *sampled_);
     }
     if (received > sent_.load(std::memory_order_acquire) * size_ && sending_done_.load()) {
-      return {.consumed = input.size(), .error = "echo.extra_bytes",
+      return {.consumed = input.size(),
+              .error = "echo.extra_bytes",
               .error_text = "the server sent more bytes than it was sent"};
     }
     return {.consumed = input.size(), .finished = IsFinished()};
@@ -261,7 +263,8 @@ class EchoPipelineSession final : public EchoSessionBase {
     const uint64_t received = AcceptEcho(input);
     const uint64_t sent = sent_.load(std::memory_order_relaxed);
     if (received > sent * size_) {
-      return {.consumed = input.size(), .error = "echo.extra_bytes",
+      return {.consumed = input.size(),
+              .error = "echo.extra_bytes",
               .error_text = "the server sent more bytes than it was sent"};
     }
     const uint64_t echoed = received / size_;

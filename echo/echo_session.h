@@ -6,8 +6,8 @@
 //   pipeline  EchoPipelineSession: `pipeline` messages in flight, each answered before the next
 //             goes; 1 is ping-pong
 //
-// Every echoed byte is checked against the stream of repeated messages (EchoPattern), one memcmp per
-// read.
+// Every echoed byte is checked against the stream of repeated messages (EchoPattern), one memcmp
+// per read.
 #ifndef NETBENCH_ECHO_ECHO_SESSION_H_
 #define NETBENCH_ECHO_ECHO_SESSION_H_
 

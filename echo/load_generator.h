@@ -87,8 +87,8 @@ struct LoadOptions {
   // After sending stops, a write blocked on a server that stopped reading gets this long to finish,
   // and echoes still missing this long after are counted as errors ("echo.missing").
   int64_t drain_timeout_nanos = 5 * kNanosPerSecond;
-  // Bound on the whole run, connecting included; 0: warmup + duration + drain + 10 s, or 120 s for a
-  // `messages` run.
+  // Bound on the whole run, connecting included; 0: warmup + duration + drain + 10 s, or 120 s for
+  // a `messages` run.
   int64_t timeout_nanos = 0;
   std::function<void(const LoadProgress&)> progress;  // optional
 };

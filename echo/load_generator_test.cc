@@ -307,7 +307,8 @@ TEST_P(ModelTest, PingPongToAServerThatNeverEchoesStopsAtTheDrainTimeout) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
-                         ::testing::Values(ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll),
+                         ::testing::Values(ClientModel::kThreads, ClientModel::kPoll,
+                                           ClientModel::kEpoll),
                          [](const auto& info) { return std::string(ServerModelName(info.param)); });
 
 TEST(LoadGeneratorTest, SizesFromOneByteToOneMebibyte) {

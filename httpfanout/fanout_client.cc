@@ -58,7 +58,7 @@ absl::StatusOr<std::unique_ptr<FanoutClient>> FanoutClient::Create(const FanoutO
   if (options.connect_timeout_nanos <= 0 || options.timeout_nanos <= 0) {
     return absl::InvalidArgumentError("timeouts must be positive");
   }
-  if (options.url.https && options.tls == nullptr) {
+  if (options.url.tls() && options.tls == nullptr) {
     return absl::InvalidArgumentError("an https URL needs a TLS client context");
   }
   Stopwatch watch;

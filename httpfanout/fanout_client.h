@@ -7,7 +7,7 @@
 //   epoll    the same on epoll
 //
 //   FanoutOptions options;
-//   options.url = *ParseUrl("http://127.0.0.1:9080/");
+//   options.url = *ParseUrl("http://127.0.0.1:9080/", UrlFamily::kHttp);
 //   options.requests = 500;
 //   absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);  //
 //   resolves once RepetitionResult rep = (*client)->RunRepetition(); absl::PrintF("%d ok in %.3f
@@ -30,7 +30,7 @@
 #include "common/socket.h"
 #include "common/tls.h"
 #include "httpfanout/http_exchange.h"
-#include "httpfanout/url.h"
+#include "common/url.h"
 
 namespace netbench {
 

@@ -13,7 +13,7 @@
 #include "httpfanout/fanout_client.h"
 #include "httpfanout/fanout_preflight.h"
 #include "httpfanout/fanout_report.h"
-#include "httpfanout/url.h"
+#include "common/url.h"
 
 ABSL_FLAG(std::string, url, "", "http:// or https:// URL to GET (required)");
 ABSL_FLAG(int, requests, 500, "GETs per repetition");
@@ -51,7 +51,7 @@ int Fail(const std::string& message) {
 int Run() {
   std::string url_text = absl::GetFlag(FLAGS_url);
   if (url_text.empty()) return Fail("--url is required, e.g. --url=http://127.0.0.1:9080/");
-  absl::StatusOr<Url> url = ParseUrl(url_text);
+  absl::StatusOr<Url> url = ParseUrl(url_text, UrlFamily::kHttp);
   if (!url.ok()) return Fail(std::string(url.status().message()));
   FanoutOptions options;
   options.url = *url;
@@ -72,7 +72,7 @@ int Run() {
   if (warmup < 0) return Fail("--warmup must be >= 0");
 
   std::unique_ptr<TlsClientContext> tls;
-  if (options.url.https) {
+  if (options.url.tls()) {
     TlsClientContext::Options tls_options;
     tls_options.ca_file = absl::GetFlag(FLAGS_cacert);
     tls_options.insecure = absl::GetFlag(FLAGS_insecure);

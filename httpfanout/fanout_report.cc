@@ -52,7 +52,7 @@ std::string FanoutReport::Summary() const {
       "%s %s x%d (%s, %d in flight%s): wall min %.3f s, median %.3f s, mean %.3f s, "
       "std-dev %.3f s, 95%% CI %.3f..%.3f s over %d repetitions\n",
       FanoutModelName(options_.model), options_.url.ToString(), options_.requests,
-      options_.url.https ? "https" : "http",
+      options_.url.scheme_name(),
       options_.concurrency <= 0 ? options_.requests
                                 : std::min(options_.concurrency, options_.requests),
       options_.keepalive ? ", keep-alive" : "", wall.min, wall.median, wall.mean, wall.stddev,
@@ -112,7 +112,7 @@ RunReport FanoutReport::ToRunReport() const {
   report.SetParam("requests", int64_t{options_.requests});
   report.SetParam("concurrency", int64_t{options_.concurrency});
   report.SetParam("keepalive", options_.keepalive);
-  report.SetParam("https", options_.url.https);
+  report.SetParam("https", options_.url.tls());
   if (!tls_description_.empty()) report.SetParam("tls", tls_description_);
   report.SetParam("timeout_s", NanosToSeconds(options_.timeout_nanos));
   report.SetParam("connect_timeout_s", NanosToSeconds(options_.connect_timeout_nanos));

@@ -31,8 +31,8 @@ constexpr FanoutModel kClientModels[] = {FanoutModel::kThreads, FanoutModel::kPo
                                          FanoutModel::kEpoll};
 
 Url LocalUrl(bool https, int port, const std::string& path = "/") {
-  absl::StatusOr<Url> url =
-      ParseUrl(absl::StrCat(https ? "https" : "http", "://127.0.0.1:", port, path));
+  absl::StatusOr<Url> url = ParseUrl(
+      absl::StrCat(https ? "https" : "http", "://127.0.0.1:", port, path), UrlFamily::kHttp);
   EXPECT_TRUE(url.ok()) << url.status();
   return *url;
 }

@@ -162,7 +162,7 @@ class LoopFanoutClient : public FanoutClient {
     ++result_->connections_opened;
     UniqueFd fd = std::move(slot.connecting);
     int raw = fd.get();
-    if (options_.url.https) {
+    if (options_.url.tls()) {
       absl::StatusOr<std::unique_ptr<Transport>> tls =
           options_.tls->Wrap(std::move(fd), options_.url.host);
       if (!tls.ok()) {
@@ -179,7 +179,7 @@ class LoopFanoutClient : public FanoutClient {
   }
 
   void Begin(Slot& slot) {
-    slot.exchange.Start(slot.transport.get(), &request_, options_.url.https && !slot.reused,
+    slot.exchange.Start(slot.transport.get(), &request_, options_.url.tls() && !slot.reused,
                         options_.verify_checksum);
     slot.started = true;
     Drive(slot);
@@ -194,7 +194,7 @@ class LoopFanoutClient : public FanoutClient {
         Watch(slot, slot.transport->fd(), kWritable);
         return;
       case HttpExchange::Step::kDone:
-        if (options_.url.https) NoteTls(*slot.transport);
+        if (options_.url.tls()) NoteTls(*slot.transport);
         Finish(slot, std::nullopt);
         return;
       case HttpExchange::Step::kFailed: {

@@ -118,7 +118,7 @@ class ThreadFanoutClient : public FanoutClient {
         }
         timing.connected = MonotonicNanos();
         ++opened;
-        if (options_.url.https) {
+        if (options_.url.tls()) {
           absl::StatusOr<std::unique_ptr<Transport>> tls =
               options_.tls->Wrap(std::move(fd), options_.url.host);
           if (!tls.ok()) {
@@ -132,7 +132,7 @@ class ThreadFanoutClient : public FanoutClient {
         }
       }
       SetSocketTimeouts(transport->fd(), deadline - MonotonicNanos());
-      exchange.Start(transport.get(), &request_, options_.url.https && !reused,
+      exchange.Start(transport.get(), &request_, options_.url.tls() && !reused,
                      options_.verify_checksum);
       started = true;
       HttpExchange::Step step = exchange.Advance();
@@ -149,7 +149,7 @@ class ThreadFanoutClient : public FanoutClient {
         if (n < 0 && errno != EINTR) break;
         step = exchange.Advance();
       }
-      if (step == HttpExchange::Step::kDone && options_.url.https) NoteTls(*transport);
+      if (step == HttpExchange::Step::kDone && options_.url.tls()) NoteTls(*transport);
       if (step == HttpExchange::Step::kDone) {
         failed = false;
         break;

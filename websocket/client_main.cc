@@ -24,9 +24,12 @@ ABSL_FLAG(std::string, mode, "sink",
           "(latency)");
 ABSL_FLAG(int, pipeline, 1, "sink: frames per write; echo: messages in flight per connection");
 ABSL_FLAG(std::string, model, "threads",
-          "threads: a thread per connection (like the Go client); loop: --threads event loops");
-ABSL_FLAG(int, threads, 1, "event loops for --model=loop");
-ABSL_FLAG(absl::Duration, timeout, absl::Seconds(60), "give up (exit 3) after this long");
+          "threads: a thread per connection, like the Go client's goroutines (sink mode adds a "
+          "writer thread beside each); poll or epoll: --threads event loops over all connections");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll and --model=epoll");
+ABSL_FLAG(absl::Duration, timeout, absl::Seconds(60),
+          "bound on the whole run, connecting, TLS and the upgrade included: a run cut short "
+          "exits 3, one that could not open its connections in time exits 1");
 ABSL_FLAG(std::string, cacert, "", "wss: trust this CA/certificate file (PEM)");
 ABSL_FLAG(bool, insecure, false, "wss: do not verify the server's certificate");
 ABSL_FLAG(bool, progress, true, "print a progress line to stderr every second");
@@ -59,13 +62,9 @@ int Run() {
   }
   options.pipeline = absl::GetFlag(FLAGS_pipeline);
   const std::string model = absl::GetFlag(FLAGS_model);
-  if (model == "threads") {
-    options.model = ClientModel::kThreads;
-  } else if (model == "loop") {
-    options.model = ClientModel::kLoop;
-  } else {
-    return Fail(absl::StrCat("unknown --model '", model, "' (use threads or loop)"));
-  }
+  absl::StatusOr<ClientModel> parsed_model = ParseServerModel(model);
+  if (!parsed_model.ok()) return Fail(absl::StrCat("--model: ", parsed_model.status().message()));
+  options.model = *parsed_model;
   options.threads = absl::GetFlag(FLAGS_threads);
   const absl::Duration timeout = absl::GetFlag(FLAGS_timeout);
   if (timeout <= absl::ZeroDuration()) return Fail("--timeout must be > 0");
@@ -89,6 +88,7 @@ int Run() {
     std::printf("STALLED: %lld of %lld messages written after %.3fs\n",
                 static_cast<long long>(r.messages_sent), static_cast<long long>(expected),
                 NanosToSeconds(r.total_nanos));
+    std::fprintf(stderr, "websocket client: %s\n", r.failure.c_str());
   }
   // The write-up's line.
   std::printf("Sent %lld in %.6fs for a rate of %.0f/second\n",

@@ -1,7 +1,8 @@
 // The WebSocket load generator behind //websocket:client: N connections each send M messages,
 // either as fast as they can without waiting (sink mode, the write-up's "websocket_client CLIENTS
 // REQUESTS") or one (or --pipeline) at a time waiting for each echo (echo mode, with round-trip
-// latency).
+// latency). The protocol is client_session.h; the driver (common/client_driver.h) runs it on the
+// threads, poll or epoll model.
 //
 //   LoadClientOptions options;
 //   options.url = "ws://127.0.0.1:8080/echo";
@@ -10,12 +11,9 @@
 //   absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
 //   // result->messages_sent / NanosToSeconds(result->send_nanos): the write-up's rate
 //
-// Connections are opened and upgraded first; the clock starts when all are ready and stops when the
-// last write of the last message returns, as the write-up timed it. Each message is one frame in
-// one write by default (--pipeline=K puts K frames in one write in sink mode, K messages in flight
-// in echo mode), masked with a fresh key from a buffered RAND_bytes source; the send path allocates
-// nothing per message. Echoes are compared with what was sent. Every loop is bounded by the message
-// count and by `timeout`.
+// Connections are opened and upgraded first, within `timeout`; the clock starts when all are open
+// and the send phase ends when every connection has written its last frame, close frame included
+// (sink) or had its last echo back (echo), as the write-up timed it.
 #ifndef NETBENCH_WEBSOCKET_LOAD_CLIENT_H_
 #define NETBENCH_WEBSOCKET_LOAD_CLIENT_H_
 
@@ -24,24 +22,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
+#include "common/client_driver.h"
 #include "common/clock.h"
 #include "common/histogram.h"
+#include "websocket/client_session.h"
 
 namespace netbench::websocket {
-
-struct WebSocketUrl {
-  bool tls = false;
-  std::string host;  // without brackets
-  int port = 0;
-  std::string path = "/";
-  std::string HostHeader() const;  // "host:port", IPv6 bracketed
-};
-// ws://host[:port][/path] or wss://...; default ports 80 and 443.
-absl::StatusOr<WebSocketUrl> ParseWebSocketUrl(absl::string_view url);
-
-enum class ClientMode { kSink, kEcho };
-enum class ClientModel { kThreads, kLoop };
 
 struct LoadClientOptions {
   std::string url = "ws://127.0.0.1:8080/echo";
@@ -52,7 +38,8 @@ struct LoadClientOptions {
   ClientMode mode = ClientMode::kSink;
   int pipeline = 1;
   ClientModel model = ClientModel::kThreads;
-  int threads = 1;  // event loops for kLoop
+  int threads = 1;  // event loops for poll and epoll
+  // The whole run, connecting, TLS and the upgrade included.
   int64_t timeout_nanos = 60 * kNanosPerSecond;
   bool progress = false;  // a line on stderr every second
   // wss: trust this CA file (PEM) instead of the system bundle, or verify nothing.
@@ -66,14 +53,18 @@ struct LoadClientResult {
   int64_t mismatches = 0;         // echoes that differ from what was sent
   int connections_ok = 0;         // finished with a clean close handshake
   int connections_failed = 0;
-  int64_t send_nanos = 0;   // from the start to the last write of the last message
+  int64_t send_nanos = 0;   // the send phase (see above)
   int64_t total_nanos = 0;  // from the start until every connection finished
   bool timed_out = false;
+  std::string failure;                    // why the run failed, in one line
   LatencyHistogram latency;               // echo mode: round trips, ns
   std::map<std::string, int64_t> errors;  // by cause
   std::string first_error;
 };
 
+// An error status when the options are wrong (kInvalidArgument) or no load could start: a
+// connection that could not be opened, or the deadline passed while opening (the message says in
+// which phase and how far each connection got).
 absl::StatusOr<LoadClientResult> RunLoadClient(const LoadClientOptions& options);
 
 }  // namespace netbench::websocket

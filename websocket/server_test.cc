@@ -156,7 +156,7 @@ TEST_P(WebSocketServerTest, LoadClientEchoModeExactCounts) {
   options.messages = 2000;
   options.mode = ClientMode::kEcho;
   options.pipeline = 8;
-  for (ClientModel model : {ClientModel::kThreads, ClientModel::kLoop}) {
+  for (ClientModel model : {ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll}) {
     options.model = model;
     absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
     ASSERT_TRUE(result.ok()) << result.status();
@@ -348,28 +348,6 @@ INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest,
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });
-
-TEST(WebSocketUrlTest, Parses) {
-  absl::StatusOr<WebSocketUrl> u = ParseWebSocketUrl("ws://127.0.0.1:8080/echo");
-  ASSERT_TRUE(u.ok());
-  EXPECT_FALSE(u->tls);
-  EXPECT_EQ(u->host, "127.0.0.1");
-  EXPECT_EQ(u->port, 8080);
-  EXPECT_EQ(u->path, "/echo");
-  u = ParseWebSocketUrl("wss://[::1]/x?y=1");
-  ASSERT_TRUE(u.ok());
-  EXPECT_TRUE(u->tls);
-  EXPECT_EQ(u->host, "::1");
-  EXPECT_EQ(u->port, 443);
-  EXPECT_EQ(u->path, "/x?y=1");
-  EXPECT_EQ(u->HostHeader(), "[::1]:443");
-  u = ParseWebSocketUrl("ws://localhost");
-  ASSERT_TRUE(u.ok());
-  EXPECT_EQ(u->path, "/");
-  EXPECT_FALSE(ParseWebSocketUrl("http://x/").ok());
-  EXPECT_FALSE(ParseWebSocketUrl("ws://x:99999/").ok());
-  EXPECT_FALSE(ParseWebSocketUrl("ws://:80/").ok());
-}
 
 TEST(LoadClientTest, RefusedConnectionIsAClearError) {
   absl::StatusOr<Listener> listener = Listen({.port = 0});

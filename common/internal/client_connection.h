@@ -3,8 +3,8 @@
 // session. Event loops call it when the socket is ready; the threads model calls it on a blocking
 // socket, where each call blocks at most one socket timeout.
 //
-// Steps return what the connection waits for, as HttpExchange does; they never block longer than the
-// socket lets them.
+// Steps return what the connection waits for, as HttpExchange does; they never block longer than
+// the socket lets them.
 #ifndef NETBENCH_COMMON_INTERNAL_CLIENT_CONNECTION_H_
 #define NETBENCH_COMMON_INTERNAL_CLIENT_CONNECTION_H_
 
@@ -51,7 +51,8 @@ class ClientConnection {
   bool CheckFinished();
   // The run ended this connection before it finished.
   void Abandon(absl::string_view cause);
-  // The socket stays open until the connection is destroyed, so that no other thread's fd reuses it.
+  // The socket stays open until the connection is destroyed, so that no other thread's fd reuses
+  // it.
   void Fail(std::string cause, std::string text);
 
   int index() const { return index_; }

@@ -34,10 +34,10 @@ struct RunState {
   std::mutex mutex;
   std::condition_variable changed;
   // Guarded by mutex.
-  int opening = 0;       // connections neither open nor failed yet
-  int sending = 0;       // sending sides not done
-  int running = 0;       // connections not ended
-  bool go = false;       // the start latch: every connection is open, the load begins
+  int opening = 0;  // connections neither open nor failed yet
+  int sending = 0;  // sending sides not done
+  int running = 0;  // connections not ended
+  bool go = false;  // the start latch: every connection is open, the load begins
   int64_t start_nanos = 0;
 
   // Each is called once per connection.

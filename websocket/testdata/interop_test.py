@@ -62,7 +62,7 @@ def main():
     try:
         for args in (["--mode=echo", "--clients=2", "--messages=500", "--pipeline=4"],
                      ["--mode=echo", "--clients=1", "--messages=20", "--size=70000", "--binary"],
-                     ["--mode=echo", "--model=loop", "--threads=2", "--clients=3",
+                     ["--mode=echo", "--model=epoll", "--threads=2", "--clients=3",
                       "--messages=200"],
                      ["--mode=sink", "--clients=2", "--messages=1000"]):
             n = int(re.search(r"--clients=(\d+)", " ".join(args)).group(1)) * \

@@ -1,4 +1,4 @@
-#include "httpfanout/url.h"
+#include "common/url.h"
 
 #include <arpa/inet.h>
 
@@ -21,6 +21,20 @@ bool IsTargetChar(char c) { return c > 0x20 && c < 0x7f; }
 
 }  // namespace
 
+const char* Url::scheme_name() const {
+  switch (scheme) {
+    case UrlScheme::kHttp:
+      return "http";
+    case UrlScheme::kHttps:
+      return "https";
+    case UrlScheme::kWs:
+      return "ws";
+    case UrlScheme::kWss:
+      return "wss";
+  }
+  return "?";
+}
+
 std::string Url::HostHeader() const {
   std::string host_part = ipv6_literal ? absl::StrCat("[", host, "]") : host;
   if (default_port()) return host_part;
@@ -31,23 +45,30 @@ std::string Url::Authority() const {
   return absl::StrCat(ipv6_literal ? absl::StrCat("[", host, "]") : host, ":", port);
 }
 
-std::string Url::ToString() const { return absl::StrCat(scheme(), "://", HostHeader(), target); }
+std::string Url::ToString() const {
+  return absl::StrCat(scheme_name(), "://", HostHeader(), target);
+}
 
-absl::StatusOr<Url> ParseUrl(absl::string_view text) {
+absl::StatusOr<Url> ParseUrl(absl::string_view text, UrlFamily family) {
+  const bool web_socket = family == UrlFamily::kWebSocket;
+  const char* plain = web_socket ? "ws" : "http";
+  const char* secure = web_socket ? "wss" : "https";
   Url url;
   size_t scheme_end = text.find("://");
   if (scheme_end == absl::string_view::npos) {
-    return Invalid(text, "no scheme; write http://host/ or https://host/");
+    return Invalid(text,
+                   absl::StrCat("no scheme; write ", plain, "://host/ or ", secure, "://host/"));
   }
   absl::string_view scheme = text.substr(0, scheme_end);
-  if (absl::EqualsIgnoreCase(scheme, "http")) {
-    url.https = false;
-  } else if (absl::EqualsIgnoreCase(scheme, "https")) {
-    url.https = true;
+  if (absl::EqualsIgnoreCase(scheme, plain)) {
+    url.scheme = web_socket ? UrlScheme::kWs : UrlScheme::kHttp;
+  } else if (absl::EqualsIgnoreCase(scheme, secure)) {
+    url.scheme = web_socket ? UrlScheme::kWss : UrlScheme::kHttps;
   } else {
-    return Invalid(text, absl::StrCat("unsupported scheme \"", scheme, "\" (want http or https)"));
+    return Invalid(text, absl::StrCat("unsupported scheme \"", scheme, "\" (want ", plain, " or ",
+                                      secure, ")"));
   }
-  url.port = url.https ? 443 : 80;
+  url.port = url.tls() ? 443 : 80;
   absl::string_view rest = text.substr(scheme_end + 3);
   size_t authority_end = rest.find_first_of("/?#");
   absl::string_view authority = rest.substr(0, authority_end);
@@ -81,7 +102,8 @@ absl::StatusOr<Url> ParseUrl(absl::string_view text) {
       has_port = true;
     }
     if (host.find(':') != absl::string_view::npos) {
-      return Invalid(text, "an IPv6 address must be in brackets, as in http://[::1]:8080/");
+      return Invalid(text, absl::StrCat("an IPv6 address must be in brackets, as in ", plain,
+                                        "://[::1]:8080/"));
     }
     for (char c : host) {
       if (!IsHostNameChar(c))
@@ -105,8 +127,8 @@ absl::StatusOr<Url> ParseUrl(absl::string_view text) {
     if (!IsTargetChar(c))
       return Invalid(text, "space or control character in path (percent-encode it)");
   }
-  // An empty path means "/", and a bare query gets one in front. (Built with push_back/append: g++ 12
-  // warns falsely under -Wrestrict about assigning a literal here.)
+  // An empty path means "/", and a bare query gets one in front. (Built with push_back/append: g++
+  // 12 warns falsely under -Wrestrict about assigning a literal here.)
   url.target.clear();
   if (target.empty() || target.front() == '?') url.target.push_back('/');
   url.target.append(target.data(), target.size());

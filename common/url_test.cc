@@ -1,4 +1,4 @@
-#include "httpfanout/url.h"
+#include "common/url.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -9,9 +9,9 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(UrlTest, HostNameWithDefaultPort) {
-  absl::StatusOr<Url> url = ParseUrl("http://Example.COM/index.html");
+  absl::StatusOr<Url> url = ParseUrl("http://Example.COM/index.html", UrlFamily::kHttp);
   ASSERT_TRUE(url.ok()) << url.status();
-  EXPECT_FALSE(url->https);
+  EXPECT_FALSE(url->tls());
   EXPECT_EQ(url->host, "example.com");
   EXPECT_EQ(url->port, 80);
   EXPECT_EQ(url->target, "/index.html");
@@ -21,15 +21,15 @@ TEST(UrlTest, HostNameWithDefaultPort) {
 }
 
 TEST(UrlTest, HttpsDefaultsTo443) {
-  absl::StatusOr<Url> url = ParseUrl("HTTPS://localhost");
+  absl::StatusOr<Url> url = ParseUrl("HTTPS://localhost", UrlFamily::kHttp);
   ASSERT_TRUE(url.ok()) << url.status();
-  EXPECT_TRUE(url->https);
+  EXPECT_TRUE(url->tls());
   EXPECT_EQ(url->port, 443);
   EXPECT_EQ(url->target, "/");
 }
 
 TEST(UrlTest, Ipv4WithPortAndQuery) {
-  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:9080/a/b?x=1&y=2#frag");
+  absl::StatusOr<Url> url = ParseUrl("http://127.0.0.1:9080/a/b?x=1&y=2#frag", UrlFamily::kHttp);
   ASSERT_TRUE(url.ok()) << url.status();
   EXPECT_EQ(url->host, "127.0.0.1");
   EXPECT_TRUE(url->ip_literal);
@@ -40,22 +40,47 @@ TEST(UrlTest, Ipv4WithPortAndQuery) {
 }
 
 TEST(UrlTest, QueryWithoutPathGetsSlash) {
-  absl::StatusOr<Url> url = ParseUrl("http://h?q");
+  absl::StatusOr<Url> url = ParseUrl("http://h?q", UrlFamily::kHttp);
   ASSERT_TRUE(url.ok()) << url.status();
   EXPECT_EQ(url->target, "/?q");
 }
 
 TEST(UrlTest, BracketedIpv6) {
-  absl::StatusOr<Url> url = ParseUrl("https://[::1]:8443/x");
+  absl::StatusOr<Url> url = ParseUrl("https://[::1]:8443/x", UrlFamily::kHttp);
   ASSERT_TRUE(url.ok()) << url.status();
   EXPECT_EQ(url->host, "::1");
   EXPECT_TRUE(url->ipv6_literal);
   EXPECT_EQ(url->port, 8443);
   EXPECT_EQ(url->HostHeader(), "[::1]:8443");
-  absl::StatusOr<Url> plain = ParseUrl("http://[fe80::1]/");
+  absl::StatusOr<Url> plain = ParseUrl("http://[fe80::1]/", UrlFamily::kHttp);
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->port, 80);
   EXPECT_EQ(plain->HostHeader(), "[fe80::1]");
+}
+
+TEST(UrlTest, WebSocketSchemes) {
+  absl::StatusOr<Url> ws = ParseUrl("ws://[::1]:8080/echo?x", UrlFamily::kWebSocket);
+  ASSERT_TRUE(ws.ok()) << ws.status();
+  EXPECT_EQ(ws->scheme, UrlScheme::kWs);
+  EXPECT_FALSE(ws->tls());
+  EXPECT_EQ(ws->host, "::1");
+  EXPECT_EQ(ws->port, 8080);
+  EXPECT_EQ(ws->target, "/echo?x");
+  EXPECT_EQ(ws->ToString(), "ws://[::1]:8080/echo?x");
+  absl::StatusOr<Url> wss = ParseUrl("WSS://localhost", UrlFamily::kWebSocket);
+  ASSERT_TRUE(wss.ok()) << wss.status();
+  EXPECT_TRUE(wss->tls());
+  EXPECT_EQ(wss->port, 443);
+  EXPECT_EQ(wss->target, "/");
+}
+
+TEST(UrlTest, EachClientTakesItsOwnSchemes) {
+  absl::StatusOr<Url> http_for_ws = ParseUrl("http://h/", UrlFamily::kWebSocket);
+  ASSERT_FALSE(http_for_ws.ok());
+  EXPECT_THAT(std::string(http_for_ws.status().message()), HasSubstr("want ws or wss"));
+  absl::StatusOr<Url> ws_for_http = ParseUrl("ws://h/", UrlFamily::kHttp);
+  ASSERT_FALSE(ws_for_http.ok());
+  EXPECT_THAT(std::string(ws_for_http.status().message()), HasSubstr("want http or https"));
 }
 
 TEST(UrlTest, ErrorsSayWhatIsWrong) {
@@ -80,7 +105,7 @@ TEST(UrlTest, ErrorsSayWhatIsWrong) {
       {"http://host/a b", "space or control"},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<Url> url = ParseUrl(c.url);
+    absl::StatusOr<Url> url = ParseUrl(c.url, UrlFamily::kHttp);
     ASSERT_FALSE(url.ok()) << c.url;
     EXPECT_EQ(url.status().code(), absl::StatusCode::kInvalidArgument) << c.url;
     EXPECT_THAT(std::string(url.status().message()), HasSubstr(c.message)) << c.url;
