@@ -71,7 +71,8 @@ class ConnectionThread {
     const bool open = Open();
     run_.Opened();
     if (!open || !run_.WaitForGo()) {
-      if (!c_.ended()) c_.Abandon(run_.abort_cause);
+      // A thread may see the deadline pass before the orchestrator says the run is over.
+      if (!c_.ended()) c_.Abandon(run_.abort.load() ? run_.abort_cause : "timeout");
       run_.SendingDone();
       c_.session().OnEnd();
       run_.Ended();
