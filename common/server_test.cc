@@ -1,6 +1,8 @@
 #include "common/server.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -326,6 +328,53 @@ TEST_P(ServerTest, EchoesOverTls) {
   server_->Stop();
   EXPECT_EQ(server_->stats().connections_closed, 3u);
   EXPECT_GE((*tls)->stats().handshakes, 3);
+}
+
+// A burst of small records, sent in one go (corked), against reads of 5 bytes and an output limit
+// of 16 bytes: the server's TLS transport takes many records off the socket in one recv, so most of
+// the burst is input the socket no longer signals. It must be read in turns of 5 bytes (event-loop
+// models: from the worker's backlog) and across a backpressure pause (the burst starts with DELAY,
+// whose echo is held while the next replies pile up over the limit; reading resumes after the
+// flush, with no fd event), and still all be echoed.
+TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressure) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  StartServer({.read_size = 5, .max_pending_output = 16, .tls = tls->get()});
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
+      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
+  ASSERT_TRUE(client_context.ok()) << client_context.status();
+  absl::StatusOr<std::unique_ptr<Transport>> client =
+      (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
+  ASSERT_TRUE(client.ok()) << client.status();
+  IoResult handshake = (*client)->Handshake();
+  ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
+  const int fd = (*client)->fd();
+  int on = 1, off = 0;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)), 0);
+    std::string burst = "DELAY";
+    ASSERT_EQ((*client)->Write(burst.data(), burst.size()).status, IoStatus::kOk);
+    for (int i = 0; i < 100; ++i) {
+      std::string record = Pattern(1 + i % 23, round * 100 + i);
+      ASSERT_EQ((*client)->Write(record.data(), record.size()).status, IoStatus::kOk);
+      burst += record;
+    }
+    ASSERT_EQ(setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof(off)), 0);
+    std::string echo(burst.size(), '\0');
+    for (size_t got = 0; got < echo.size();) {
+      IoResult r = (*client)->Read(echo.data() + got, echo.size() - got);
+      ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
+      got += r.bytes;
+    }
+    EXPECT_EQ(echo, burst) << "round " << round;
+  }
+  (*client)->ShutdownWrite();
+  char byte = 0;
+  EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kOk);
+  EXPECT_EQ(byte, '.');
+  server_->Stop();
+  // Only the event-loop models pause reading; a connection's thread just waits for its write.
+  if (GetParam() != ServerModel::kThreads) EXPECT_GT(server_->stats().read_pauses, 0u);
 }
 
 std::vector<ServerModel> Models() {
