@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "common/byte_buffer.h"
 #include "common/clock.h"
 #include "common/event_loop.h"
@@ -87,10 +88,13 @@ class LoopConnection final : public FdHandler {
 class Worker final : public FdHandler {
  public:
   Worker(const ServerOptions& options, const HandlerFactory& handler_factory,
-         std::atomic<int>& live, std::unique_ptr<EventLoop> loop, Listener listener)
+         std::atomic<int>& live, ServerFailure& failure, EventLoopBackend backend,
+         std::unique_ptr<EventLoop> loop, Listener listener)
       : options_(options),
         handler_factory_(handler_factory),
         live_(live),
+        failure_(failure),
+        backend_(backend),
         loop_(std::move(loop)),
         listener_(std::move(listener)) {}
 
@@ -177,7 +181,11 @@ class Worker final : public FdHandler {
  private:
   void Run() {
     while (running_) {
-      loop_->RunOnce(backlog_.empty() ? -1 : 0);
+      absl::StatusOr<int> dispatched = loop_->RunOnce(backlog_.empty() ? -1 : 0);
+      if (!dispatched.ok()) {
+        Fail(dispatched.status());
+        return;
+      }
       // Connections that go on reading add themselves again, to the fresh backlog: each gets one
       // turn per pass, after the fds that were ready.
       std::vector<LoopConnection*> turns;
@@ -186,6 +194,18 @@ class Worker final : public FdHandler {
       // A turn closes at most its own connection, so the pointers still to come stay valid.
       for (LoopConnection* connection : turns) connection->OnBacklogTurn();
     }
+  }
+
+  // The loop cannot wait any more (its wait would fail again at once): rather than spin, close
+  // everything this worker serves, so that its peers see resets and new connections are refused,
+  // and report it, so that the program stops.
+  void Fail(const absl::Status& error) {
+    size_t open = connections_.size();
+    CloseAll();
+    failure_.Report(absl::Status(
+        error.code(),
+        absl::StrCat(EventLoopBackendName(backend_), " event loop failed: ", error.message(),
+                     "; it stopped and closed its listener and ", open, " connections")));
   }
 
   void CloseAll() {
@@ -198,6 +218,8 @@ class Worker final : public FdHandler {
   const ServerOptions& options_;
   const HandlerFactory& handler_factory_;
   std::atomic<int>& live_;
+  ServerFailure& failure_;
+  const EventLoopBackend backend_;
   std::unique_ptr<EventLoop> loop_;
   Listener listener_;
   ServerCounters counters_;  // written by this worker's thread only
@@ -432,8 +454,8 @@ class EventLoopServer final : public Server {
       absl::StatusOr<Listener> listener = Listen(listen_options);
       if (!listener.ok()) return listener.status();
       port = listener->port;
-      workers_.push_back(std::make_unique<Worker>(options_, handler_factory_, live_,
-                                                  *std::move(loop), *std::move(listener)));
+      workers_.push_back(std::make_unique<Worker>(options_, handler_factory_, live_, failure_,
+                                                  backend, *std::move(loop), *std::move(listener)));
     }
     for (auto& worker : workers_) {
       if (absl::Status status = worker->Start(); !status.ok()) return status;
@@ -454,10 +476,13 @@ class EventLoopServer final : public Server {
     return stats;
   }
 
+  absl::Status status() const override { return failure_.status(); }
+
  private:
   const ServerOptions options_;
   const HandlerFactory handler_factory_;
   std::atomic<int> live_{0};
+  ServerFailure failure_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 

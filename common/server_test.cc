@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -373,6 +376,7 @@ TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressur
   EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kOk);
   EXPECT_EQ(byte, '.');
   server_->Stop();
+  EXPECT_TRUE(server_->status().ok()) << server_->status();
   // Only the event-loop models pause reading; a connection's thread just waits for its write.
   if (GetParam() != ServerModel::kThreads) EXPECT_GT(server_->stats().read_pauses, 0u);
 }
@@ -389,6 +393,59 @@ INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(Models()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });
+
+// Lowers the soft RLIMIT_NOFILE for one scope; the fds already open stay open.
+class ScopedFdLimit {
+ public:
+  explicit ScopedFdLimit(rlim_t soft) {
+    ok_ = getrlimit(RLIMIT_NOFILE, &saved_) == 0;
+    rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    ok_ = ok_ && setrlimit(RLIMIT_NOFILE, &lowered) == 0;
+  }
+  ~ScopedFdLimit() {
+    if (ok_) setrlimit(RLIMIT_NOFILE, &saved_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  bool ok_ = false;
+};
+
+// The poll model's loop watches its wake-up pipe and its listener; with RLIMIT_NOFILE lowered to 1,
+// its next poll(2) fails with EINVAL, as every one after it would. The server must not spin on it:
+// the loop stops, and ServeUntilTerminated, waiting for a signal, returns the error at once so that
+// a server program exits non-zero.
+TEST(ServerFailureTest, PollModelLoopErrorStopsTheLoopAndEndsServeUntilTerminated) {
+  sigset_t previous_mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &previous_mask);
+  Observer observer;
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.port = 0, .model = ServerModel::kPoll},
+                    [&observer] { return std::make_unique<TestHandler>(&observer); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_TRUE((*server)->status().ok());
+  // The socket exists before the limit drops; connecting to the listener wakes the loop.
+  int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(client, 0);
+  absl::StatusOr<std::string> stop;
+  {
+    ScopedFdLimit limit(1);
+    ASSERT_TRUE(limit.ok()) << "setrlimit(RLIMIT_NOFILE)";
+    // Refused instead, if the loop had failed already (it closes its listener): fine either way.
+    (void)connect(client, (*server)->address().get(), (*server)->address().length);
+    stop = ServeUntilTerminated(**server);
+  }
+  close(client);
+  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  ASSERT_FALSE(stop.ok());
+  EXPECT_EQ(stop.status(), (*server)->status());
+  EXPECT_EQ(stop.status().code(), absl::StatusCode::kInvalidArgument) << stop.status();
+  EXPECT_TRUE(absl::StrContains(stop.status().message(), "poll event loop failed"))
+      << stop.status();
+  EXPECT_TRUE(absl::StrContains(stop.status().message(), "[EINVAL]")) << stop.status();
+}
 
 TEST(ServerModelTest, ParsesNamesAndRejectsBadOptions) {
   EXPECT_EQ(*ParseServerModel("threads"), ServerModel::kThreads);

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -84,7 +85,9 @@ class Loop {
     ScheduleControl();
     ScheduleDue();
     MaybeStop();
-    event_loop_->Run();
+    if (absl::Status s = event_loop_->Run(); !s.ok()) {
+      std::fprintf(stderr, "echo client: event loop: %s\n", s.ToString().c_str());
+    }
   }
   void ConnectionDone() { MaybeStop(); }
   // Rate mode: makes sure a pacing timer fires by `when_nanos`.

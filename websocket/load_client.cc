@@ -516,7 +516,9 @@ absl::StatusOr<LoadClientResult> RunLoadClient(const LoadClientOptions& options)
           for (auto& c : d.connections) c->Abandon();
           d.loop->Stop();
         });
-        d.loop->Run();
+        if (absl::Status s = d.loop->Run(); !s.ok()) {
+          std::fprintf(stderr, "websocket client: event loop: %s\n", s.ToString().c_str());
+        }
       }
     });
   }
