@@ -1,8 +1,8 @@
 // echo client: the echo benchmark's load generator (issue 3). See load_generator.h for the modes.
 //
-//   bazel run //echo:client -- --port=7000 --clients=3 --duration=10s            # the write-up's
-//   load bazel run //echo:client -- --port=7000 --mode=pingpong --clients=1 --messages=100000 bazel
-//   run //echo:client -- --port=7000 --rate=50000 --duration=10s --json=/tmp/echo.json
+//   bazel run //echo:client -- --port=7000 --clients=3 --duration=10s  # the write-up's load
+//   bazel run //echo:client -- --port=7000 --mode=pingpong --clients=1 --messages=100000
+//   bazel run //echo:client -- --port=7000 --rate=50000 --duration=10s --json=/tmp/echo.json
 //
 // Progress goes to stderr once a second; the summary goes to stdout and ends with the Go spammer's
 // line "rate: N msgs/s" (messages written per second), so one script reads both programs.
