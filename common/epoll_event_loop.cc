@@ -76,8 +76,9 @@ class EpollEventLoop final : public EventLoopBase {
   }
 
  protected:
-  int Poll(int64_t timeout_nanos) override {
+  absl::StatusOr<int> Poll(int64_t timeout_nanos) override {
     int ready = epoll_wait(epoll_fd_.get(), events_, kMaxEvents, TimeoutMillis(timeout_nanos));
+    if (ready < 0 && errno != EINTR) return ErrnoStatus(errno, "epoll_wait");
     if (ready <= 0) return 0;  // timeout, or EINTR: the caller loops
     int dispatched = 0;
     for (int i = 0; i < ready; ++i) {

@@ -161,21 +161,26 @@ void EventLoopBase::RunDueTimers() {
   }
 }
 
-int EventLoopBase::RunOnce(int64_t timeout_nanos) {
+absl::StatusOr<int> EventLoopBase::RunOnce(int64_t timeout_nanos) {
   int64_t wait = timeout_nanos;
   if (!timers_.empty()) {
     int64_t until_timer = timers_.begin()->first.first - MonotonicNanos();
     if (until_timer < 0) until_timer = 0;
     if (wait < 0 || until_timer < wait) wait = until_timer;
   }
-  int dispatched = Poll(wait);
+  absl::StatusOr<int> dispatched = Poll(wait);
+  if (!dispatched.ok()) return dispatched;
   RunDueTimers();
   return dispatched;
 }
 
-void EventLoopBase::Run() {
-  while (!stop_requested_.load(std::memory_order_relaxed)) RunOnce(-1);
+absl::Status EventLoopBase::Run() {
+  while (!stop_requested_.load(std::memory_order_relaxed)) {
+    // A failed wait fails again at once (EINVAL, EBADF, EFAULT, ENOMEM): looping would spin.
+    if (absl::StatusOr<int> dispatched = RunOnce(-1); !dispatched.ok()) return dispatched.status();
+  }
   stop_requested_.store(false);
+  return absl::OkStatus();
 }
 
 }  // namespace internal

@@ -1,11 +1,13 @@
 // An event loop in the shape of Redis' ae: one small interface, one file per polling backend
-// (poll_event_loop.cc, epoll_event_loop.cc), and timers. Clients that drive many connections from one
-// thread (load generators, the fan-out client) and the event-loop server models are built on it.
+// (poll_event_loop.cc, epoll_event_loop.cc), and timers. Clients that drive many connections from
+// one thread (load generators, the fan-out client) and the event-loop server models are built on
+// it.
 //
 //   std::unique_ptr<EventLoop> loop = EventLoop::Create(EventLoopBackend::kEpoll);
-//   loop->Add(fd, kReadable, &connection);          // connection implements FdHandler
+//   loop->Add(fd, kReadable, &connection);  // connection implements FdHandler
 //   loop->AddTimer(MonotonicNanos() + kNanosPerSecond, [&] { PrintProgress(); });
-//   loop->Run();                                    // until Stop(), from a handler or another thread
+//   // Until Stop(), from a handler or another thread; an error means the wait itself failed.
+//   if (absl::Status status = loop->Run(); !status.ok()) Die(status);
 #ifndef NETBENCH_COMMON_EVENT_LOOP_H_
 #define NETBENCH_COMMON_EVENT_LOOP_H_
 
@@ -47,25 +49,30 @@ class EventLoop {
   static absl::StatusOr<std::unique_ptr<EventLoop>> Create(EventLoopBackend backend);
   virtual ~EventLoop() = default;
 
-  // Watches `fd` for `events` (kReadable | kWritable); `handler` is not owned and must outlive the watch.
+  // Watches `fd` for `events` (kReadable | kWritable); `handler` is not owned and must outlive the
+  // watch.
   virtual absl::Status Add(int fd, int events, FdHandler* handler) = 0;
   // Changes the watched events (kNoEvents pauses the fd without forgetting it).
   virtual absl::Status Modify(int fd, int events) = 0;
   // Stops watching; call before closing the fd. Safe from inside a handler, also for other fds.
   virtual void Remove(int fd) = 0;
 
-  // Runs `callback` on the loop's thread at or after `when_nanos` (MonotonicNanos()). Returns an id.
+  // Runs `callback` on the loop's thread at or after `when_nanos` (MonotonicNanos()). Returns an
+  // id.
   virtual uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) = 0;
   virtual void CancelTimer(uint64_t id) = 0;
 
-  // Waits at most `timeout_nanos` (or until the next timer) and dispatches what is ready, once.
-  // Returns the number of fd events dispatched.
-  virtual int RunOnce(int64_t timeout_nanos) = 0;
-  // Dispatches until Stop().
-  virtual void Run() = 0;
+  // Waits at most `timeout_nanos` (< 0: no limit; or until the next timer) and dispatches what is
+  // ready, once. Returns the number of fd events dispatched (0 after a timeout or a signal), or the
+  // error of the wait itself (poll(2) or epoll_wait(2) failing other than with EINTR), which
+  // dispatches nothing and would fail again at once: stop looping and report it.
+  virtual absl::StatusOr<int> RunOnce(int64_t timeout_nanos) = 0;
+  // Dispatches until Stop() (OK), or until a wait fails (that error, as RunOnce).
+  virtual absl::Status Run() = 0;
   // Makes Run() return; safe from any thread (wakes the loop) and from handlers.
   virtual void Stop() = 0;
-  // Runs `task` on the loop's thread soon; safe from any thread (the acceptor hands connections over so).
+  // Runs `task` on the loop's thread soon; safe from any thread (the acceptor hands connections
+  // over so).
   virtual void Post(std::function<void()> task) = 0;
 };
 

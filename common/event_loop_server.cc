@@ -2,21 +2,26 @@
 // (SO_REUSEPORT when there are several, so the kernel spreads connections) and its own connections,
 // so loops share nothing but the connection count.
 //
-// A connection reads at most read_size bytes per readiness event (fairness between peers), hands
-// them to its handler, and writes the handler's output at once, before going back to the loop; only
-// a partial write arms kWritable. Backpressure follows connection_handler.h: while more than
+// A connection reads at most read_size bytes per turn (fairness between peers), hands them to its
+// handler, and writes the handler's output at once, before going back to the loop; only a partial
+// write arms kWritable. Backpressure follows connection_handler.h: while more than
 // max_pending_output bytes wait to be sent, the connection is not read (its peer's writes then
 // block in the kernel), and reading resumes once the output has drained below that.
-#include <errno.h>
-
+//
+// Input the transport holds (Transport::Pending(): TLS records read ahead) is invisible to
+// poll/epoll, so a connection never waits for an fd event while it could read such input: it reads
+// on within its turn, and one that used up its turn with input still held joins its worker's
+// backlog, which is served after every pass of the loop; while the backlog is not empty the loop
+// polls without waiting (Redis does the same for TLS connections with data pending).
+#include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <memory>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "common/byte_buffer.h"
 #include "common/clock.h"
 #include "common/event_loop.h"
@@ -29,8 +34,6 @@ namespace {
 
 class Worker;
 
-constexpr int kMaxTlsReadsPerWakeup = 16;
-
 class LoopConnection final : public FdHandler {
  public:
   LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
@@ -40,14 +43,19 @@ class LoopConnection final : public FdHandler {
   // Watches the socket and starts the handshake; false when the connection closed at once.
   bool Start();
   void OnEvents(int fd, int events) override;
+  // Another turn for a connection in the worker's backlog.
+  void OnBacklogTurn();
+  bool in_backlog() const { return in_backlog_; }
+  void set_in_backlog(bool value) { in_backlog_ = value; }
 
  private:
   bool ContinueHandshake();
   bool CanRead() const;
+  // Reading can go on without the socket: the transport holds input and there is room for output.
+  bool HoldsReadableInput() const { return CanRead() && transport_->Pending() > 0; }
   bool ReadAndHandle();
-  bool ReadOnce();
-  // Reads on the next loop pass when TLS may hold records the socket no longer signals.
-  void PokeIfBuffered();
+  // One read, handed to the handler; `*bytes` says how many (0: nothing came). False once closed.
+  bool ReadOnce(size_t* bytes);
   bool Flush();
   void Hold(int64_t until_nanos);
   void OnHoldExpired();
@@ -74,18 +82,19 @@ class LoopConnection final : public FdHandler {
   bool held_ = false;              // output_ waits for hold_until_ (send_not_before_nanos)
   int64_t hold_until_ = 0;
   uint64_t hold_timer_ = 0;
-  const bool tls_;               // not plain TCP: records may wait inside the transport
-  bool maybe_buffered_ = false;  // the last TLS read returned data: more may be inside
-  uint64_t poke_timer_ = 0;
+  bool in_backlog_ = false;  // in worker_'s backlog: its transport held input after a full turn
 };
 
 class Worker final : public FdHandler {
  public:
   Worker(const ServerOptions& options, const HandlerFactory& handler_factory,
-         std::atomic<int>& live, std::unique_ptr<EventLoop> loop, Listener listener)
+         std::atomic<int>& live, ServerFailure& failure, EventLoopBackend backend,
+         std::unique_ptr<EventLoop> loop, Listener listener)
       : options_(options),
         handler_factory_(handler_factory),
         live_(live),
+        failure_(failure),
+        backend_(backend),
         loop_(std::move(loop)),
         listener_(std::move(listener)) {}
 
@@ -95,18 +104,16 @@ class Worker final : public FdHandler {
     if (absl::Status status = loop_->Add(listener_.fd.get(), kReadable, this); !status.ok()) {
       return status;
     }
-    thread_ = StartServerThread([this] { loop_->Run(); });
+    thread_ = StartServerThread([this] { Run(); });
     return absl::OkStatus();
   }
 
   // Stops the loop, then closes every connection from this (now the only) thread.
   void Join() {
     if (!thread_.joinable()) return;
-    loop_->Stop();
+    loop_->Post([this] { running_ = false; });
     thread_.join();
-    connections_.clear();
-    loop_->Remove(listener_.fd.get());
-    listener_.fd.reset();  // new connections are refused from now on
+    CloseAll();
   }
 
   // The listener is readable: accept what is pending, a bounded number per wakeup so that a
@@ -148,6 +155,18 @@ class Worker final : public FdHandler {
   }
 
   void Erase(int fd) { connections_.erase(fd); }
+  // `connection` used up its turn with input still held by its transport: it gets another after
+  // this pass of the loop, and the loop does not wait while one is owed.
+  void AddToBacklog(LoopConnection* connection) {
+    if (connection->in_backlog()) return;
+    connection->set_in_backlog(true);
+    backlog_.push_back(connection);
+  }
+  void RemoveFromBacklog(LoopConnection* connection) {
+    if (!connection->in_backlog()) return;
+    connection->set_in_backlog(false);
+    backlog_.erase(std::find(backlog_.begin(), backlog_.end(), connection));
+  }
   void Closed() {
     ServerCounters::Add(counters_.closed, 1);
     live_.fetch_sub(1, std::memory_order_relaxed);
@@ -160,13 +179,53 @@ class Worker final : public FdHandler {
   const Listener& listener() const { return listener_; }
 
  private:
+  void Run() {
+    while (running_) {
+      absl::StatusOr<int> dispatched = loop_->RunOnce(backlog_.empty() ? -1 : 0);
+      if (!dispatched.ok()) {
+        Fail(dispatched.status());
+        return;
+      }
+      // Connections that go on reading add themselves again, to the fresh backlog: each gets one
+      // turn per pass, after the fds that were ready.
+      std::vector<LoopConnection*> turns;
+      turns.swap(backlog_);
+      for (LoopConnection* connection : turns) connection->set_in_backlog(false);
+      // A turn closes at most its own connection, so the pointers still to come stay valid.
+      for (LoopConnection* connection : turns) connection->OnBacklogTurn();
+    }
+  }
+
+  // The loop cannot wait any more (its wait would fail again at once): rather than spin, close
+  // everything this worker serves, so that its peers see resets and new connections are refused,
+  // and report it, so that the program stops.
+  void Fail(const absl::Status& error) {
+    size_t open = connections_.size();
+    CloseAll();
+    failure_.Report(absl::Status(
+        error.code(),
+        absl::StrCat(EventLoopBackendName(backend_), " event loop failed: ", error.message(),
+                     "; it stopped and closed its listener and ", open, " connections")));
+  }
+
+  void CloseAll() {
+    connections_.clear();
+    backlog_.clear();
+    loop_->Remove(listener_.fd.get());
+    listener_.fd.reset();  // new connections are refused from now on
+  }
+
   const ServerOptions& options_;
   const HandlerFactory& handler_factory_;
   std::atomic<int>& live_;
+  ServerFailure& failure_;
+  const EventLoopBackend backend_;
   std::unique_ptr<EventLoop> loop_;
   Listener listener_;
   ServerCounters counters_;  // written by this worker's thread only
   std::unordered_map<int, std::unique_ptr<LoopConnection>> connections_;
+  std::vector<LoopConnection*> backlog_;  // served after every pass; loop thread only
+  bool running_ = true;                   // loop thread only: cleared through Post
   std::thread thread_;
 };
 
@@ -178,12 +237,11 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
       counters_(worker.counters()),
       transport_(std::move(transport)),
       handler_(std::move(handler)),
-      fd_(transport_->fd()),
-      tls_(std::strcmp(transport_->name(), "tcp") != 0) {}
+      fd_(transport_->fd()) {}
 
 LoopConnection::~LoopConnection() {
   if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
-  if (poke_timer_ != 0) loop_.CancelTimer(poke_timer_);
+  worker_.RemoveFromBacklog(this);
   loop_.Remove(fd_);
   worker_.Closed();
 }
@@ -195,8 +253,8 @@ bool LoopConnection::Start() {
   }
   watched_ = kReadable;
   if (!ContinueHandshake()) return false;
+  if (HoldsReadableInput() && !ReadAndHandle()) return false;
   UpdateInterest();
-  PokeIfBuffered();
   return true;
 }
 
@@ -205,9 +263,6 @@ bool LoopConnection::ContinueHandshake() {
   switch (r.status) {
     case IoStatus::kOk:
       handshaking_ = false;
-      // On loopback the client's last flight, and the data after it, can arrive while the same call
-      // is still running: the library may hold application data the socket no longer signals.
-      maybe_buffered_ = tls_;
       return true;
     case IoStatus::kWantRead:
       handshake_wants_ = kReadable;
@@ -228,51 +283,55 @@ void LoopConnection::OnEvents(int /*fd*/, int events) {
       UpdateInterest();
       return;
     }
-    events |= kReadable;  // the client's first bytes may have come with its last handshake flight
+    // The client's first bytes may have come with its last handshake flight, and the transport
+    // may have taken them off the socket already.
+    events |= kReadable;
   }
   // Writing first frees output room, which may let this same wakeup read again.
   if ((events & kWritable) || ((events & kReadable) && write_wants_read_)) {
     if (!Flush()) return;
   }
-  if ((events & (kReadable | kHangup)) || ((events & kWritable) && read_wants_write_)) {
+  // Input the transport holds counts as readable: no fd event will announce it. It matters most
+  // here after a flush that ended backpressure.
+  if ((events & (kReadable | kHangup)) || ((events & kWritable) && read_wants_write_) ||
+      HoldsReadableInput()) {
     if (!ReadAndHandle()) return;
   }
   UpdateInterest();
-  PokeIfBuffered();
 }
 
-void LoopConnection::PokeIfBuffered() {
-  if (!maybe_buffered_ || poke_timer_ != 0 || !CanRead()) return;
-  poke_timer_ = loop_.AddTimer(0, [this] {
-    poke_timer_ = 0;
-    OnEvents(fd_, kReadable);
-  });
+void LoopConnection::OnBacklogTurn() {
+  if (!HoldsReadableInput()) return;  // backpressure since: a flush brings it back
+  if (!ReadAndHandle()) return;
+  UpdateInterest();
 }
 
 bool LoopConnection::CanRead() const {
   return !handshaking_ && !closing_ && output_.size() <= options_.max_pending_output;
 }
 
-// Plain TCP: one read per wakeup, which keeps peers fair; level triggering brings us back for the
-// rest. TLS: the library takes whole records off the socket, possibly several, but hands back one
-// per read, so the socket can fall quiet with records still inside: read until it wants the socket,
-// up to a bound, and let PokeIfBuffered() go on where the bound (or backpressure) stopped us.
+// One turn: a read, then more only while the transport holds input (Pending() > 0), up to read_size
+// bytes in all. Plain TCP holds nothing, so it reads once per wakeup and level triggering brings it
+// back for the rest of the socket. TLS hands out a record per read and may have taken several off
+// the socket at once; what a full turn leaves inside waits in the backlog for the next pass.
 bool LoopConnection::ReadAndHandle() {
-  for (int reads = tls_ ? kMaxTlsReadsPerWakeup : 1; reads > 0; --reads) {
-    if (!CanRead()) return true;
-    if (!ReadOnce()) return false;
-    if (!maybe_buffered_) return true;
-  }
+  size_t budget = options_.read_size;
+  do {
+    if (!CanRead()) return true;  // backpressure: a flush brings reading back
+    size_t bytes = 0;
+    if (!ReadOnce(&bytes)) return false;
+    if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
+    budget -= std::min(bytes, budget);
+  } while (budget > 0 && transport_->Pending() > 0);
+  if (HoldsReadableInput()) worker_.AddToBacklog(this);
   return true;
 }
 
-bool LoopConnection::ReadOnce() {
+bool LoopConnection::ReadOnce(size_t* bytes) {
   read_wants_write_ = false;
-  maybe_buffered_ = false;
   IoResult r = transport_->Read(input_.WritableSpace(options_.read_size), options_.read_size);
   switch (r.status) {
     case IoStatus::kOk:
-      maybe_buffered_ = tls_;
       break;
     case IoStatus::kWantRead:
       return true;
@@ -287,6 +346,7 @@ bool LoopConnection::ReadOnce() {
       Close(/*graceful=*/false);
       return false;
   }
+  *bytes = r.bytes;
   input_.CommitWrite(r.bytes);
   ServerCounters::Add(counters_.bytes_read, r.bytes);
   HandlerResult result = handler_->OnData(input_.view(), output_);
@@ -344,8 +404,8 @@ void LoopConnection::OnHoldExpired() {
   }
   held_ = false;
   if (!Flush()) return;
+  if (HoldsReadableInput() && !ReadAndHandle()) return;  // held back by the output until now
   UpdateInterest();
-  PokeIfBuffered();
 }
 
 void LoopConnection::UpdateInterest() {
@@ -394,8 +454,8 @@ class EventLoopServer final : public Server {
       absl::StatusOr<Listener> listener = Listen(listen_options);
       if (!listener.ok()) return listener.status();
       port = listener->port;
-      workers_.push_back(std::make_unique<Worker>(options_, handler_factory_, live_,
-                                                  *std::move(loop), *std::move(listener)));
+      workers_.push_back(std::make_unique<Worker>(options_, handler_factory_, live_, failure_,
+                                                  backend, *std::move(loop), *std::move(listener)));
     }
     for (auto& worker : workers_) {
       if (absl::Status status = worker->Start(); !status.ok()) return status;
@@ -416,10 +476,13 @@ class EventLoopServer final : public Server {
     return stats;
   }
 
+  absl::Status status() const override { return failure_.status(); }
+
  private:
   const ServerOptions options_;
   const HandlerFactory handler_factory_;
   std::atomic<int> live_{0};
+  ServerFailure failure_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 

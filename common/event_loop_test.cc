@@ -1,13 +1,18 @@
 #include "common/event_loop.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <climits>
 #include <functional>
 #include <future>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "common/clock.h"
 #include "common/unique_fd.h"
 #include "gtest/gtest.h"
@@ -51,10 +56,10 @@ TEST_P(EventLoopTest, ReportsReadableOnlyAfterDataArrives) {
   SocketPair pair = MakeSocketPair();
   RecordingHandler handler;
   ASSERT_TRUE(loop_->Add(pair.a.get(), kReadable, &handler).ok());
-  EXPECT_EQ(loop_->RunOnce(0), 0);
+  EXPECT_EQ(loop_->RunOnce(0).value(), 0);
   EXPECT_TRUE(handler.calls.empty());
   ASSERT_EQ(write(pair.b.get(), "x", 1), 1);
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   ASSERT_EQ(handler.calls.size(), 1u);
   EXPECT_EQ(handler.calls[0].first, pair.a.get());
   EXPECT_TRUE(handler.calls[0].second & kReadable);
@@ -66,7 +71,7 @@ TEST_P(EventLoopTest, ReportsWritableAndRejectsDoubleAdd) {
   RecordingHandler handler;
   ASSERT_TRUE(loop_->Add(pair.a.get(), kWritable, &handler).ok());
   EXPECT_FALSE(loop_->Add(pair.a.get(), kReadable, &handler).ok());
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   ASSERT_EQ(handler.calls.size(), 1u);
   EXPECT_EQ(handler.calls[0].second & (kReadable | kWritable), kWritable);
 }
@@ -76,7 +81,7 @@ TEST_P(EventLoopTest, PeerCloseIsReportedAsReadable) {
   RecordingHandler handler;
   ASSERT_TRUE(loop_->Add(pair.a.get(), kReadable, &handler).ok());
   pair.b.reset();
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   ASSERT_EQ(handler.calls.size(), 1u);
   EXPECT_TRUE(handler.calls[0].second & kReadable);
   char byte;
@@ -90,10 +95,10 @@ TEST_P(EventLoopTest, NoEventsPausesEvenAHungUpFd) {
   ASSERT_TRUE(loop_->Modify(pair.a.get(), kNoEvents).ok());
   ASSERT_EQ(write(pair.b.get(), "x", 1), 1);
   pair.b.reset();
-  EXPECT_EQ(loop_->RunOnce(0), 0);
+  EXPECT_EQ(loop_->RunOnce(0).value(), 0);
   EXPECT_TRUE(handler.calls.empty());
   ASSERT_TRUE(loop_->Modify(pair.a.get(), kReadable).ok());
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   EXPECT_EQ(handler.calls.size(), 1u);
 }
 
@@ -103,9 +108,9 @@ TEST_P(EventLoopTest, ModifyInsideHandler) {
   handler.action = [&](int fd, int) { ASSERT_TRUE(loop_->Modify(fd, kNoEvents).ok()); };
   ASSERT_TRUE(loop_->Add(pair.a.get(), kReadable, &handler).ok());
   ASSERT_EQ(write(pair.b.get(), "x", 1), 1);
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   // The byte is still unread, but the handler paused itself.
-  EXPECT_EQ(loop_->RunOnce(0), 0);
+  EXPECT_EQ(loop_->RunOnce(0).value(), 0);
   EXPECT_EQ(handler.calls.size(), 1u);
 }
 
@@ -123,13 +128,13 @@ TEST_P(EventLoopTest, RemoveInsideHandlerDropsPendingEventsOfTheRemovedFd) {
   ASSERT_TRUE(loop_->Add(second.a.get(), kReadable, &handler).ok());
   ASSERT_EQ(write(first.b.get(), "x", 1), 1);
   ASSERT_EQ(write(second.b.get(), "x", 1), 1);
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   EXPECT_EQ(handler.calls.size(), 1u);
-  EXPECT_EQ(loop_->RunOnce(0), 0);
+  EXPECT_EQ(loop_->RunOnce(0).value(), 0);
   // Removed fds may be added again, also with a new handler.
   RecordingHandler again;
   ASSERT_TRUE(loop_->Add(first.a.get(), kReadable, &again).ok());
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   EXPECT_EQ(again.calls.size(), 1u);
 }
 
@@ -149,10 +154,10 @@ TEST_P(EventLoopTest, RemoveAndCloseSelfThenReuseFdNumberInsideHandler) {
   };
   ASSERT_TRUE(loop_->Add(pair.a.get(), kReadable, &handler).ok());
   ASSERT_EQ(write(pair.b.get(), "x", 1), 1);
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   EXPECT_TRUE(replacement.calls.empty());
   ASSERT_EQ(write(other.b.get(), "y", 1), 1);
-  EXPECT_EQ(loop_->RunOnce(-1), 1);
+  EXPECT_EQ(loop_->RunOnce(-1).value(), 1);
   EXPECT_EQ(replacement.calls.size(), 1u);
   loop_->Remove(reused.get());
 }
@@ -167,14 +172,15 @@ TEST_P(EventLoopTest, TimersRunInDeadlineOrderAndCancelledOnesNever) {
   loop_->AddTimer(now + 3600 * kNanosPerSecond, [&] { order.push_back(100); });
   loop_->CancelTimer(cancelled);
   loop_->CancelTimer(cancelled);  // twice is harmless
-  loop_->RunOnce(0);
+  ASSERT_TRUE(loop_->RunOnce(0).ok());
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
 }
 
 TEST_P(EventLoopTest, RunOnceWaitsForTheNextTimer) {
   bool fired = false;
   loop_->AddTimer(MonotonicNanos() + kNanosPerMilli, [&] { fired = true; });
-  while (!fired) loop_->RunOnce(-1);  // returns once the timer is due; no fd is watched
+  // Returns once the timer is due; no fd is watched.
+  while (!fired) ASSERT_TRUE(loop_->RunOnce(-1).ok());
   EXPECT_TRUE(fired);
 }
 
@@ -185,15 +191,15 @@ TEST_P(EventLoopTest, TimerAddedByTimerWaitsForTheNextPass) {
     loop_->AddTimer(0, rearm);
   };
   loop_->AddTimer(0, rearm);
-  loop_->RunOnce(0);
+  ASSERT_TRUE(loop_->RunOnce(0).ok());
   EXPECT_EQ(runs, 1);
-  loop_->RunOnce(0);
+  ASSERT_TRUE(loop_->RunOnce(0).ok());
   EXPECT_EQ(runs, 2);
 }
 
 TEST_P(EventLoopTest, PostAndStopFromAnotherThread) {
   std::promise<std::thread::id> ran_on;
-  std::thread runner([&] { loop_->Run(); });
+  std::thread runner([&] { EXPECT_TRUE(loop_->Run().ok()); });
   std::vector<int> seen;  // touched only on the loop thread, read after join
   for (int i = 0; i < 1000; ++i) loop_->Post([&seen, i] { seen.push_back(i); });
   loop_->Post([&] { ran_on.set_value(std::this_thread::get_id()); });
@@ -206,12 +212,12 @@ TEST_P(EventLoopTest, PostAndStopFromAnotherThread) {
 
 TEST_P(EventLoopTest, StopFromHandlerAndBeforeRun) {
   loop_->Stop();
-  loop_->Run();  // returns at once
+  EXPECT_TRUE(loop_->Run().ok());  // returns at once
   SocketPair pair = MakeSocketPair();
   RecordingHandler handler;
   handler.action = [&](int, int) { loop_->Stop(); };
   ASSERT_TRUE(loop_->Add(pair.a.get(), kWritable, &handler).ok());
-  loop_->Run();
+  EXPECT_TRUE(loop_->Run().ok());
   EXPECT_EQ(handler.calls.size(), 1u);
 }
 
@@ -227,6 +233,93 @@ INSTANTIATE_TEST_SUITE_P(Backends, EventLoopTest, testing::ValuesIn(Backends()),
                          [](const testing::TestParamInfo<EventLoopBackend>& info) {
                            return std::string(EventLoopBackendName(info.param));
                          });
+
+// ---- A failing wait is returned, not retried ----
+
+// Lowers the soft RLIMIT_NOFILE for one scope; the fds already open stay open.
+class ScopedFdLimit {
+ public:
+  explicit ScopedFdLimit(rlim_t soft) {
+    ok_ = getrlimit(RLIMIT_NOFILE, &saved_) == 0;
+    rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    ok_ = ok_ && setrlimit(RLIMIT_NOFILE, &lowered) == 0;
+  }
+  ~ScopedFdLimit() { Restore(); }
+  bool ok() const { return ok_; }
+  void Restore() {
+    if (ok_) setrlimit(RLIMIT_NOFILE, &saved_);
+    ok_ = false;
+  }
+
+ private:
+  rlimit saved_{};
+  bool ok_ = false;
+};
+
+// poll(2) fails with EINVAL when asked to watch more fds than RLIMIT_NOFILE allows, and fails the
+// same way on every call: a loop that treated it as "nothing ready" would spin for ever.
+TEST(EventLoopErrorTest, PollFailureIsReturnedByRunOnceAndRun) {
+  absl::StatusOr<std::unique_ptr<EventLoop>> loop = EventLoop::Create(EventLoopBackend::kPoll);
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  std::vector<SocketPair> pairs;
+  RecordingHandler handler;
+  for (int i = 0; i < 8; ++i) {  // 8 fds, and the wake-up pipe
+    pairs.push_back(MakeSocketPair());
+    ASSERT_TRUE((*loop)->Add(pairs.back().a.get(), kReadable, &handler).ok());
+  }
+  absl::StatusOr<int> once;
+  absl::Status run;
+  {
+    ScopedFdLimit limit(4);
+    ASSERT_TRUE(limit.ok()) << "setrlimit(RLIMIT_NOFILE)";
+    once = (*loop)->RunOnce(0);
+    run = (*loop)->Run();  // no Stop(): returns only because the wait fails
+  }
+  ASSERT_FALSE(once.ok());
+  EXPECT_EQ(once.status().code(), absl::StatusCode::kInvalidArgument) << once.status();
+  EXPECT_TRUE(absl::StrContains(once.status().message(), "poll(9 fds)")) << once.status();
+  EXPECT_TRUE(absl::StrContains(once.status().message(), "[EINVAL]")) << once.status();
+  EXPECT_EQ(run, once.status());
+  EXPECT_TRUE(handler.calls.empty());
+  // With the limit back, the same loop works again: the error was the wait's, not the loop's.
+  EXPECT_EQ((*loop)->RunOnce(0).value(), 0);
+}
+
+#ifdef __linux__
+// The fds of this process that are epoll instances.
+std::set<int> EpollFds() {
+  std::set<int> fds;
+  for (int fd = 0; fd < 1024; ++fd) {
+    char target[64] = {};
+    std::string link = "/proc/self/fd/" + std::to_string(fd);
+    ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+    if (n > 0 && std::string(target, n) == "anon_inode:[eventpoll]") fds.insert(fd);
+  }
+  return fds;
+}
+
+// epoll_wait(2) fails with EINVAL when its fd is not an epoll instance: put a pipe in the place of
+// the loop's epoll fd, and every wait fails.
+TEST(EventLoopErrorTest, EpollWaitFailureIsReturnedByRunOnceAndRun) {
+  std::set<int> before = EpollFds();
+  absl::StatusOr<std::unique_ptr<EventLoop>> loop = EventLoop::Create(EventLoopBackend::kEpoll);
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  int epoll_fd = -1;
+  for (int fd : EpollFds()) {
+    if (before.count(fd) == 0) epoll_fd = fd;
+  }
+  ASSERT_GE(epoll_fd, 0) << "the loop's epoll fd was not found in /proc/self/fd";
+  SocketPair pair = MakeSocketPair();
+  ASSERT_EQ(dup2(pair.a.get(), epoll_fd), epoll_fd);  // the loop closes it when it goes
+
+  absl::StatusOr<int> once = (*loop)->RunOnce(0);
+  ASSERT_FALSE(once.ok());
+  EXPECT_EQ(once.status().code(), absl::StatusCode::kInvalidArgument) << once.status();
+  EXPECT_TRUE(absl::StrContains(once.status().message(), "epoll_wait")) << once.status();
+  EXPECT_EQ((*loop)->Run(), once.status());  // no Stop(): returns only because the wait fails
+}
+#endif
 
 TEST(EventLoopBackendTest, ParsesNames) {
   EXPECT_EQ(*ParseEventLoopBackend("poll"), EventLoopBackend::kPoll);

@@ -60,9 +60,13 @@ class PollEventLoop final : public EventLoopBase {
   }
 
  protected:
-  int Poll(int64_t timeout_nanos) override {
+  absl::StatusOr<int> Poll(int64_t timeout_nanos) override {
     if (dead_slots_) Compact();
     int ready = poll(pollfds_.data(), pollfds_.size(), TimeoutMillis(timeout_nanos));
+    if (ready < 0 && errno != EINTR) {
+      // EINVAL: more fds than RLIMIT_NOFILE allows; ENOMEM, EFAULT.
+      return ErrnoStatus(errno, absl::StrCat("poll(", pollfds_.size(), " fds)"));
+    }
     if (ready <= 0) return 0;  // timeout, or EINTR: the caller loops
     int dispatched = 0;
     // Handlers may Add (appending past `count`) or Remove (clearing revents) while we walk.

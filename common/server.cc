@@ -4,6 +4,9 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cstdio>
+#include <mutex>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
@@ -115,7 +118,39 @@ int WaitForTerminationSignal() {
   return received;
 }
 
+namespace {
+
+// The thread blocked in ServeUntilTerminated, if any: a failing server wakes it with SIGTERM (which
+// it blocks and waits for), since sigwait cannot wait for anything but signals.
+std::mutex waiter_mutex;
+bool waiter_present = false;  // guarded by waiter_mutex
+pthread_t waiter;             // guarded by waiter_mutex
+
+void WakeTerminationWaiter() {
+  std::lock_guard<std::mutex> lock(waiter_mutex);
+  if (waiter_present) pthread_kill(waiter, SIGTERM);
+}
+
+}  // namespace
+
 namespace internal {
+
+void ServerFailure::Report(const absl::Status& error) {
+  std::fprintf(stderr, "server: %s\n", error.ToString().c_str());
+  std::fflush(stderr);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (first_.ok()) first_ = error;
+  }
+  // After the error is kept: a waiter that looks at status() before sleeping then finds it, or is
+  // woken.
+  WakeTerminationWaiter();
+}
+
+absl::Status ServerFailure::status() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return first_;
+}
 
 absl::StatusOr<std::unique_ptr<Transport>> MakeServerTransport(const ServerOptions& options,
                                                                UniqueFd fd) {
@@ -146,10 +181,34 @@ void ServerCounters::AddTo(ServerStats& stats) const {
 }
 
 }  // namespace internal
-std::string ServeUntilTerminated(Server& server) {
+
+absl::StatusOr<std::string> ServeUntilTerminated(Server& server) {
   Stopwatch watch;
-  const int signal_number = WaitForTerminationSignal();
+  // Blocked before a failure can send SIGTERM here: it must wait for sigwait, not kill the process.
+  BlockTerminationSignals();
+  {
+    std::lock_guard<std::mutex> lock(waiter_mutex);
+    waiter = pthread_self();
+    waiter_present = true;
+  }
+  int signal_number = 0;
+  if (server.status().ok()) signal_number = WaitForTerminationSignal();
+  {
+    std::lock_guard<std::mutex> lock(waiter_mutex);
+    waiter_present = false;
+  }
   server.Stop();
+  if (absl::Status failure = server.status(); !failure.ok()) {
+    // A wake-up sent after the check above is still pending here: take it, so that it cannot kill
+    // the process once the caller unblocks SIGTERM.
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    const timespec no_wait{};
+    while (sigtimedwait(&term, nullptr, &no_wait) > 0) {
+    }
+    return failure;
+  }
   return DescribeServerStop(signal_number, watch.ElapsedSeconds(), server.stats());
 }
 

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/connection_handler.h"
@@ -87,6 +88,11 @@ class Server {
   virtual void Stop() = 0;
   // Counters so far; safe to call from any thread while the server runs.
   virtual ServerStats stats() const = 0;
+  // OK while the server runs as started. Otherwise its first fatal error: an event loop's
+  // poll(2)/epoll_wait(2), or the threads model's accept loop, failed (not EINTR). The failed part
+  // printed the error to stderr, closed its connections and listener, and stopped, rather than
+  // spin; the rest of the server still runs until Stop(). Safe from any thread.
+  virtual absl::Status status() const = 0;
 };
 
 // For a program's main: blocks the calling thread until SIGINT or SIGTERM arrives, and returns its
@@ -98,10 +104,11 @@ int WaitForTerminationSignal();
 // connections (0 rejected), 6600 bytes read, 6600 bytes written". Programs append their own
 // protocol counters.
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats);
-// For a program's main once its server runs: waits for SIGINT or SIGTERM, stops the server and
-// returns its DescribeServerStop line (timed from this call), for the program to print with its own
-// counters.
-std::string ServeUntilTerminated(Server& server);
+// For a program's main once its server runs: waits for SIGINT or SIGTERM, or for the server to
+// fail (status()), then stops the server. Returns its DescribeServerStop line (timed from this
+// call), for the program to print with its own counters, or the failure, for the program to exit
+// non-zero.
+absl::StatusOr<std::string> ServeUntilTerminated(Server& server);
 // Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts later). A main calls
 // it first thing, so that a signal arriving before WaitForTerminationSignal waits for it instead of
 // killing the process.

@@ -1,8 +1,7 @@
 // The command-line flags every netbench server shares (--host, --model, --threads,
-// --max_connections,
-// --max_pending_output_kib), defined once and read into ServerOptions with checks that name the
-// flag. Each program keeps its own --port (their defaults differ: echo 7000, websocket 8080, origin
-// 9080).
+// --max_connections, --max_pending_output_kib), defined once and read into ServerOptions with
+// checks that name the flag. Each program keeps its own --port (their defaults differ: echo 7000,
+// websocket 8080, origin 9080).
 //
 //   ABSL_FLAG(int, port, 7000, "TCP port; 0 picks a free one");
 //   ...

@@ -1,6 +1,11 @@
 #include "common/server.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -328,6 +333,54 @@ TEST_P(ServerTest, EchoesOverTls) {
   EXPECT_GE((*tls)->stats().handshakes, 3);
 }
 
+// A burst of small records, sent in one go (corked), against reads of 5 bytes and an output limit
+// of 16 bytes: the server's TLS transport takes many records off the socket in one recv, so most of
+// the burst is input the socket no longer signals. It must be read in turns of 5 bytes (event-loop
+// models: from the worker's backlog) and across a backpressure pause (the burst starts with DELAY,
+// whose echo is held while the next replies pile up over the limit; reading resumes after the
+// flush, with no fd event), and still all be echoed.
+TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressure) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  StartServer({.read_size = 5, .max_pending_output = 16, .tls = tls->get()});
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
+      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
+  ASSERT_TRUE(client_context.ok()) << client_context.status();
+  absl::StatusOr<std::unique_ptr<Transport>> client =
+      (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
+  ASSERT_TRUE(client.ok()) << client.status();
+  IoResult handshake = (*client)->Handshake();
+  ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
+  const int fd = (*client)->fd();
+  int on = 1, off = 0;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)), 0);
+    std::string burst = "DELAY";
+    ASSERT_EQ((*client)->Write(burst.data(), burst.size()).status, IoStatus::kOk);
+    for (int i = 0; i < 100; ++i) {
+      std::string record = Pattern(1 + i % 23, round * 100 + i);
+      ASSERT_EQ((*client)->Write(record.data(), record.size()).status, IoStatus::kOk);
+      burst += record;
+    }
+    ASSERT_EQ(setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof(off)), 0);
+    std::string echo(burst.size(), '\0');
+    for (size_t got = 0; got < echo.size();) {
+      IoResult r = (*client)->Read(echo.data() + got, echo.size() - got);
+      ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
+      got += r.bytes;
+    }
+    EXPECT_EQ(echo, burst) << "round " << round;
+  }
+  (*client)->ShutdownWrite();
+  char byte = 0;
+  EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kOk);
+  EXPECT_EQ(byte, '.');
+  server_->Stop();
+  EXPECT_TRUE(server_->status().ok()) << server_->status();
+  // Only the event-loop models pause reading; a connection's thread just waits for its write.
+  if (GetParam() != ServerModel::kThreads) EXPECT_GT(server_->stats().read_pauses, 0u);
+}
+
 std::vector<ServerModel> Models() {
 #ifdef __linux__
   return {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll};
@@ -340,6 +393,59 @@ INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(Models()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });
+
+// Lowers the soft RLIMIT_NOFILE for one scope; the fds already open stay open.
+class ScopedFdLimit {
+ public:
+  explicit ScopedFdLimit(rlim_t soft) {
+    ok_ = getrlimit(RLIMIT_NOFILE, &saved_) == 0;
+    rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    ok_ = ok_ && setrlimit(RLIMIT_NOFILE, &lowered) == 0;
+  }
+  ~ScopedFdLimit() {
+    if (ok_) setrlimit(RLIMIT_NOFILE, &saved_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  bool ok_ = false;
+};
+
+// The poll model's loop watches its wake-up pipe and its listener; with RLIMIT_NOFILE lowered to 1,
+// its next poll(2) fails with EINVAL, as every one after it would. The server must not spin on it:
+// the loop stops, and ServeUntilTerminated, waiting for a signal, returns the error at once so that
+// a server program exits non-zero.
+TEST(ServerFailureTest, PollModelLoopErrorStopsTheLoopAndEndsServeUntilTerminated) {
+  sigset_t previous_mask;
+  pthread_sigmask(SIG_SETMASK, nullptr, &previous_mask);
+  Observer observer;
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.port = 0, .model = ServerModel::kPoll},
+                    [&observer] { return std::make_unique<TestHandler>(&observer); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_TRUE((*server)->status().ok());
+  // The socket exists before the limit drops; connecting to the listener wakes the loop.
+  int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(client, 0);
+  absl::StatusOr<std::string> stop;
+  {
+    ScopedFdLimit limit(1);
+    ASSERT_TRUE(limit.ok()) << "setrlimit(RLIMIT_NOFILE)";
+    // Refused instead, if the loop had failed already (it closes its listener): fine either way.
+    (void)connect(client, (*server)->address().get(), (*server)->address().length);
+    stop = ServeUntilTerminated(**server);
+  }
+  close(client);
+  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  ASSERT_FALSE(stop.ok());
+  EXPECT_EQ(stop.status(), (*server)->status());
+  EXPECT_EQ(stop.status().code(), absl::StatusCode::kInvalidArgument) << stop.status();
+  EXPECT_TRUE(absl::StrContains(stop.status().message(), "poll event loop failed"))
+      << stop.status();
+  EXPECT_TRUE(absl::StrContains(stop.status().message(), "[EINVAL]")) << stop.status();
+}
 
 TEST(ServerModelTest, ParsesNamesAndRejectsBadOptions) {
   EXPECT_EQ(*ParseServerModel("threads"), ServerModel::kThreads);

@@ -103,11 +103,13 @@ class ThreadServer final : public Server {
     return stats;
   }
 
+  absl::Status status() const override { return failure_.status(); }
+
  private:
   struct Connection {
     std::thread thread;
     int fd = -1;           // guarded by mutex_; -1 once the thread is closing it
-    bool retired = false;  // guarded by mutex_; counters moved into retired_counters_
+    bool retired = false;  // guarded by mutex_; counters already added into retired_
     ServerCounters counters;
   };
 
@@ -116,7 +118,13 @@ class ThreadServer final : public Server {
     while (true) {
       int rc = poll(fds, 2, -1);
       if (rc < 0 && errno == EINTR) continue;
-      if (rc < 0 || (fds[1].revents != 0)) return;  // Stop()
+      if (rc < 0) {
+        // It would fail again at once: stop accepting, loudly. Connections already served go on.
+        failure_.Report(ErrnoStatus(errno, "threads model: accept loop: poll"));
+        listener_.fd.reset();  // refused from now on, rather than left waiting in the backlog
+        return;
+      }
+      if (fds[1].revents != 0) return;  // Stop()
       if (fds[0].revents == 0) continue;
       // The listener is non-blocking, so a connection reset before accept() cannot block this loop;
       // the accepted socket is blocking.
@@ -261,6 +269,7 @@ class ThreadServer final : public Server {
   std::list<Connection> connections_;
   std::vector<std::list<Connection>::iterator> finished_;
   ServerStats retired_;  // of connections that ended; guarded by mutex_
+  ServerFailure failure_;
 };
 
 }  // namespace

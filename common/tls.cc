@@ -318,6 +318,15 @@ class TlsConnection final : public TlsTransport {
     ERR_clear_error();
   }
 
+  // Plaintext decrypted but not yet handed out, plus what our BIO read ahead of BoringSSL. Not
+  // SSL_has_pending: in TLS, BoringSSL reads exactly one record at a time, so beyond SSL_pending
+  // its buffer can hold only a record still arriving, which no Read can finish before the socket
+  // brings the rest (and signals it).
+  size_t Pending() const override {
+    return static_cast<size_t>(SSL_pending(ssl_.get())) +
+           (bio_state_.ahead_end - bio_state_.ahead_begin);
+  }
+
   bool session_reused() const override { return SSL_session_reused(ssl_.get()); }
   std::string version() const override { return VersionName(SSL_version(ssl_.get())); }
   std::string cipher() const override {

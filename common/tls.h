@@ -11,27 +11,29 @@
 // otherwise):
 //   absl::StatusOr<std::unique_ptr<TlsClientContext>> client =
 //       TlsClientContext::Create({.ca_pem = (*server)->certificate_pem()});
-//   absl::StatusOr<std::unique_ptr<Transport>> t = (*client)->Wrap(std::move(connected_fd),
-//   "localhost");
+//   absl::StatusOr<std::unique_ptr<Transport>> t =
+//       (*client)->Wrap(std::move(connected_fd), "localhost");
 //
 // Blocking and non-blocking sockets both work. On a non-blocking socket Handshake/Read/Write/Writev
 // return kWantRead or kWantWrite (TLS may need to read while writing and vice versa); wait for that
-// readiness and call again. THE RETRY CONTRACT: after Write or Writev returned kWantWrite (or
-// kWantRead), call it again with the same bytes (the buffer may move:
-// SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER is set, but the first bytes must be the same and no fewer of
-// them). Writes are partial (SSL_MODE_ENABLE_PARTIAL_WRITE): kOk may report fewer bytes than asked
-// for, at most one TLS record (16 KiB) per call, as write(2) may.
+// readiness and call again.
 //
-// Before waiting for readability, Read until kWantRead: TLS holds bytes the socket no longer shows
-// (the rest of a decrypted record, records read ahead in one recv), so poll/epoll would not report
-// them. kWantRead is returned only when nothing is held and the socket is empty.
+// The retry contract: after Write or Writev returned kWantWrite (or kWantRead), call it again with
+// the same bytes. The buffer may move (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER is set), but the first
+// bytes must be the same, and no fewer of them. Writes are partial (SSL_MODE_ENABLE_PARTIAL_WRITE):
+// as with write(2), kOk may report fewer bytes than asked for, at most one TLS record (16 KiB) per
+// call.
+//
+// Before waiting for readability, Read while Pending() > 0: TLS holds bytes the socket no longer
+// shows (the rest of a decrypted record, records read ahead in one recv), so poll/epoll would not
+// report them. kWantRead is returned only when nothing is held and the socket is empty, so reading
+// until kWantRead is also safe.
 //
 // Read returns kEof both for a clean close_notify and for a TCP EOF without one; IoResult::message
 // says which (a missing close_notify means the stream may have been truncated: HTTP bodies
 // delimited by connection close should treat it with care). Failures are kError with error = errno
 // for socket errors and 0 for TLS errors, and a message such as
-//   "TLS handshake: certificate verify failed: Hostname mismatch (error:1000007d:SSL
-//   routines:...)".
+//   "TLS handshake: certificate verify failed: Hostname mismatch (error:1000007d:SSL routines:...)"
 //
 // Contexts are thread-safe: Wrap may be called from many threads at once; each Transport is used by
 // one thread at a time. Transports keep what they need of their context alive, so a context may go
@@ -85,13 +87,11 @@ class TlsServerContext {
   const std::string& certificate_pem() const { return certificate_pem_; }
   // The private key, PEM (PKCS#8). For writing a self-signed pair to files.
   const std::string& private_key_pem() const { return private_key_pem_; }
-  // SHA-256 of the leaf's DER, as `openssl x509 -noout -fingerprint -sha256` prints it:
-  // "AB:CD:...".
+  // SHA-256 of the leaf's DER as `openssl x509 -noout -fingerprint -sha256` prints it: "AB:CD:...".
   std::string Sha256Fingerprint() const;
 
   // Protocols offered by clients that the server accepts through ALPN, in its order of preference
-  // (e.g.
-  // {"http/1.1"}). Empty (the default): no ALPN. Call before the first Wrap.
+  // (e.g. {"http/1.1"}). Empty (the default): no ALPN. Call before the first Wrap.
   void SetAlpnProtocols(std::vector<std::string> protocols);
 
   // The server side of a TLS connection on an accepted socket; the handshake has not started yet
@@ -136,9 +136,8 @@ class TlsClientContext {
 
   // The client side of a TLS connection on a connected socket, handshake not yet started.
   // `server_name` is the host of the URL: a DNS name is sent as SNI and checked against the
-  // certificate; an IP literal
-  // ("127.0.0.1", "::1" or "[::1]") is checked against the certificate's IP addresses and not sent
-  // as SNI.
+  // certificate; an IP literal ("127.0.0.1", "::1" or "[::1]") is checked against the
+  // certificate's IP addresses and not sent as SNI.
   absl::StatusOr<std::unique_ptr<Transport>> Wrap(UniqueFd fd, absl::string_view server_name);
 
   TlsStats stats() const;

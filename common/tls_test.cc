@@ -1,6 +1,8 @@
 #include "common/tls.h"
 
 #include <link.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/crypto.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
@@ -193,8 +195,8 @@ int CollectObject(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// BoringSSL is built from source by Bazel (WORKSPACE), with its assembly; neither OpenSSL 3 nor Debian's
-// Android build of BoringSSL (.../android/libssl.so) is loaded beside it.
+// BoringSSL is built from source by Bazel (WORKSPACE), with its assembly; neither OpenSSL 3 nor
+// Debian's Android build of BoringSSL (.../android/libssl.so) is loaded beside it.
 TEST(TlsLibraryTest, IsBoringSslBuiltFromSourceWithItsAssembly) {
   EXPECT_THAT(std::string(OpenSSL_version(OPENSSL_VERSION)), HasSubstr("BoringSSL"));
   EXPECT_EQ(CRYPTO_has_asm(), 1);
@@ -775,6 +777,64 @@ TEST(TlsTransferTest, ManySmallRecordsReadInSmallPiecesThenTheSocketIsEmpty) {
   EXPECT_EQ(ReadNonBlocking(*pair.server, expected.size(), 7), expected);
   char byte;
   EXPECT_EQ(pair.server->Read(&byte, 1).status, IoStatus::kWantRead);
+}
+
+// ---- Pending(): bytes held inside the transport ----
+
+// Two records sent in one TCP segment (the client's socket is corked while it writes them), so
+// that one recv takes in both. After a read of less than the first record, the socket has nothing
+// more to say, yet the transport holds the rest of the first record and all of the second:
+// Pending() counts them, and reading while Pending() > 0 hands out every byte without the socket.
+TEST(TlsPendingTest, CountsWhatTheSocketNoLongerSignals) {
+  std::unique_ptr<TlsClientContext> client = TrustingClient(SharedServer());
+  TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), *client);
+  auto [c, s] = HandshakeBoth(pair);
+  ASSERT_EQ(c.status, IoStatus::kOk) << c.message;
+  ASSERT_EQ(s.status, IoStatus::kOk) << s.message;
+  EXPECT_EQ(pair.server->Pending(), 0u);
+
+  const std::string first = "first record, 28 bytes long";
+  const std::string second = "the second one";
+  int on = 1, off = 0;
+  ASSERT_EQ(setsockopt(pair.client->fd(), IPPROTO_TCP, TCP_CORK, &on, sizeof(on)), 0);
+  ASSERT_EQ(pair.client->Write(first.data(), first.size()).bytes, first.size());
+  ASSERT_EQ(pair.client->Write(second.data(), second.size()).bytes, second.size());
+  ASSERT_EQ(setsockopt(pair.client->fd(), IPPROTO_TCP, TCP_CORK, &off, sizeof(off)), 0);
+
+  pollfd readable = {pair.server->fd(), POLLIN, 0};
+  ASSERT_EQ(poll(&readable, 1, 10000), 1);
+  char buffer[64];
+  IoResult r = pair.server->Read(buffer, 4);
+  ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
+  std::string received(buffer, r.bytes);
+
+  // The rest of the first record is decrypted already; the second record is still encrypted, so
+  // it counts with its framing: more than the plaintext left.
+  const size_t plaintext_left = first.size() + second.size() - received.size();
+  EXPECT_GT(pair.server->Pending(), plaintext_left);
+  readable.revents = 0;
+  EXPECT_EQ(poll(&readable, 1, 0), 0) << "the socket still signals input";
+
+  while (pair.server->Pending() > 0) {
+    r = pair.server->Read(buffer, sizeof(buffer));
+    ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
+    received.append(buffer, r.bytes);
+  }
+  EXPECT_EQ(received, first + second);
+  EXPECT_EQ(pair.server->Read(buffer, sizeof(buffer)).status, IoStatus::kWantRead);
+}
+
+TEST(TlsPendingTest, PlainTcpHoldsNothing) {
+  SocketPair sockets = ConnectedPair(true);
+  std::unique_ptr<Transport> plain = MakePlainTransport(std::move(sockets.server));
+  ASSERT_EQ(write(sockets.client.get(), "abcdef", 6), 6);
+  pollfd readable = {plain->fd(), POLLIN, 0};
+  ASSERT_EQ(poll(&readable, 1, 10000), 1);
+  char buffer[2];
+  ASSERT_EQ(plain->Read(buffer, sizeof(buffer)).bytes, 2u);
+  EXPECT_EQ(plain->Pending(), 0u);  // the other 4 bytes wait in the kernel, where poll sees them
+  readable.revents = 0;
+  EXPECT_EQ(poll(&readable, 1, 0), 1);
 }
 
 // ---- Concurrency: contexts shared by threads ----

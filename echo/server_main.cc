@@ -49,7 +49,13 @@ int Run() {
               options.model == ServerModel::kThreads ? 1 : options.threads, tls ? " tls" : "");
   std::fflush(stdout);
 
-  std::printf("%s\n", ServeUntilTerminated(**server).c_str());
+  absl::StatusOr<std::string> stop = ServeUntilTerminated(**server);
+  if (!stop.ok()) {
+    // The server printed the error when it happened; this line ends the run for scripts.
+    std::fprintf(stderr, "echo server: stopped: %s\n", stop.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%s\n", stop->c_str());
   std::fflush(stdout);
   return 0;
 }

@@ -6,9 +6,9 @@
 //   body.Start(head.framing(), head.content_length);
 //   while (!body.done()) {
 //     ptrdiff_t n = body.Feed(buffer.view(), [&](absl::string_view data) { checksum.Add(data); });
-//     if (n < 0) Fail(HttpErrorText(body.error()));
+//     if (n < 0) return Fail(HttpErrorText(body.error()));
 //     buffer.Consume(n);
-//     if (!body.done() && ReadMore(buffer) == kEof && !body.OnEof()) Fail("truncated body");
+//     if (!body.done() && ReadMore(buffer) == kEof && !body.OnEof()) return Fail("truncated body");
 //   }
 #ifndef NETBENCH_HTTPFANOUT_BODY_READER_H_
 #define NETBENCH_HTTPFANOUT_BODY_READER_H_

@@ -9,8 +9,8 @@
 //   while (!input.empty() && !decoder.done()) {
 //     absl::string_view data;
 //     ptrdiff_t n = decoder.Decode(input.data(), input.size(), &data);
-//     if (n < 0) Fail(HttpErrorText(decoder.error()));
-//     Consume(data);                      // body bytes, possibly empty
+//     if (n < 0) return Fail(HttpErrorText(decoder.error()));
+//     Consume(data);  // body bytes, possibly empty
 //     input.remove_prefix(n);
 //   }
 //

@@ -2,8 +2,9 @@
 // nothing to do with the code under test: file descriptors, ephemeral ports (and TIME_WAIT), the
 // listen backlog. Raises RLIMIT_NOFILE as far as the hard limit allows.
 //
-//   for (const std::string& line : PrepareForFanout(500, 500 * 11)) std::fprintf(stderr, "%s\n",
-//   line.c_str());
+//   for (const std::string& line : PrepareForFanout(500, 500 * 11)) {
+//     std::fprintf(stderr, "%s\n", line.c_str());
+//   }
 #ifndef NETBENCH_HTTPFANOUT_FANOUT_PREFLIGHT_H_
 #define NETBENCH_HTTPFANOUT_FANOUT_PREFLIGHT_H_
 

@@ -59,7 +59,14 @@ class LoopFanoutClient : public FanoutClient {
     Stopwatch watch;
     for (auto& slot : slots_) StartNext(*slot);
     // Timers bound every request, so this ends.
-    while (remaining_ > 0) loop_->RunOnce(100 * kNanosPerMilli);
+    while (remaining_ > 0) {
+      absl::StatusOr<int> ran = loop_->RunOnce(100 * kNanosPerMilli);
+      if (!ran.ok()) {  // the wait itself failed: what is left can never finish
+        result.errors["event_loop"] += remaining_;
+        result.failed += remaining_;
+        break;
+      }
+    }
     result.wall_nanos = watch.ElapsedNanos();
     result.cpu_nanos = (SelfCpuTimes() - cpu_before).total_nanos();
     result_ = nullptr;

@@ -37,8 +37,8 @@ class OriginContent {
   const std::string& body() const { return body_; }
   uint64_t body_checksum() const { return body_checksum_; }
 
-  // The complete response (head and body) for a request: HTTP/1.x minor version, keep-alive or not,
-  // HEAD.
+  // The complete response (head and body; the head alone for HEAD) for a request of HTTP/1.x
+  // `minor_version`, keeping the connection alive or not.
   const std::string& Response(int minor_version, bool keep_alive, bool head_only) const;
 
  private:

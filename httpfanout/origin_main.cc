@@ -98,7 +98,13 @@ int Run() {
   }
   std::fflush(stdout);
 
-  std::printf("%s\n", ServeUntilTerminated(**server).c_str());
+  absl::StatusOr<std::string> stop = ServeUntilTerminated(**server);
+  if (!stop.ok()) {
+    // The server printed the error when it happened; this line ends the run for scripts.
+    std::fprintf(stderr, "origin: stopped: %s\n", stop.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%s\n", stop->c_str());
   std::fflush(stdout);
   return 0;
 }

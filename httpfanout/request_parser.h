@@ -5,9 +5,9 @@
 //   RequestHead head;
 //   HttpError error;
 //   int n = ParseRequestHead(input.data(), input.size(), 0, &head, &error);
-//   if (n == kHttpParseError) Reply400(HttpErrorText(error));
-//   else if (n > 0) Serve(head.method, head.target);  // a body of head.content_length bytes
-//   follows
+//   if (n == kHttpParseError) return Reply400(HttpErrorText(error));
+//   if (n == kHttpNeedMore) return;  // read more, call again
+//   Serve(head.method, head.target);  // input[n..]: a body of head.content_length bytes, if any
 #ifndef NETBENCH_HTTPFANOUT_REQUEST_PARSER_H_
 #define NETBENCH_HTTPFANOUT_REQUEST_PARSER_H_
 

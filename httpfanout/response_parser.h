@@ -4,15 +4,16 @@
 //
 //   ResponseHead head;
 //   HttpError error;
-//   size_t last_len = 0;  // bytes seen by the previous call: an incomplete head is not parsed
-//   again for (;;) {
+//   size_t last_len = 0;  // what the previous call saw: an incomplete head is not scanned again
+//   int n;
+//   for (;;) {
 //     Read(fd, buffer);
-//     int n = ParseResponseHead(buffer.data(), buffer.size(), last_len, &head, &error);
-//     if (n > 0) break;                       // head.status, head.headers, head.framing() ...
-//     if (n == kHttpParseError) Fail(HttpErrorText(error));
-//     last_len = buffer.size();               // kHttpNeedMore: read more and call again
+//     n = ParseResponseHead(buffer.data(), buffer.size(), last_len, &head, &error);
+//     if (n > 0) break;  // head.status, head.headers, head.framing() ...
+//     if (n == kHttpParseError) return Fail(HttpErrorText(error));
+//     last_len = buffer.size();  // kHttpNeedMore: read more and call again
 //   }
-//   buffer.Consume(n);                        // the body follows (see body_reader.h)
+//   buffer.Consume(n);  // the body follows (see body_reader.h)
 #ifndef NETBENCH_HTTPFANOUT_RESPONSE_PARSER_H_
 #define NETBENCH_HTTPFANOUT_RESPONSE_PARSER_H_
 

@@ -3,8 +3,8 @@
 //
 //   FrameHeader header;
 //   CloseCode error;
-//   int n = ParseFrameHeader(bytes, size, {.role = Role::kServer}, &header, &error);  //
-//   frame_parser.h if (n > 0 && header.opcode == Opcode::kText) ...
+//   int n = ParseFrameHeader(bytes, size, {.role = Role::kServer}, &header, &error);
+//   if (n > 0 && header.opcode == Opcode::kText) ...  // ParseFrameHeader: frame_parser.h
 #ifndef NETBENCH_WEBSOCKET_FRAME_H_
 #define NETBENCH_WEBSOCKET_FRAME_H_
 

@@ -2,8 +2,10 @@
 // is, so a sender can hand both to one writev(2) (scatter/gather) without copying the payload.
 //
 //   char header[kMaxFrameHeaderSize];
-//   size_t n = WriteFrameHeader({.fin = true, .opcode = Opcode::kBinary, .payload_length = len},
-//   header); iovec iov[2] = {{header, n}, {payload, len}}; writev(fd, iov, 2);
+//   size_t n =
+//       WriteFrameHeader({.fin = true, .opcode = Opcode::kBinary, .payload_length = len}, header);
+//   iovec iov[2] = {{header, n}, {payload, len}};
+//   writev(fd, iov, 2);
 //
 // A client sets .masked and .mask_key and masks the payload itself (mask.h), usually while copying
 // it into its send buffer. AppendFrame() is the convenience for senders that build their output in

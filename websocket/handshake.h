@@ -6,18 +6,21 @@
 //   HandshakeRequest request;
 //   int status;
 //   int n = ParseHandshakeRequest(in.view(), &request, &status);
-//   if (n == kHandshakeNeedMore) return;                        // wait for the rest of the request
-//   if (n == kHandshakeError) { AppendHandshakeRejection(status, out); close; }
-//   else { AppendHandshakeResponse(request.key, out); in.Consume(n); }   // frames may follow at
-//   once
+//   if (n == kHandshakeNeedMore) return;  // wait for the rest of the request
+//   if (n == kHandshakeError) {
+//     AppendHandshakeRejection(status, "bad request", out);
+//     return CloseOnceWritten();
+//   }
+//   AppendHandshakeResponse(request.key, out);
+//   in.Consume(n);  // frames may follow at once
 //
 // Client:
-//   std::string key = GenerateHandshakeKey();                  // 16 bytes from RAND_bytes, base64
+//   std::string key = GenerateHandshakeKey();  // 16 bytes from RAND_bytes, base64
 //   Send(BuildHandshakeRequest("127.0.0.1:8080", "/echo", key));
 //   absl::Status error;
-//   int n = ParseHandshakeResponse(in.view(), key, &error);     // >0: frames start at n
+//   int n = ParseHandshakeResponse(in.view(), key, &error);  // > 0: frames start at n
 //
-// Requests are bounded (kMaxHandshakeSize): a longer one is answered 400 without being buffered
+// Requests are bounded (kMaxHandshakeSize): a longer one is answered 400 without being buffered any
 // further.
 #ifndef NETBENCH_WEBSOCKET_HANDSHAKE_H_
 #define NETBENCH_WEBSOCKET_HANDSHAKE_H_

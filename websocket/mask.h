@@ -5,10 +5,10 @@
 // dispatch: AVX-512 or AVX2 where present, SSE2 on every x86-64, and a portable 64-bit-word loop
 // elsewhere. Payloads under 32 bytes take an inline word path with no indirect call.
 //
-//   uint32_t key;                                   // the 4 key bytes as on the wire, loaded with
-//   memcpy std::memcpy(&key, wire_key_bytes, 4); MaskCopy(send_buffer, payload, size, key);      //
-//   mask while copying (a client's send path) Mask(frame_payload, size, key);                 // or
-//   in place (unmasking works the same way)
+//   uint32_t key;
+//   std::memcpy(&key, wire_key_bytes, 4);        // the 4 key bytes as on the wire
+//   MaskCopy(send_buffer, payload, size, key);   // mask while copying (a client's send path)
+//   Mask(frame_payload, size, key);              // or in place (unmasking works the same way)
 //   // Masking a payload in pieces: continue with the key rotated past the bytes already done.
 //   Mask(second_piece, n2, RotateMaskKey(key, n1));
 //

@@ -10,6 +10,7 @@
 //
 //   MessageReader reader({.role = Role::kServer});
 //   WebSocketEvent event;
+//   absl::string_view input = in.view();  // `in`: the connection's ByteBuffer
 //   size_t pos = 0;
 //   while (true) {
 //     pos += reader.Read(input.substr(pos), &event);

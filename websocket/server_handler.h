@@ -1,7 +1,7 @@
 // The WebSocket server's protocol side, one handler per connection on any of the shared server
 // models (common/server.h): the opening handshake, then messages echoed back (--mode=echo) or read
-// and dropped
-// (--mode=sink, as the write-up's server did), pings answered, the close handshake completed.
+// and dropped (--mode=sink, as the write-up's server did), pings answered, the close handshake
+// completed.
 //
 //   WebSocketServerCounters counters;
 //   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(

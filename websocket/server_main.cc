@@ -73,7 +73,12 @@ int Run() {
               options.model == ServerModel::kThreads ? 1 : options.threads);
   std::fflush(stdout);
 
-  const std::string stop = ServeUntilTerminated(**server);
+  const absl::StatusOr<std::string> stop = ServeUntilTerminated(**server);
+  if (!stop.ok()) {
+    // The server printed the error when it happened; this line ends the run for scripts.
+    std::fprintf(stderr, "websocket server: stopped: %s\n", stop.status().ToString().c_str());
+    return 1;
+  }
   const auto u = [](const std::atomic<uint64_t>& v) {
     return static_cast<unsigned long long>(v.load());
   };
@@ -81,7 +86,7 @@ int Run() {
       "%s; %llu handshakes (%llu refused), %llu messages received (%llu payload bytes), %llu "
       "pings, "
       "%llu closes, %llu protocol errors\n",
-      stop.c_str(), u(counters.handshakes), u(counters.rejected_handshakes), u(counters.messages),
+      stop->c_str(), u(counters.handshakes), u(counters.rejected_handshakes), u(counters.messages),
       u(counters.payload_bytes), u(counters.pings), u(counters.closes),
       u(counters.protocol_errors));
   std::fflush(stdout);

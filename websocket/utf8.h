@@ -5,8 +5,8 @@
 //   Utf8Validator v;
 //   if (!v.Feed(fragment1.data(), fragment1.size())) return Close(kCloseInvalidPayload);
 //   if (!v.Feed(fragment2.data(), fragment2.size())) return Close(kCloseInvalidPayload);
-//   if (!v.complete()) return Close(kCloseInvalidPayload);   // the message ended inside a
-//   character
+//   // The message must not end inside a character.
+//   if (!v.complete()) return Close(kCloseInvalidPayload);
 //
 // Overlong forms, surrogates (U+D800..U+DFFF) and code points above U+10FFFF are rejected at the
 // first byte that rules them out.

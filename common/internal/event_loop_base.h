@@ -29,8 +29,8 @@ class EventLoopBase : public EventLoop {
 
   uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) override;
   void CancelTimer(uint64_t id) override;
-  int RunOnce(int64_t timeout_nanos) override;
-  void Run() override;
+  absl::StatusOr<int> RunOnce(int64_t timeout_nanos) override;
+  absl::Status Run() override;
   void Stop() override;
   void Post(std::function<void()> task) override;
 
@@ -39,8 +39,8 @@ class EventLoopBase : public EventLoop {
 
  protected:
   // Waits at most `timeout_nanos` (< 0: no limit) for readiness, dispatches it, and returns the
-  // number of handlers called.
-  virtual int Poll(int64_t timeout_nanos) = 0;
+  // number of handlers called: 0 on a timeout or EINTR, the translated errno on any other failure.
+  virtual absl::StatusOr<int> Poll(int64_t timeout_nanos) = 0;
 
   // Poll backends wait in milliseconds: round up so that a timer never fires early.
   static int TimeoutMillis(int64_t timeout_nanos);

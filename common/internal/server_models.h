@@ -1,5 +1,5 @@
 // What server.cc shares with the model files (thread_server.cc, event_loop_server.cc): each model's
-// entry point, the one place a connection's Transport is made, and counters.
+// entry point, the one place a connection's Transport is made, fatal errors, and counters.
 #ifndef NETBENCH_COMMON_INTERNAL_SERVER_MODELS_H_
 #define NETBENCH_COMMON_INTERNAL_SERVER_MODELS_H_
 
@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/server.h"
 #include "common/transport.h"
@@ -28,6 +30,19 @@ absl::StatusOr<std::unique_ptr<Transport>> MakeServerTransport(const ServerOptio
 
 // Starts a thread with SIGINT and SIGTERM blocked, so that WaitForTerminationSignal receives them.
 std::thread StartServerThread(std::function<void()> body);
+
+// A server's first fatal error, for Server::status(). Report prints it to stderr, keeps it if it is
+// the first, and wakes ServeUntilTerminated (which waits for signals, so it is sent SIGTERM), so
+// that a server program exits non-zero instead of serving on with a dead part.
+class ServerFailure {
+ public:
+  void Report(const absl::Status& error);
+  absl::Status status() const;
+
+ private:
+  mutable std::mutex mutex_;
+  absl::Status first_;  // guarded by mutex_
+};
 
 // Counters with ONE writing thread each (a connection's thread, an event loop) and any number of
 // readers: updates are a relaxed load and store, no locked instruction on the per-message path.

@@ -101,9 +101,8 @@ inline bool HasEmptyLine(const char* buf, size_t len, size_t last_len) {
   return false;
 }
 
-// Consumes an end of line at `p`: CRLF or a bare LF. Returns the byte after it, or nullptr: need
-// more when
-// `*error` is still kNone, malformed otherwise.
+// Consumes an end of line at `p`: CRLF or a bare LF. Returns the byte after it, or nullptr: more
+// bytes are needed when `*error` is still kNone, the input is malformed otherwise.
 inline const char* ConsumeLineEnd(const char* p, const char* end, HttpError* error) {
   if (p == end) return nullptr;
   if (*p == '\n') return p + 1;
