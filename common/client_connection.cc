@@ -198,6 +198,9 @@ Step ClientConnection::PumpInput(int max_reads) {
         SetPhase(ConnectionPhase::kFinished);
         return Step::kDone;
       }
+      // A short read emptied the socket, and TLS holds nothing more: reading again would only
+      // return EAGAIN (one wasted syscall a wakeup).
+      if (r.bytes < kReadSize && transport_->Pending() == 0) return Step::kWantRead;
       continue;
     }
     if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) return Step::kWantRead;

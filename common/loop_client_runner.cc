@@ -6,6 +6,7 @@
 // The orchestrating thread talks to a loop only through EventLoop::Post: the start of the load and
 // the end of the run reach every connection on its own loop's thread.
 #include <algorithm>
+#include <string>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -32,6 +33,8 @@ class LoopConnection final : public FdHandler {
   void BeginOpen();
   void Start();
   void Abandon();
+  // The loop cannot wait any more: the connection ends with `text`.
+  void Fail(const std::string& text);
   void OnEvents(int fd, int events) override;
   bool ended() const { return ended_; }
 
@@ -64,7 +67,12 @@ class ClientLoop {
     thread_ = std::thread([this] {
       remaining_ = static_cast<int>(connections_.size());
       for (auto& c : connections_) c->BeginOpen();
-      if (remaining_ > 0) loop_->Run();
+      if (remaining_ == 0) return;
+      if (absl::Status status = loop_->Run(); !status.ok()) {
+        // The wait itself failed (poll(2) or epoll_wait(2)): every connection of this loop ends
+        // with that cause, and the run goes on with the other loops'.
+        for (auto& c : connections_) c->Fail(std::string(status.message()));
+      }
     });
   }
   void Go() {
@@ -130,6 +138,12 @@ void LoopConnection::Start() {
 void LoopConnection::Abandon() {
   if (ended_) return;
   c_.Abandon(loop_.run().abort_cause);
+  End();
+}
+
+void LoopConnection::Fail(const std::string& text) {
+  if (ended_) return;
+  c_.Fail("event_loop", text);
   End();
 }
 
