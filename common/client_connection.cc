@@ -35,7 +35,8 @@ Step ClientConnection::BeginOpen(const ClientDriverOptions& options) {
   connecting_ = UniqueFd(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!connecting_.valid()) {
     const int err = errno;
-    return (Fail(ErrnoCause("socket", err), ErrnoStatus(err, "socket").ToString()), Step::kFailed);
+    Fail(ErrnoCause("socket", err), std::string(ErrnoStatus(err, "socket").message()));
+    return Step::kFailed;
   }
   fd_ = connecting_.get();
   SetNoDelay(fd_, options.no_delay).IgnoreError();
@@ -140,11 +141,17 @@ Step ClientConnection::BeginOpeningExchange() {
 
 Step ClientConnection::Start() {
   session_->OnStart(fd_);
-  if (in_.empty()) return Step::kIdle;
   // Bytes that followed the opening answer (a server may send frames right after its 101).
+  return in_.empty() ? Step::kIdle : DeliverInput();
+}
+
+Step ClientConnection::DeliverInput() {
   ClientSession::InputResult result = session_->OnInput(in_.view());
   in_.Consume(result.consumed);
-  if (!result.error.empty()) return (Fail(result.error, result.error_text), Step::kFailed);
+  if (!result.error.empty()) {
+    Fail(result.error, result.error_text);
+    return Step::kFailed;
+  }
   if (result.finished) {
     SetPhase(ConnectionPhase::kFinished);
     return Step::kDone;
@@ -191,13 +198,7 @@ Step ClientConnection::PumpInput(int max_reads) {
     IoResult r = transport_->Read(in_.WritableSpace(kReadSize), kReadSize);
     if (r.status == IoStatus::kOk) {
       in_.CommitWrite(r.bytes);
-      ClientSession::InputResult result = session_->OnInput(in_.view());
-      in_.Consume(result.consumed);
-      if (!result.error.empty()) return (Fail(result.error, result.error_text), Step::kFailed);
-      if (result.finished) {
-        SetPhase(ConnectionPhase::kFinished);
-        return Step::kDone;
-      }
+      if (const Step step = DeliverInput(); step != Step::kIdle) return step;
       // A short read emptied the socket, and TLS holds nothing more: reading again would only
       // return EAGAIN (one wasted syscall a wakeup).
       if (r.bytes < kReadSize && transport_->Pending() == 0) return Step::kWantRead;
@@ -227,8 +228,9 @@ bool ClientConnection::CheckFinished() {
 
 void ClientConnection::Abandon(absl::string_view cause) {
   if (ended()) return;
-  Fail(std::string(cause), absl::StrCat("connection ", index_, " was still ",
-                                        ConnectionPhaseName(phase()), " when the run ", cause));
+  Fail(std::string(cause),
+       absl::StrCat("connection ", index_, " was still ", ConnectionPhaseName(phase()),
+                    " when the run ended (", cause, ")"));
 }
 
 void ClientConnection::Fail(std::string cause, std::string text) {

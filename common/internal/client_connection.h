@@ -72,6 +72,8 @@ class ClientConnection {
 
  private:
   Step FailIo(const IoResult& r, const char* operation);
+  // Hands what was received to the session: kFailed, kDone (the session finished) or kIdle.
+  Step DeliverInput();
   Step BeginOpeningExchange();
   void SetPhase(ConnectionPhase phase) { phase_.store(phase, std::memory_order_release); }
 
