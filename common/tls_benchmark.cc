@@ -1,15 +1,13 @@
 // TLS transport costs on loopback, one thread driving both ends of a non-blocking connection.
 //
-// clang-format off
-//   BM_TlsHandshake: a full TLS 1.3 handshake (no resumption) with the self-signed P-256 certificate,
-//     connect included: both sides' work per HTTPS connection of a fan-out, the client's signature check
-//     most of it; items/s = handshakes/s.
-//   BM_TlsSmallMessages/N: N-byte application writes (a small WebSocket frame, say), each its own record,
-//     read back with a 64 KiB buffer; items/s = messages/s, bytes/s = payload bytes/s.
+//   BM_TlsHandshake: a full TLS 1.3 handshake (no resumption) with the self-signed P-256
+//     certificate, connect included: both sides' work per HTTPS connection of a fan-out, the
+//     client's signature check most of it; items/s = handshakes/s.
+//   BM_TlsSmallMessages/N: N-byte application writes (a small WebSocket frame, say), each its own
+//     record, read back with a 64 KiB buffer; items/s = messages/s, bytes/s = payload bytes/s.
 //   BM_TlsWritevHeaderAndPayload: a 2-byte header and a 64-byte payload per message through Writev
 //     (gathered into one record): the wss client's hot path.
 //   BM_TlsBulk: 1 MiB through 16 KiB writes.
-// clang-format on
 #include <poll.h>
 
 #include <memory>

@@ -51,8 +51,7 @@ ABSL_FLAG(int, read_coalesce, 16 * 1024,
           "much delay to rtt_sampled; 0 wakes on every echo");
 ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(5),
           "after sending stops, how long to wait for a write still blocked and for echoes still in "
-          "flight; "
-          "echoes missing then are errors");
+          "flight; echoes missing then are errors");
 ABSL_FLAG(
     absl::Duration, timeout, absl::ZeroDuration(),
     "hard bound on the whole run (0: warmup + duration + drain + 10s, or 120s with --messages)");
