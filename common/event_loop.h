@@ -1,11 +1,13 @@
 // An event loop in the shape of Redis' ae: one small interface, one file per polling backend
-// (poll_event_loop.cc, epoll_event_loop.cc), and timers. Clients that drive many connections from one
-// thread (load generators, the fan-out client) and the event-loop server models are built on it.
+// (poll_event_loop.cc, epoll_event_loop.cc), and timers. Clients that drive many connections from
+// one thread (load generators, the fan-out client) and the event-loop server models are built on
+// it.
 //
 //   std::unique_ptr<EventLoop> loop = EventLoop::Create(EventLoopBackend::kEpoll);
 //   loop->Add(fd, kReadable, &connection);          // connection implements FdHandler
 //   loop->AddTimer(MonotonicNanos() + kNanosPerSecond, [&] { PrintProgress(); });
-//   loop->Run();                                    // until Stop(), from a handler or another thread
+//   loop->Run();                                    // until Stop(), from a handler or another
+//   thread
 #ifndef NETBENCH_COMMON_EVENT_LOOP_H_
 #define NETBENCH_COMMON_EVENT_LOOP_H_
 
@@ -13,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -30,8 +33,11 @@ enum EventMask : int {
 
 enum class EventLoopBackend { kPoll, kEpoll };
 
-// epoll on Linux, poll elsewhere.
+// epoll where it is built (Linux: platform.h's kHasEpoll), poll elsewhere.
 EventLoopBackend DefaultEventLoopBackend();
+// The backends this build has, poll first: tests loop over these.
+std::vector<EventLoopBackend> AvailableEventLoopBackends();
+// "poll" or "epoll"; epoll is an error ("not built on this platform") where it is not built.
 absl::StatusOr<EventLoopBackend> ParseEventLoopBackend(absl::string_view name);
 const char* EventLoopBackendName(EventLoopBackend backend);
 
@@ -47,14 +53,16 @@ class EventLoop {
   static absl::StatusOr<std::unique_ptr<EventLoop>> Create(EventLoopBackend backend);
   virtual ~EventLoop() = default;
 
-  // Watches `fd` for `events` (kReadable | kWritable); `handler` is not owned and must outlive the watch.
+  // Watches `fd` for `events` (kReadable | kWritable); `handler` is not owned and must outlive the
+  // watch.
   virtual absl::Status Add(int fd, int events, FdHandler* handler) = 0;
   // Changes the watched events (kNoEvents pauses the fd without forgetting it).
   virtual absl::Status Modify(int fd, int events) = 0;
   // Stops watching; call before closing the fd. Safe from inside a handler, also for other fds.
   virtual void Remove(int fd) = 0;
 
-  // Runs `callback` on the loop's thread at or after `when_nanos` (MonotonicNanos()). Returns an id.
+  // Runs `callback` on the loop's thread at or after `when_nanos` (MonotonicNanos()). Returns an
+  // id.
   virtual uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) = 0;
   virtual void CancelTimer(uint64_t id) = 0;
 
@@ -65,7 +73,8 @@ class EventLoop {
   virtual void Run() = 0;
   // Makes Run() return; safe from any thread (wakes the loop) and from handlers.
   virtual void Stop() = 0;
-  // Runs `task` on the loop's thread soon; safe from any thread (the acceptor hands connections over so).
+  // Runs `task` on the loop's thread soon; safe from any thread (the acceptor hands connections
+  // over so).
   virtual void Post(std::function<void()> task) = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/platform.h"
 #include "common/unique_fd.h"
 #include "gtest/gtest.h"
 
@@ -215,15 +216,7 @@ TEST_P(EventLoopTest, StopFromHandlerAndBeforeRun) {
   EXPECT_EQ(handler.calls.size(), 1u);
 }
 
-std::vector<EventLoopBackend> Backends() {
-#ifdef __linux__
-  return {EventLoopBackend::kPoll, EventLoopBackend::kEpoll};
-#else
-  return {EventLoopBackend::kPoll};
-#endif
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, EventLoopTest, testing::ValuesIn(Backends()),
+INSTANTIATE_TEST_SUITE_P(Backends, EventLoopTest, testing::ValuesIn(AvailableEventLoopBackends()),
                          [](const testing::TestParamInfo<EventLoopBackend>& info) {
                            return std::string(EventLoopBackendName(info.param));
                          });
@@ -231,6 +224,14 @@ INSTANTIATE_TEST_SUITE_P(Backends, EventLoopTest, testing::ValuesIn(Backends()),
 TEST(EventLoopBackendTest, ParsesNames) {
   EXPECT_EQ(*ParseEventLoopBackend("poll"), EventLoopBackend::kPoll);
   EXPECT_FALSE(ParseEventLoopBackend("select").ok());
+}
+
+TEST(EventLoopBackendTest, EpollExactlyWhereItIsBuilt) {
+  EXPECT_EQ(AvailableEventLoopBackends().size(), kHasEpoll ? 2u : 1u);
+  EXPECT_EQ(ParseEventLoopBackend("epoll").ok(), kHasEpoll);
+  EXPECT_EQ(DefaultEventLoopBackend(),
+            kHasEpoll ? EventLoopBackend::kEpoll : EventLoopBackend::kPoll);
+  EXPECT_EQ(EventLoop::Create(EventLoopBackend::kEpoll).ok(), kHasEpoll);
 }
 
 }  // namespace
