@@ -24,14 +24,13 @@ namespace {
 const char kClient[] = "echo/client";
 const char kServer[] = "echo/server";
 
-
 std::string LastLine(const std::string& output) {
   std::vector<std::string> lines = absl::StrSplit(output, '\n', absl::SkipEmpty());
   return lines.empty() ? "" : lines.back();
 }
 
 TEST(EchoClientMainTest, LoadsTheServerAndEndsWithTheSpammersRateLine) {
-  ChildProcess server({kServer, "--port=0", "--model=epoll"});
+  ChildProcess server({kServer, "--port=0"});  // the default model: epoll where it is built
   const std::string ready = server.ReadLine();
   ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
   std::string port = ready.substr(strlen("listening on 127.0.0.1:"));

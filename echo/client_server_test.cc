@@ -93,8 +93,7 @@ TEST_P(ClientServerTest, EveryMessageComesBackWithoutError) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllModels, ClientServerTest,
-    ::testing::Combine(::testing::Values(ServerModel::kThreads, ServerModel::kPoll,
-                                         ServerModel::kEpoll),
+    ::testing::Combine(::testing::ValuesIn(AvailableServerModels()),
                        ::testing::Values(ClientModel::kThreads, ClientModel::kLoop),
                        ::testing::Values(Load::kStream, Load::kBatched, Load::kPingPong,
                                          Load::kPipeline, Load::kRate)),
@@ -130,9 +129,7 @@ TEST_P(ManyClientsTest, SixtyFourConnections) {
   EXPECT_EQ(result.total_echoed, 64u * 500);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModels, ManyClientsTest,
-                         ::testing::Values(ServerModel::kThreads, ServerModel::kPoll,
-                                           ServerModel::kEpoll),
+INSTANTIATE_TEST_SUITE_P(AllModels, ManyClientsTest, ::testing::ValuesIn(AvailableServerModels()),
                          [](const auto& info) { return std::string(ServerModelName(info.param)); });
 
 }  // namespace
