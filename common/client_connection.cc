@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/errno_status.h"
+#include "common/platform.h"
 #include "common/socket.h"
 #include "common/tls.h"
 
@@ -32,7 +33,7 @@ Step ClientConnection::BeginOpen(const ClientDriverOptions& options) {
   options_ = &options;
   SetPhase(ConnectionPhase::kConnecting);
   const SocketAddress& address = options.address;
-  connecting_ = UniqueFd(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  connecting_ = UniqueFd(OpenStreamSocket(address.family(), /*non_blocking=*/true));
   if (!connecting_.valid()) {
     const int err = errno;
     Fail(ErrnoCause("socket", err), std::string(ErrnoStatus(err, "socket").message()));

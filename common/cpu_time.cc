@@ -1,7 +1,5 @@
 #include "common/cpu_time.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -9,20 +7,22 @@
 #include <cstdlib>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "common/errno_status.h"
+#include "common/platform.h"
 
 namespace netbench {
 
 CpuTimes SelfCpuTimes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  auto nanos = [](const timeval& tv) { return int64_t{tv.tv_sec} * 1000000000 + int64_t{tv.tv_usec} * 1000; };
+  auto nanos = [](const timeval& tv) {
+    return int64_t{tv.tv_sec} * 1000000000 + int64_t{tv.tv_usec} * 1000;
+  };
   return {nanos(usage.ru_utime), nanos(usage.ru_stime)};
 }
 
 absl::StatusOr<CpuTimes> ParseProcStat(const char* stat_line, long ticks_per_second) {
-  // The command name (field 2) is in parentheses and may itself hold spaces and ')': skip to the last ')'.
+  // The command name (field 2) is in parentheses and may itself hold spaces and ')': skip to the
+  // last ')'.
   const char* after_name = strrchr(stat_line, ')');
   if (after_name == nullptr) return absl::InvalidArgumentError("malformed /proc stat line: no ')'");
   // Fields from 3 (state) on; utime and stime are fields 14 and 15.
@@ -48,14 +48,11 @@ absl::StatusOr<CpuTimes> ParseProcStat(const char* stat_line, long ticks_per_sec
 }
 
 absl::StatusOr<CpuTimes> CpuTimesOfProcess(pid_t pid) {
-  std::string path = absl::StrCat("/proc/", pid, "/stat");
-  FILE* file = fopen(path.c_str(), "r");
-  if (file == nullptr) return ErrnoStatus(errno, path);
-  char line[4096];
-  bool read_ok = fgets(line, sizeof(line), file) != nullptr;
-  fclose(file);
-  if (!read_ok) return absl::UnavailableError(absl::StrCat(path, ": empty"));
-  return ParseProcStat(line, sysconf(_SC_CLK_TCK));
+  absl::StatusOr<std::string> line = ReadProcessStatLine(pid);
+  if (line.ok()) return ParseProcStat(line->c_str(), sysconf(_SC_CLK_TCK));
+  // Without /proc (not Linux) this process can still ask getrusage about itself.
+  if (absl::IsUnimplemented(line.status()) && pid == getpid()) return SelfCpuTimes();
+  return line.status();
 }
 
 }  // namespace netbench

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "common/platform.h"
 #include "gtest/gtest.h"
 
 namespace netbench {
@@ -26,17 +27,27 @@ TEST(CpuTimeTest, SelfTimeGrowsWithWork) {
   CpuTimes before = SelfCpuTimes();
   volatile uint64_t sink = 0;
   // Burn CPU until getrusage shows it: bounded by count, not time.
-  for (uint64_t i = 0; i < 4000000000ull && SelfCpuTimes().total_nanos() == before.total_nanos(); ++i) {
+  for (uint64_t i = 0; i < 4000000000ull && SelfCpuTimes().total_nanos() == before.total_nanos();
+       ++i) {
     sink = sink + i;
   }
   EXPECT_GT(SelfCpuTimes().total_nanos(), before.total_nanos());
 }
 
-TEST(CpuTimeTest, ReadsThisProcessFromProc) {
+TEST(CpuTimeTest, ReadsThisProcess) {
   absl::StatusOr<CpuTimes> times = CpuTimesOfProcess(getpid());
   ASSERT_TRUE(times.ok()) << times.status();
   EXPECT_GE(times->total_nanos(), 0);
   EXPECT_FALSE(CpuTimesOfProcess(-1).ok());
+}
+
+TEST(CpuTimeTest, ReadsAnotherProcessWhereThereIsProc) {
+  absl::StatusOr<CpuTimes> parent = CpuTimesOfProcess(getppid());
+  if (NETBENCH_LINUX) {
+    EXPECT_TRUE(parent.ok()) << parent.status();
+  } else {
+    EXPECT_TRUE(absl::IsUnimplemented(parent.status())) << parent.status();
+  }
 }
 
 }  // namespace

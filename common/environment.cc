@@ -1,6 +1,5 @@
 #include "common/environment.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "common/platform.h"
 
 namespace netbench {
 namespace {
@@ -53,10 +53,12 @@ std::string BuildMode() {
   return mode;
 }
 
-// The commit of the checkout the program was built from. `bazel run` sets BUILD_WORKSPACE_DIRECTORY;
-// NETBENCH_GIT_COMMIT overrides (a suite that knows better passes it down).
+// The commit of the checkout the program was built from. `bazel run` sets
+// BUILD_WORKSPACE_DIRECTORY; NETBENCH_GIT_COMMIT overrides (a suite that knows better passes it
+// down).
 std::string GitCommit() {
-  if (const char* commit = std::getenv("NETBENCH_GIT_COMMIT"); commit != nullptr && *commit != '\0') {
+  if (const char* commit = std::getenv("NETBENCH_GIT_COMMIT");
+      commit != nullptr && *commit != '\0') {
     return commit;
   }
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
@@ -82,13 +84,12 @@ Environment CollectEnvironment() {
     env.hostname = names.nodename;
   }
   env.os_release = FirstLineValue("/etc/os-release", "PRETTY_NAME=", '=');
-  env.cpu_model = FirstLineValue("/proc/cpuinfo", "model name", ':');
-  env.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  cpu_set_t affinity;
-  CPU_ZERO(&affinity);
-  env.cores_available = sched_getaffinity(0, sizeof(affinity), &affinity) == 0 ? CPU_COUNT(&affinity) : env.cores;
+  env.cpu_model = CpuModelName();
+  env.cores = OnlineCpuCount();
+  env.cores_available = AvailableCpuCount();
 #if defined(__clang__)
-  env.compiler = absl::StrCat("clang++ ", __clang_major__, ".", __clang_minor__, ".", __clang_patchlevel__);
+  env.compiler =
+      absl::StrCat("clang++ ", __clang_major__, ".", __clang_minor__, ".", __clang_patchlevel__);
 #elif defined(__GNUC__)
   env.compiler = absl::StrCat("g++ ", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__);
 #else
@@ -99,7 +100,11 @@ Environment CollectEnvironment() {
 #ifdef ABSL_LTS_RELEASE_VERSION
   env.libraries.emplace_back("abseil", absl::StrCat(ABSL_LTS_RELEASE_VERSION));
 #endif
+#if defined(_LIBCPP_VERSION)
+  env.libraries.emplace_back("libc++", absl::StrCat(_LIBCPP_VERSION));
+#elif defined(__GLIBCXX__)
   env.libraries.emplace_back("libstdc++", absl::StrCat(__GLIBCXX__));
+#endif
   env.git_commit = GitCommit();
   time_t now = time(nullptr);
   tm utc{};

@@ -2,7 +2,6 @@
 #include "common/event_loop.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,25 +11,25 @@
 #include "common/clock.h"
 #include "common/errno_status.h"
 #include "common/internal/event_loop_base.h"
+#include "common/platform.h"
 
 namespace netbench {
 
 EventLoopBackend DefaultEventLoopBackend() {
-#ifdef __linux__
-  return EventLoopBackend::kEpoll;
-#else
-  return EventLoopBackend::kPoll;
-#endif
+  return kHasEpoll ? EventLoopBackend::kEpoll : EventLoopBackend::kPoll;
+}
+
+std::vector<EventLoopBackend> AvailableEventLoopBackends() {
+  if (kHasEpoll) return {EventLoopBackend::kPoll, EventLoopBackend::kEpoll};
+  return {EventLoopBackend::kPoll};
 }
 
 absl::StatusOr<EventLoopBackend> ParseEventLoopBackend(absl::string_view name) {
   if (name == "poll") return EventLoopBackend::kPoll;
   if (name == "epoll") {
-#ifdef __linux__
-    return EventLoopBackend::kEpoll;
-#else
-    return absl::InvalidArgumentError("epoll is Linux only; use poll");
-#endif
+    if (kHasEpoll) return EventLoopBackend::kEpoll;
+    return absl::InvalidArgumentError(absl::StrCat("epoll is not built on this platform (",
+                                                   kPlatformName, ": Linux only); use poll"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown event loop backend \"", name, "\" (want poll or epoll)"));
@@ -51,10 +50,11 @@ absl::StatusOr<std::unique_ptr<EventLoop>> EventLoop::Create(EventLoopBackend ba
     case EventLoopBackend::kPoll:
       return internal::CreatePollEventLoop();
     case EventLoopBackend::kEpoll:
-#ifdef __linux__
+#if NETBENCH_LINUX
       return internal::CreateEpollEventLoop();
 #else
-      return absl::UnimplementedError("epoll is Linux only");
+      return absl::UnimplementedError(
+          absl::StrCat("epoll is not built on this platform (", kPlatformName, ")"));
 #endif
   }
   return absl::InvalidArgumentError("unknown event loop backend");
@@ -66,15 +66,9 @@ absl::Status EventLoopBase::InitWakeup() {
   // A pipe rather than eventfd keeps this portable; a wake-up costs one write, and only when none
   // is pending already.
   int fds[2];
-  if (pipe(fds) != 0) return ErrnoStatus(errno, "pipe");
+  if (OpenPipe(fds, /*non_blocking=*/true) != 0) return ErrnoStatus(errno, "pipe");
   wake_read_.reset(fds[0]);
   wake_write_.reset(fds[1]);
-  for (int fd : fds) {
-    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
-        fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
-      return ErrnoStatus(errno, "fcntl(wake-up pipe)");
-    }
-  }
   return Add(wake_read_.get(), kReadable, &waker_);
 }
 

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -32,8 +33,11 @@ enum EventMask : int {
 
 enum class EventLoopBackend { kPoll, kEpoll };
 
-// epoll on Linux, poll elsewhere.
+// epoll where it is built (Linux: platform.h's kHasEpoll), poll elsewhere.
 EventLoopBackend DefaultEventLoopBackend();
+// The backends this build has, poll first: tests loop over these.
+std::vector<EventLoopBackend> AvailableEventLoopBackends();
+// "poll" or "epoll"; epoll is an error ("not built on this platform") where it is not built.
 absl::StatusOr<EventLoopBackend> ParseEventLoopBackend(absl::string_view name);
 const char* EventLoopBackendName(EventLoopBackend backend);
 

@@ -1,6 +1,7 @@
 // The poll and epoll models: `threads` event loops, each with its own listening socket
 // (SO_REUSEPORT when there are several, so the kernel spreads connections) and its own connections,
-// so loops share nothing but the connection count.
+// so loops share nothing but the connection count. Where SO_REUSEPORT does not spread connections
+// (not Linux), the loops watch one listening socket instead, each through its own descriptor.
 //
 // A connection reads at most read_size bytes per turn (fairness between peers), hands them to its
 // handler, and writes the handler's output at once, before going back to the loop; only a partial
@@ -13,6 +14,9 @@
 // on within its turn, and one that used up its turn with input still held joins its worker's
 // backlog, which is served after every pass of the loop; while the backlog is not empty the loop
 // polls without waiting (Redis does the same for TLS connections with data pending).
+#include <errno.h>
+#include <fcntl.h>
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -24,8 +28,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/byte_buffer.h"
 #include "common/clock.h"
+#include "common/errno_status.h"
 #include "common/event_loop.h"
 #include "common/internal/server_models.h"
+#include "common/platform.h"
 #include "common/socket.h"
 
 namespace netbench {
@@ -433,6 +439,16 @@ void LoopConnection::Close(bool graceful) {
   worker_.Erase(fd_);  // runs the destructor
 }
 
+// Another descriptor for the same listening socket, for one more loop to watch.
+absl::StatusOr<Listener> ShareListener(const Listener& listener) {
+  Listener copy;
+  copy.fd.reset(fcntl(listener.fd.get(), F_DUPFD_CLOEXEC, 0));
+  if (!copy.fd.valid()) return ErrnoStatus(errno, "fcntl(F_DUPFD_CLOEXEC) of the listener");
+  copy.address = listener.address;
+  copy.port = listener.port;
+  return copy;
+}
+
 class EventLoopServer final : public Server {
  public:
   EventLoopServer(const ServerOptions& options, HandlerFactory handler_factory)
@@ -442,6 +458,7 @@ class EventLoopServer final : public Server {
   absl::Status Start() {
     EventLoopBackend backend =
         options_.model == ServerModel::kPoll ? EventLoopBackend::kPoll : EventLoopBackend::kEpoll;
+    const bool shared_listener = options_.threads > 1 && !kReusePortSpreadsConnections;
     int port = options_.port;
     for (int i = 0; i < options_.threads; ++i) {
       absl::StatusOr<std::unique_ptr<EventLoop>> loop = EventLoop::Create(backend);
@@ -449,9 +466,11 @@ class EventLoopServer final : public Server {
       ListenOptions listen_options;
       listen_options.host = options_.host;
       listen_options.port = port;  // the first listener's port, when 0 picked one
-      listen_options.reuse_port = options_.threads > 1;
+      listen_options.reuse_port = options_.threads > 1 && !shared_listener;
       listen_options.non_blocking = true;
-      absl::StatusOr<Listener> listener = Listen(listen_options);
+      absl::StatusOr<Listener> listener = shared_listener && i > 0
+                                              ? ShareListener(workers_.front()->listener())
+                                              : Listen(listen_options);
       if (!listener.ok()) return listener.status();
       port = listener->port;
       workers_.push_back(std::make_unique<Worker>(options_, handler_factory_, live_, failure_,

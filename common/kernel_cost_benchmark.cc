@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "common/platform.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
 
@@ -76,7 +77,7 @@ void BM_TcpSendWithoutWakeup(benchmark::State& state) {
   std::vector<char> drain(sends_between_reads * kMessageSize);
   int unread = 0;
   for (auto _ : state) {
-    if (send(pair.client.get(), kMessage, kMessageSize, MSG_NOSIGNAL) !=
+    if (SendNoSignal(pair.client.get(), kMessage, kMessageSize) !=
         static_cast<ssize_t>(kMessageSize)) {
       state.SkipWithError("send failed");
       break;

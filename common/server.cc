@@ -11,28 +11,27 @@
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
 #include "common/internal/server_models.h"
+#include "common/platform.h"
 #include "common/tls.h"
 #include "common/transport.h"
 
 namespace netbench {
 
-ServerModel DefaultServerModel() {
-#ifdef __linux__
-  return ServerModel::kEpoll;
-#else
-  return ServerModel::kPoll;
-#endif
+ServerModel DefaultServerModel() { return kHasEpoll ? ServerModel::kEpoll : ServerModel::kPoll; }
+
+std::vector<ServerModel> AvailableServerModels() {
+  if (kHasEpoll) return {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll};
+  return {ServerModel::kThreads, ServerModel::kPoll};
 }
 
 absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name) {
   if (name == "threads") return ServerModel::kThreads;
   if (name == "poll") return ServerModel::kPoll;
   if (name == "epoll") {
-#ifdef __linux__
-    return ServerModel::kEpoll;
-#else
-    return absl::InvalidArgumentError("--model=epoll is Linux only; use poll or threads");
-#endif
+    if (kHasEpoll) return ServerModel::kEpoll;
+    return absl::InvalidArgumentError(absl::StrCat("--model=epoll is not built on this platform (",
+                                                   kPlatformName,
+                                                   ": Linux only); use poll or threads"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown model \"", name, "\" (want threads, poll or epoll)"));
@@ -76,8 +75,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   }
   if (options.read_size == 0) return absl::InvalidArgumentError("read_size must be > 0");
   if (!handler_factory) return absl::InvalidArgumentError("no handler factory");
-  // A peer that resets must never kill the server. Plain TCP sends with MSG_NOSIGNAL already, but
-  // TLS writes through BoringSSL's socket BIO, which cannot.
+  // A peer that resets must never kill the server. Plain TCP and the TLS socket BIO send with
+  // SendNoSignal (platform.h) already; this covers any other write to a socket.
   struct sigaction current {};
   if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
     signal(SIGPIPE, SIG_IGN);
@@ -90,6 +89,18 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
       return internal::StartEventLoopServer(options, std::move(handler_factory));
   }
   return absl::InvalidArgumentError("unknown server model");
+}
+
+std::string ConnectionSpreadNote(const ServerOptions& options) {
+  if (options.model == ServerModel::kThreads || options.threads <= 1 ||
+      kReusePortSpreadsConnections) {
+    return "";
+  }
+  return absl::StrFormat(
+      "note: --threads=%d: on this platform (%s) SO_REUSEPORT does not spread connections, so the "
+      "%d event loops share one listening socket; each new connection wakes every loop and goes to "
+      "the first that accepts it, not evenly to each loop as on Linux",
+      options.threads, kPlatformName, options.threads);
 }
 
 namespace {

@@ -3,10 +3,13 @@
 //
 //   threads  one std::thread per connection, blocking I/O (the goroutine-per-connection analogue)
 //   poll     event loops on poll(2), portable POSIX
-//   epoll    event loops on Linux's epoll, a batch of events per wakeup
+//   epoll    event loops on Linux's epoll, a batch of events per wakeup (built on Linux only)
 //
-// The event-loop models run `threads` loops; each loop owns a listening socket bound with
-// SO_REUSEPORT, so the kernel spreads connections over the loops.
+// The event-loop models run `threads` loops. On Linux each loop owns a listening socket bound with
+// SO_REUSEPORT, so the kernel spreads connections over the loops. Elsewhere SO_REUSEPORT does not
+// spread them (platform.h), so the loops share one listening socket: every loop wakes for a new
+// connection and the first to accept it serves it, which keeps all loops busy but balances nothing;
+// ConnectionSpreadNote says so for a program to print.
 //
 //   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
 //       {.port = 0, .model = ServerModel::kEpoll},
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -36,9 +40,12 @@ class TlsServerContext;  // common/tls.h
 
 enum class ServerModel { kThreads, kPoll, kEpoll };
 
-// epoll on Linux, poll elsewhere.
+// epoll where it is built (Linux), poll elsewhere.
 ServerModel DefaultServerModel();
-// "threads", "poll", "epoll"; an error names the accepted values.
+// The models this build has: threads, poll, and epoll where it is built. Tests loop over these.
+std::vector<ServerModel> AvailableServerModels();
+// "threads", "poll", "epoll"; an error names the accepted values, or says that epoll is not built
+// on this platform.
 absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name);
 const char* ServerModelName(ServerModel model);
 // Lets absl::Flag<ServerModel> parse --model.
@@ -49,7 +56,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: a free port; Server::port() says which
   ServerModel model = DefaultServerModel();
-  int threads = 1;  // event loops (poll, epoll); ignored by the threads model
+  int threads = 1;  // event loops (poll, epoll); ignored by the threads model. See the top.
   int max_connections = 100000;
   size_t read_size = 64 * 1024;  // bytes asked of each read()
   // Backpressure: stop reading from a connection while this much of its output is unsent.
@@ -94,6 +101,11 @@ class Server {
   // spin; the rest of the server still runs until Stop(). Safe from any thread.
   virtual absl::Status status() const = 0;
 };
+
+// For a program's main to print (on stderr) before it serves: "" when the kernel spreads
+// connections over the event loops or there is one, else a line saying that `options.threads` loops
+// share one listener and the first to accept a connection takes it.
+std::string ConnectionSpreadNote(const ServerOptions& options);
 
 // For a program's main: blocks the calling thread until SIGINT or SIGTERM arrives, and returns its
 // number. Server threads block both signals in their own mask, so the signal always reaches this

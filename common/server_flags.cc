@@ -1,19 +1,18 @@
 #include "common/server_flags.h"
 
-#include <errno.h>
-
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
           "concurrency model: threads (a thread per connection, blocking I/O), poll, or epoll "
           "(Linux)");
-ABSL_FLAG(int, threads, 1, "event loops for --model=poll/epoll, each with its own listener");
+ABSL_FLAG(int, threads, 1,
+          "event loops for --model=poll/epoll, each with its own listener on Linux (elsewhere they "
+          "share one)");
 ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
 ABSL_FLAG(int, max_pending_output_kib, 1024,
           "stop reading a client while this much of its output is unsent (KiB)");
@@ -42,11 +41,11 @@ void IncludeServerFlagsInHelp() {
   absl::FlagsUsageConfig config;
   config.contains_help_flags = [](absl::string_view file) {
     if (absl::EndsWith(file, "common/server_flags.cc")) return true;
-    // Abseil's own rule: the file named after the program, or <program>_main.
+    // Abseil's own rule is the file named <program> or <program>_main, which needs the program's
+    // name (glibc's program_invocation_short_name, BSD's getprogname). Each program links exactly
+    // one *_main.cc, so the suffix alone finds it, on every system.
     absl::string_view base = file.substr(file.rfind('/') + 1);
-    base = base.substr(0, base.find('.'));
-    absl::string_view program = program_invocation_short_name;
-    return base == program || base == absl::StrCat(program, "_main");
+    return absl::EndsWith(base.substr(0, base.find('.')), "_main");
   };
   absl::SetFlagsUsageConfig(config);
 }

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "common/clock.h"
+#include "common/platform.h"
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
@@ -197,7 +199,7 @@ TEST_P(ServerTest, ClientThatNeverReadsIsBoundedAndOthersAreServed) {
   std::thread writer([&] {
     std::string chunk = Pattern(64 * 1024, 5);
     while (written.load() < kTotal) {
-      ssize_t n = send(stuck.get(), chunk.data(), chunk.size(), MSG_NOSIGNAL);
+      ssize_t n = SendNoSignal(stuck.get(), chunk.data(), chunk.size());
       if (n <= 0) return;  // shut down below
       written += n;
     }
@@ -381,15 +383,7 @@ TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressur
   if (GetParam() != ServerModel::kThreads) EXPECT_GT(server_->stats().read_pauses, 0u);
 }
 
-std::vector<ServerModel> Models() {
-#ifdef __linux__
-  return {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll};
-#else
-  return {ServerModel::kThreads, ServerModel::kPoll};
-#endif
-}
-
-INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(Models()),
+INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(AvailableServerModels()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });
@@ -427,7 +421,7 @@ TEST(ServerFailureTest, PollModelLoopErrorStopsTheLoopAndEndsServeUntilTerminate
   ASSERT_TRUE(server.ok()) << server.status();
   EXPECT_TRUE((*server)->status().ok());
   // The socket exists before the limit drops; connecting to the listener wakes the loop.
-  int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int client = OpenStreamSocket(AF_INET, /*non_blocking=*/false);
   ASSERT_GE(client, 0);
   absl::StatusOr<std::string> stop;
   {
@@ -457,6 +451,26 @@ TEST(ServerModelTest, ParsesNamesAndRejectsBadOptions) {
   auto factory = [] { return std::unique_ptr<ConnectionHandler>(); };
   EXPECT_FALSE(Server::Start({.threads = 0}, factory).ok());
   EXPECT_FALSE(Server::Start({.port = 70000}, factory).ok());
+}
+
+TEST(ServerModelTest, EpollIsAModelExactlyWhereItIsBuilt) {
+  const std::vector<ServerModel> models = AvailableServerModels();
+  EXPECT_EQ(models.size(), kHasEpoll ? 3u : 2u);
+  EXPECT_NE(std::find(models.begin(), models.end(), DefaultServerModel()), models.end());
+  absl::StatusOr<ServerModel> epoll = ParseServerModel("epoll");
+  EXPECT_EQ(epoll.ok(), kHasEpoll);
+  if (!kHasEpoll) {
+    EXPECT_TRUE(absl::StrContains(epoll.status().message(), "not built on this platform"))
+        << epoll.status();
+    EXPECT_EQ(DefaultServerModel(), ServerModel::kPoll);
+  }
+}
+
+TEST(ServerModelTest, SaysWhenLoopsShareOneListener) {
+  EXPECT_EQ(ConnectionSpreadNote({.model = ServerModel::kPoll, .threads = 4}).empty(),
+            kReusePortSpreadsConnections);
+  EXPECT_EQ(ConnectionSpreadNote({.model = ServerModel::kPoll, .threads = 1}), "");
+  EXPECT_EQ(ConnectionSpreadNote({.model = ServerModel::kThreads, .threads = 4}), "");
 }
 
 }  // namespace

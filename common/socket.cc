@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/errno_status.h"
+#include "common/platform.h"
 
 namespace netbench {
 namespace {
@@ -56,8 +57,10 @@ absl::StatusOr<std::vector<SocketAddress>> Resolve(absl::string_view host_in, in
   addrinfo* result = nullptr;
   std::string service = std::to_string(port);
   int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &result);
-  if (rc == EAI_ADDRFAMILY || rc == EAI_NONAME) {
+  if (rc != 0 && rc != EAI_AGAIN && rc != EAI_SYSTEM && rc != EAI_MEMORY) {
     // AI_ADDRCONFIG hides ::1 on machines without a global IPv6 address; loopback must still work.
+    // The error that says so differs between systems (glibc: EAI_ADDRFAMILY or EAI_NONAME), so a
+    // lookup that failed for any lasting reason is tried once more without it.
     hints.ai_flags = AI_NUMERICSERV;
     rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &result);
   }
@@ -117,8 +120,7 @@ absl::StatusOr<Listener> Listen(const ListenOptions& options) {
   absl::Status last_error;
   for (const SocketAddress& address : *addresses) {
     std::string where = absl::StrCat("listen on ", address.ToString());
-    int type = SOCK_STREAM | SOCK_CLOEXEC | (options.non_blocking ? SOCK_NONBLOCK : 0);
-    UniqueFd fd(socket(address.family(), type, 0));
+    UniqueFd fd(OpenStreamSocket(address.family(), options.non_blocking));
     if (!fd.valid()) {
       last_error = ErrnoStatus(errno, absl::StrCat(where, ": socket"));
       continue;
@@ -151,8 +153,7 @@ absl::StatusOr<Listener> Listen(const ListenOptions& options) {
 }
 
 absl::StatusOr<UniqueFd> Accept(int listen_fd, bool non_blocking) {
-  int flags = SOCK_CLOEXEC | (non_blocking ? SOCK_NONBLOCK : 0);
-  UniqueFd fd(accept4(listen_fd, nullptr, nullptr, flags));
+  UniqueFd fd(AcceptConnection(listen_fd, non_blocking));
   if (!fd.valid()) return ErrnoStatus(errno, "accept");
   // Benchmarks send small messages; Nagle's algorithm would batch them and add 40 ms delayed-ACK
   // stalls.
@@ -161,7 +162,7 @@ absl::StatusOr<UniqueFd> Accept(int listen_fd, bool non_blocking) {
 }
 
 absl::StatusOr<UniqueFd> Connect(const SocketAddress& address) {
-  UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  UniqueFd fd(OpenStreamSocket(address.family(), /*non_blocking=*/false));
   if (!fd.valid()) return ErrnoStatus(errno, "socket");
   int rc;
   do {
@@ -185,7 +186,7 @@ absl::StatusOr<UniqueFd> Connect(absl::string_view host, int port) {
 }
 
 absl::StatusOr<UniqueFd> StartConnect(const SocketAddress& address) {
-  UniqueFd fd(socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  UniqueFd fd(OpenStreamSocket(address.family(), /*non_blocking=*/true));
   if (!fd.valid()) return ErrnoStatus(errno, "socket");
   if (absl::Status status = SetNoDelay(fd.get()); !status.ok()) return status;
   if (connect(fd.get(), address.get(), address.length) != 0 && errno != EINPROGRESS) {

@@ -43,7 +43,8 @@ struct ListenOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: the kernel picks a free port; Listener::port says which
   int backlog = 4096;
-  // SO_REUSEPORT lets several event loops each own a listening socket on the same port.
+  // SO_REUSEPORT lets several event loops each own a listening socket on the same port (only
+  // Linux spreads connections over them: platform.h's kReusePortSpreadsConnections).
   bool reuse_port = false;
   bool non_blocking = false;
 };

@@ -15,18 +15,14 @@
 #include <sys/time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/internal/client_runner.h"
+#include "common/platform.h"
 #include "common/socket.h"
-
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 namespace netbench {
 namespace internal {
@@ -44,11 +40,6 @@ int PollMillis(int64_t until_nanos) {
 bool WaitFor(int fd, Step step, int64_t until) {
   pollfd p{fd, static_cast<short>(step == Step::kWantRead ? POLLIN : POLLOUT), 0};
   return poll(&p, 1, PollMillis(until)) > 0;
-}
-
-void SleepUntil(int64_t when_nanos) {
-  const int64_t left = when_nanos - MonotonicNanos();
-  if (left > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(left));
 }
 
 void SetSocketTimeouts(int fd) {
@@ -128,7 +119,7 @@ class ConnectionThread {
         }
         if (out == Step::kYield) continue;
         if (out == Step::kIdle && c_.not_before() > 0) {
-          SleepUntil(std::min(c_.not_before(), MonotonicNanos() + kWakePeriodNanos));
+          SleepUntilMonotonic(std::min(c_.not_before(), MonotonicNanos() + kWakePeriodNanos));
           continue;
         }
       }
@@ -153,9 +144,9 @@ class ConnectionThread {
         } else if (out == Step::kIdle) {
           if (c_.not_before() > 0) {
             WakeOnTime();
-            SleepUntil(std::min(c_.not_before(), MonotonicNanos() + kWakePeriodNanos));
+            SleepUntilMonotonic(std::min(c_.not_before(), MonotonicNanos() + kWakePeriodNanos));
           } else {
-            SleepUntil(MonotonicNanos() + kWakePeriodNanos);  // waits on the reader: rare
+            SleepUntilMonotonic(MonotonicNanos() + kWakePeriodNanos);  // waits on the reader: rare
           }
         }
       }
@@ -191,9 +182,7 @@ class ConnectionThread {
 
   // A paced sender wakes on time rather than up to 50 us late (Linux's default timer slack).
   void WakeOnTime() {
-#ifdef __linux__
-    if (!timer_slack_set_) prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-#endif
+    if (!timer_slack_set_) RequestPreciseWakeups();
     timer_slack_set_ = true;
   }
 

@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/errno_status.h"
+#include "common/platform.h"
 #include "common/self_signed_certificate.h"
 
 namespace netbench {
@@ -148,9 +149,9 @@ TlsConnection* ConnectionOf(const SSL* ssl) {
   return static_cast<TlsConnection*>(SSL_get_ex_data(ssl, ExIndex()));
 }
 
-// A BIO over the socket that uses send(MSG_NOSIGNAL), so a peer that went away yields EPIPE instead
-// of killing the process with SIGPIPE, and that records the errno and the TCP EOF it saw for the
-// error messages.
+// A BIO over the socket that sends with SendNoSignal (platform.h), so a peer that went away yields
+// EPIPE instead of killing the process with SIGPIPE, and that records the errno and the TCP EOF it
+// saw for the error messages.
 struct SocketBioState {
   int fd = -1;
   int error = 0;     // errno of the last failed send/recv (not EAGAIN)
@@ -171,7 +172,7 @@ int SocketBioWrite(BIO* bio, const char* data, int length) {
   auto* state = static_cast<SocketBioState*>(BIO_get_data(bio));
   BIO_clear_retry_flags(bio);
   for (;;) {
-    ssize_t n = ::send(state->fd, data, length, MSG_NOSIGNAL);
+    ssize_t n = SendNoSignal(state->fd, data, static_cast<size_t>(length));
     if (n >= 0) return static_cast<int>(n);
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {

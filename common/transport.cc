@@ -1,7 +1,6 @@
 #include "common/transport.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,26 +9,11 @@
 #include <string>
 
 #include "common/errno_status.h"
+#include "common/platform.h"
 #include "common/socket.h"
 
 namespace netbench {
 namespace {
-
-// A reset peer must never kill the process with SIGPIPE. Linux (and most BSDs) take MSG_NOSIGNAL
-// per call; where it is missing, the process ignores SIGPIPE once instead.
-#ifdef MSG_NOSIGNAL
-constexpr int kSendFlags = MSG_NOSIGNAL;
-void EnsureNoSigpipe() {}
-#else
-constexpr int kSendFlags = 0;
-void EnsureNoSigpipe() {
-  static const bool ignored = [] {
-    signal(SIGPIPE, SIG_IGN);
-    return true;
-  }();
-  (void)ignored;
-}
-#endif
 
 IoResult ErrorResult(int err, const char* operation) {
   IoResult result;
@@ -57,7 +41,7 @@ IoResult Transferred(size_t bytes) {
 
 class PlainTransport final : public Transport {
  public:
-  explicit PlainTransport(UniqueFd fd) : fd_(std::move(fd)) { EnsureNoSigpipe(); }
+  explicit PlainTransport(UniqueFd fd) : fd_(std::move(fd)) {}
 
   int fd() const override { return fd_.get(); }
 
@@ -80,20 +64,21 @@ class PlainTransport final : public Transport {
   IoResult Write(const char* data, size_t length) override {
     ssize_t n;
     do {
-      n = ::send(fd_.get(), data, length, kSendFlags);
+      // A reset peer must never kill the process with SIGPIPE.
+      n = SendNoSignal(fd_.get(), data, length);
     } while (n < 0 && errno == EINTR);
     if (n >= 0) return Transferred(static_cast<size_t>(n));
     return FailureResult(errno, IoStatus::kWantWrite, "write");
   }
 
   IoResult Writev(const iovec* iov, int count) override {
-    // sendmsg rather than writev: writev cannot take MSG_NOSIGNAL.
+    // sendmsg rather than writev: writev would raise SIGPIPE.
     msghdr message{};
     message.msg_iov = const_cast<iovec*>(iov);
     message.msg_iovlen = count < IOV_MAX ? count : IOV_MAX;
     ssize_t n;
     do {
-      n = ::sendmsg(fd_.get(), &message, kSendFlags);
+      n = SendMessageNoSignal(fd_.get(), &message);
     } while (n < 0 && errno == EINTR);
     if (n >= 0) return Transferred(static_cast<size_t>(n));
     return FailureResult(errno, IoStatus::kWantWrite, "writev");

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/server.h"
 #include "common/socket.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -31,7 +32,7 @@ std::string LastLine(const std::string& output) {
 }
 
 TEST(EchoClientMainTest, LoadsTheServerAndEndsWithTheSpammersRateLine) {
-  ChildProcess server({kServer, "--port=0", "--model=epoll"});
+  ChildProcess server({kServer, "--port=0"});  // the default model: epoll where it is built
   const std::string ready = server.ReadLine();
   ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
   std::string port = ready.substr(strlen("listening on 127.0.0.1:"));
@@ -84,7 +85,8 @@ TEST(EchoClientMainTest, ClosedPortExitsNonZeroNamingTheCause) {
 TEST(EchoClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   SynDroppingListener drop;
   SilentListener silent;
-  for (const char* model : {"threads", "poll", "epoll"}) {
+  for (ServerModel built : AvailableServerModels()) {
+    const char* model = ServerModelName(built);
     ChildProcess dropped({kClient, absl::StrCat("--port=", drop.port()), "--timeout=1s",
                           "--messages=1000", absl::StrCat("--model=", model), "--progress=false"});
     std::string output = dropped.ReadRest();

@@ -91,18 +91,17 @@ TEST_P(ClientServerTest, EveryMessageComesBackWithoutError) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllModels, ClientServerTest,
-    ::testing::Combine(
-        ::testing::Values(ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll),
-        ::testing::Values(ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll),
-        ::testing::Values(Load::kStream, Load::kBatched, Load::kPingPong, Load::kPipeline,
-                          Load::kRate)),
-    [](const ::testing::TestParamInfo<Param>& info) {
-      return absl::StrCat(ServerModelName(std::get<0>(info.param)), "_",
-                          ServerModelName(std::get<1>(info.param)), "_",
-                          LoadName(std::get<2>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(AllModels, ClientServerTest,
+                         ::testing::Combine(::testing::ValuesIn(AvailableServerModels()),
+                                            ::testing::ValuesIn(AvailableServerModels()),
+                                            ::testing::Values(Load::kStream, Load::kBatched,
+                                                              Load::kPingPong, Load::kPipeline,
+                                                              Load::kRate)),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return absl::StrCat(ServerModelName(std::get<0>(info.param)), "_",
+                                               ServerModelName(std::get<1>(info.param)), "_",
+                                               LoadName(std::get<2>(info.param)));
+                         });
 
 // Many connections at once, each server model: every message comes back.
 class ManyClientsTest : public ::testing::TestWithParam<ServerModel> {};
@@ -118,7 +117,7 @@ TEST_P(ManyClientsTest, SixtyFourConnections) {
   LoadOptions options;
   options.port = (*server)->port();
   options.clients = 64;
-  options.model = ClientModel::kEpoll;
+  options.model = DefaultServerModel();
   options.threads = 2;
   options.messages = 64 * 500;
   options.timeout_nanos = 60 * kNanosPerSecond;
@@ -130,9 +129,7 @@ TEST_P(ManyClientsTest, SixtyFourConnections) {
   EXPECT_EQ(result.total_echoed, 64u * 500);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModels, ManyClientsTest,
-                         ::testing::Values(ServerModel::kThreads, ServerModel::kPoll,
-                                           ServerModel::kEpoll),
+INSTANTIATE_TEST_SUITE_P(AllModels, ManyClientsTest, ::testing::ValuesIn(AvailableServerModels()),
                          [](const auto& info) { return std::string(ServerModelName(info.param)); });
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/platform.h"
 #include "common/socket.h"
 #include "echo/message.h"
 #include "gmock/gmock.h"
@@ -76,11 +77,11 @@ class TestEchoServer {
       }
       if (behaviour_.close_after >= 0 && offset + n > behaviour_.close_after) {
         n = behaviour_.close_after - offset;
-        if (n > 0) send(fd, buffer.data(), n, MSG_NOSIGNAL);
+        if (n > 0) SendNoSignal(fd, buffer.data(), n);
         return;  // the UniqueFd closes the connection
       }
       for (ssize_t done = 0; done < n;) {
-        ssize_t w = send(fd, buffer.data() + done, n - done, MSG_NOSIGNAL);
+        ssize_t w = SendNoSignal(fd, buffer.data() + done, n - done);
         if (w <= 0) return;
         done += w;
       }
@@ -306,9 +307,7 @@ TEST_P(ModelTest, PingPongToAServerThatNeverEchoesStopsAtTheDrainTimeout) {
   EXPECT_EQ(result.errors["timeout"], 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ModelTest,
-                         ::testing::Values(ClientModel::kThreads, ClientModel::kPoll,
-                                           ClientModel::kEpoll),
+INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::ValuesIn(AvailableServerModels()),
                          [](const auto& info) { return std::string(ServerModelName(info.param)); });
 
 TEST(LoadGeneratorTest, SizesFromOneByteToOneMebibyte) {

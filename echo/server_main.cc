@@ -43,6 +43,9 @@ int Run() {
     std::fprintf(stderr, "echo server: %s\n", std::string(server.status().message()).c_str());
     return 1;
   }
+  if (std::string note = ConnectionSpreadNote(options); !note.empty()) {
+    std::fprintf(stderr, "echo server: %s\n", note.c_str());
+  }
   // Benchmark scripts wait for this line, so it goes out at once.
   std::printf("listening on %s model=%s threads=%d%s\n", (*server)->address().ToString().c_str(),
               ServerModelName(options.model),

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "common/server.h"
 #include "common/socket.h"
 #include "gtest/gtest.h"
 #include "testing/child_process.h"
@@ -18,8 +19,9 @@ namespace {
 const char kServer[] = "echo/server";
 
 TEST(EchoServerMainTest, PrintsAddressEchoesAndStopsCleanlyOnSigint) {
-  for (const char* model : {"threads", "poll", "epoll"}) {
-    ChildProcess server({kServer, "--port=0", std::string("--model=") + model});
+  for (ServerModel built : AvailableServerModels()) {
+    const std::string model = ServerModelName(built);
+    ChildProcess server({kServer, "--port=0", "--model=" + model});
     std::string ready = server.ReadLine();
     // "listening on 127.0.0.1:PORT model=epoll threads=1"
     ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;

@@ -117,13 +117,7 @@ TEST_P(EchoServerTest, NonReaderStaysBoundedWhileOthersAreServed) {
   EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest,
-                         testing::Values(ServerModel::kThreads, ServerModel::kPoll
-#ifdef __linux__
-                                         ,
-                                         ServerModel::kEpoll
-#endif
-                                         ),
+INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest, testing::ValuesIn(AvailableServerModels()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });

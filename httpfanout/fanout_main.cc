@@ -8,7 +8,9 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/platform.h"
 #include "common/tls.h"
 #include "httpfanout/fanout_client.h"
 #include "httpfanout/fanout_preflight.h"
@@ -17,9 +19,10 @@
 
 ABSL_FLAG(std::string, url, "", "http:// or https:// URL to GET (required)");
 ABSL_FLAG(int, requests, 500, "GETs per repetition");
-ABSL_FLAG(
-    netbench::FanoutModel, model, netbench::FanoutModel::kEpoll,
-    "threads (a thread per request, blocking sockets), poll or epoll (one thread, non-blocking)");
+ABSL_FLAG(netbench::FanoutModel, model,
+          netbench::kHasEpoll ? netbench::FanoutModel::kEpoll : netbench::FanoutModel::kPoll,
+          "threads (a thread per request, blocking sockets), poll or epoll (one thread, "
+          "non-blocking; Linux only)");
 ABSL_FLAG(int, concurrency, 0, "requests in flight at once; 0: all of them");
 ABSL_FLAG(
     bool, keepalive, false,
@@ -56,6 +59,10 @@ int Run() {
   FanoutOptions options;
   options.url = *url;
   options.model = absl::GetFlag(FLAGS_model);
+  if (options.model == FanoutModel::kEpoll && !kHasEpoll) {
+    return Fail(absl::StrCat("--model=epoll is not built on this platform (", kPlatformName,
+                             ": Linux only); use poll or threads"));
+  }
   options.requests = absl::GetFlag(FLAGS_requests);
   options.concurrency = absl::GetFlag(FLAGS_concurrency);
   options.keepalive = absl::GetFlag(FLAGS_keepalive);

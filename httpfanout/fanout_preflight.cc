@@ -2,22 +2,14 @@
 
 #include <sys/resource.h>
 
-#include <fstream>
-
 #include "absl/strings/str_cat.h"
+#include "common/platform.h"
 
 namespace netbench {
 namespace {
 
 // Descriptors beyond the sockets: stdio, the event loop, BoringSSL's files, the CA bundle.
 constexpr int64_t kSpareDescriptors = 64;
-
-bool ReadNumbers(const char* path, int64_t* a, int64_t* b = nullptr) {
-  std::ifstream in(path);
-  if (!(in >> *a)) return false;
-  if (b != nullptr && !(in >> *b)) return false;
-  return true;
-}
 
 }  // namespace
 
@@ -42,29 +34,31 @@ std::vector<std::string> PrepareForFanout(int in_flight, int64_t connections) {
                                    "); expect EMFILE errors (raise it with ulimit -n)"));
     }
   }
-  int64_t low = 0, high = 0;
-  if (ReadNumbers("/proc/sys/net/ipv4/ip_local_port_range", &low, &high) && high >= low) {
-    int64_t ports = high - low + 1;
+  // Where the system does not say (-1), the checks below are skipped.
+  const NetworkLimits kernel = ReadNetworkLimits();
+  if (kernel.ephemeral_port_low >= 0 && kernel.ephemeral_port_high >= kernel.ephemeral_port_low) {
+    int64_t ports = kernel.ephemeral_port_high - kernel.ephemeral_port_low + 1;
     if (in_flight > ports) {
-      lines.push_back(
-          absl::StrCat("warning: ", in_flight, " connections at once exceed the ", ports,
-                       " ephemeral ports (net.ipv4.ip_local_port_range); expect EADDRNOTAVAIL"));
+      lines.push_back(absl::StrCat("warning: ", in_flight, " connections at once exceed the ",
+                                   ports, " ephemeral ports (", kernel.ephemeral_ports_setting,
+                                   "); expect EADDRNOTAVAIL"));
     } else if (connections > ports) {
-      int64_t reuse = 0;
-      ReadNumbers("/proc/sys/net/ipv4/tcp_tw_reuse", &reuse);
+      const int reuse = kernel.tcp_tw_reuse;
       lines.push_back(absl::StrCat(
           "warning: the run opens ", connections, " connections but there are ", ports,
-          " ephemeral ports; ports the client closes first stay in TIME_WAIT for 60 s "
-          "(tcp_tw_reuse=",
-          reuse,
-          reuse == 0 ? ": no reuse" : (reuse == 2 ? ": reuse on loopback only" : ": reuse on"),
-          "); use --keepalive or fewer repetitions if connects fail with EADDRNOTAVAIL"));
+          " ephemeral ports; ports the client closes first stay in TIME_WAIT (60 s on Linux)",
+          reuse < 0 ? ""
+                    : absl::StrCat(" (tcp_tw_reuse=", reuse,
+                                   reuse == 0   ? ": no reuse"
+                                   : reuse == 2 ? ": reuse on loopback only"
+                                                : ": reuse on",
+                                   ")"),
+          "; use --keepalive or fewer repetitions if connects fail with EADDRNOTAVAIL"));
     }
   }
-  int64_t somaxconn = 0;
-  if (ReadNumbers("/proc/sys/net/core/somaxconn", &somaxconn) && in_flight > somaxconn) {
-    lines.push_back(absl::StrCat("warning: ", in_flight,
-                                 " simultaneous connects exceed net.core.somaxconn=", somaxconn,
+  if (kernel.max_listen_backlog >= 0 && in_flight > kernel.max_listen_backlog) {
+    lines.push_back(absl::StrCat("warning: ", in_flight, " simultaneous connects exceed ",
+                                 kernel.max_listen_backlog_setting, "=", kernel.max_listen_backlog,
                                  ", the largest listen backlog a server can have; dropped SYNs are "
                                  "retried after 1 s and show up as slow connects"));
   }

@@ -12,6 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/event_loop.h"
 #include "common/server.h"
 #include "common/socket.h"
 #include "common/tls.h"
@@ -27,8 +28,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr FanoutModel kClientModels[] = {FanoutModel::kThreads, FanoutModel::kPoll,
-                                         FanoutModel::kEpoll};
+// The client models this build has: threads, and one per event-loop backend built (epoll on Linux
+// only).
+std::vector<FanoutModel> ClientModels() {
+  std::vector<FanoutModel> models = {FanoutModel::kThreads};
+  for (EventLoopBackend backend : AvailableEventLoopBackends()) {
+    models.push_back(backend == EventLoopBackend::kEpoll ? FanoutModel::kEpoll
+                                                         : FanoutModel::kPoll);
+  }
+  return models;
+}
 
 Url LocalUrl(bool https, int port, const std::string& path = "/") {
   absl::StatusOr<Url> url = ParseUrl(
@@ -87,9 +96,8 @@ TEST_P(FanoutOriginTest, FiveHundredBodiesCheckedByLengthAndChecksum) {
 
 std::vector<ModelPair> AllPairs() {
   std::vector<ModelPair> pairs;
-  for (FanoutModel c : kClientModels) {
-    for (ServerModel s : {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll})
-      pairs.push_back({c, s});
+  for (FanoutModel c : ClientModels()) {
+    for (ServerModel s : AvailableServerModels()) pairs.push_back({c, s});
   }
   return pairs;
 }
@@ -192,7 +200,7 @@ TEST_P(FanoutModelTest, RefusedConnectionsAreCountedByErrno) {
   EXPECT_EQ(rep.outcomes[0].error.err, ECONNREFUSED);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, FanoutModelTest, testing::ValuesIn(kClientModels),
+INSTANTIATE_TEST_SUITE_P(Models, FanoutModelTest, testing::ValuesIn(ClientModels()),
                          [](const testing::TestParamInfo<FanoutModel>& info) {
                            return std::string(FanoutModelName(info.param));
                          });
@@ -219,7 +227,7 @@ TEST(FanoutInteropTest, PythonHttpServer) {
   ASSERT_NE(at, std::string::npos) << out;
   int port = 0;
   ASSERT_TRUE(absl::SimpleAtoi(out.substr(at + 6, out.find(' ', at + 6) - at - 6), &port)) << out;
-  for (FanoutModel model : kClientModels) {
+  for (FanoutModel model : ClientModels()) {
     FanoutOptions options;
     options.url = LocalUrl(false, port, "/page.html");
     options.model = model;
@@ -268,7 +276,7 @@ TEST(FanoutInteropTest, Nginx) {
       ChildProcess(args).Wait();
     }
   } stop{nginx_args};
-  for (FanoutModel model : kClientModels) {
+  for (FanoutModel model : ClientModels()) {
     for (bool keepalive : {false, true}) {
       FanoutOptions options;
       options.url = LocalUrl(false, port, "/index.html");

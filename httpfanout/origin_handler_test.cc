@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/platform.h"
 #include "common/server.h"
 #include "common/socket.h"
 #include "gmock/gmock.h"
@@ -33,7 +34,7 @@ std::string ReadToEof(int fd) {
 
 void SendAll(int fd, absl::string_view data) {
   while (!data.empty()) {
-    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    ssize_t n = SendNoSignal(fd, data.data(), data.size());
     ASSERT_GT(n, 0);
     data.remove_prefix(n);
   }
@@ -158,9 +159,7 @@ TEST_P(OriginTest, RequestBodyIsSkipped) {
   EXPECT_EQ(statuses, (std::vector<int>{200, 200}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, OriginTest,
-                         testing::Values(ServerModel::kThreads, ServerModel::kPoll,
-                                         ServerModel::kEpoll),
+INSTANTIATE_TEST_SUITE_P(Models, OriginTest, testing::ValuesIn(AvailableServerModels()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });

@@ -1,12 +1,13 @@
 #include "testing/child_process.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "common/platform.h"
 
 extern char** environ;
 
@@ -16,7 +17,7 @@ ChildProcess::ChildProcess(std::vector<std::string> args) {
   int fds[2];
   // Close-on-exec, so that children started later do not hold this pipe open; dup2 gives the
   // child its own stdout and stderr without the flag.
-  if (pipe2(fds, O_CLOEXEC) != 0) return;
+  if (OpenPipe(fds, /*non_blocking=*/false) != 0) return;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);

@@ -14,7 +14,7 @@
 
 namespace netbench {
 
-// Writes all of `data` (MSG_NOSIGNAL: a reset peer gives false, not SIGPIPE).
+// Writes all of `data` (a reset peer gives false, not SIGPIPE).
 bool WriteAll(int fd, absl::string_view data);
 // Reads exactly `size` bytes; fewer on EOF or error.
 std::string ReadExactly(int fd, size_t size);

@@ -30,9 +30,11 @@ esac
 command -v apt-get >/dev/null || die "apt-get not found."
 
 # Build and test: compiler, Bazel and what Abseil's BUILD files need of it (Skylib, a newer @platforms), and the
-# interop peers the tests run. The C++ libraries are not among them: they are built from source (below).
+# interop peers the tests run. The C++ libraries are not among them: they are built from source (below). clang 14
+# with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc).
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
+  clang-14 libc++-14-dev libc++abi-14-dev
   python3 python3-websockets python3-scipy curl nginx openssl iproute2
 )
 if [ "$want_peers" = 1 ]; then
@@ -126,4 +128,4 @@ say "library sources: $(wc -l <<< "$pinned") archives in $distfiles, every SHA-2
 if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then
   "${sudo[@]}" systemctl stop nginx >/dev/null 2>&1 || true
 fi
-say "ready: bazel $(readlink /usr/bin/bazel-4.2.3 >/dev/null && echo 4.2.3), g++ $(g++ -dumpfullversion)"
+say "ready: bazel $(readlink /usr/bin/bazel-4.2.3 >/dev/null && echo 4.2.3), g++ $(g++ -dumpfullversion), clang $(clang-14 -dumpversion)"

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/server.h"
 #include "gtest/gtest.h"
 #include "testing/black_hole.h"
 #include "testing/child_process.h"
@@ -27,7 +28,8 @@ std::string RunClient(const std::string& url, const char* model, int* status) {
 TEST(WebSocketClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   SynDroppingListener drop;
   SilentListener silent;
-  for (const char* model : {"threads", "poll", "epoll"}) {
+  for (ServerModel built : AvailableServerModels()) {
+    const char* model = ServerModelName(built);
     int status = 0;
     std::string output =
         RunClient(absl::StrCat("ws://127.0.0.1:", drop.port(), "/"), model, &status);

@@ -11,4 +11,5 @@ if ! "$PY" -c "import websockets" 2>/dev/null; then
   exit 1
 fi
 R="${TEST_SRCDIR}/${TEST_WORKSPACE}/websocket"
-exec "$PY" "$R/testdata/interop_test.py" "$R/server" "$R/client"
+# The arguments: the server models this build has (BUILD.bazel).
+exec "$PY" "$R/testdata/interop_test.py" "$R/server" "$R/client" "$@"

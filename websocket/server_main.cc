@@ -65,6 +65,9 @@ int Run() {
     std::fprintf(stderr, "websocket server: %s\n", std::string(server.status().message()).c_str());
     return 1;
   }
+  if (std::string note = ConnectionSpreadNote(options); !note.empty()) {
+    std::fprintf(stderr, "websocket server: %s\n", note.c_str());
+  }
   // Benchmark scripts wait for this line, so it goes out at once.
   const std::string address = (*server)->address().ToString();
   std::printf("listening on %s %s://%s%s mode=%s model=%s threads=%d\n", address.c_str(),

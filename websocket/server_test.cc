@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/platform.h"
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
@@ -28,7 +29,7 @@ namespace {
 
 bool WriteAll(int fd, absl::string_view bytes) {
   while (!bytes.empty()) {
-    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    const ssize_t n = SendNoSignal(fd, bytes.data(), bytes.size());
     if (n <= 0) return false;
     bytes.remove_prefix(n);
   }
@@ -156,7 +157,7 @@ TEST_P(WebSocketServerTest, LoadClientEchoModeExactCounts) {
   options.messages = 2000;
   options.mode = ClientMode::kEcho;
   options.pipeline = 8;
-  for (ClientModel model : {ClientModel::kThreads, ClientModel::kPoll, ClientModel::kEpoll}) {
+  for (ClientModel model : AvailableServerModels()) {
     options.model = model;
     absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
     ASSERT_TRUE(result.ok()) << result.status();
@@ -342,9 +343,7 @@ TEST_P(WebSocketServerTest, WssEchoWithAVerifiedCertificate) {
   EXPECT_TRUE(absl::StrContains(result.status().message(), "certificate")) << result.status();
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest,
-                         testing::Values(ServerModel::kThreads, ServerModel::kPoll,
-                                         ServerModel::kEpoll),
+INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest, testing::ValuesIn(AvailableServerModels()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });

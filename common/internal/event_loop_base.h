@@ -75,9 +75,8 @@ class EventLoopBase : public EventLoop {
 };
 
 absl::StatusOr<std::unique_ptr<EventLoop>> CreatePollEventLoop();
-#ifdef __linux__
+// Built where NETBENCH_LINUX is 1 (platform.h).
 absl::StatusOr<std::unique_ptr<EventLoop>> CreateEpollEventLoop();
-#endif
 
 }  // namespace internal
 }  // namespace netbench

@@ -1,7 +1,8 @@
 """Interop of netbench's WebSocket server and client with Debian's python3-websockets.
 
-Run by interop_test.sh (an sh_test) as: /usr/bin/python3 interop_test.py SERVER_BINARY CLIENT_BINARY.
-1. For each server model: the Python client (py_client_peer.py) against //websocket:server.
+Run by interop_test.sh (an sh_test) as: /usr/bin/python3 interop_test.py SERVER_BINARY CLIENT_BINARY MODEL...
+1. For each server model given (those the build has): the Python client (py_client_peer.py) against
+   //websocket:server.
 2. //websocket:client in echo and sink modes, both client models, against the Python server.
 Everything runs on loopback with kernel-chosen ports; each step has a timeout.
 """
@@ -39,9 +40,11 @@ def run(cmd, what):
 
 
 def main():
-    server_bin, client_bin = sys.argv[1], sys.argv[2]
+    server_bin, client_bin, models = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if not models:
+        sys.exit("FAIL: no server models given")
 
-    for model in ("threads", "poll", "epoll"):
+    for model in models:
         proc, m = start([server_bin, "--port=0", f"--model={model}", "--threads=2"],
                         r"listening on 127\.0\.0\.1:(\d+)")
         url = f"ws://127.0.0.1:{m.group(1)}/echo"
