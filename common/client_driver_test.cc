@@ -129,7 +129,7 @@ class ClientDriverTest : public ::testing::TestWithParam<Case> {
 
   std::unique_ptr<Server> StartEchoServer() {
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
-        {.model = ServerModel::kEpoll}, [] { return std::make_unique<EchoOrHangUp>(); });
+        {.model = DefaultServerModel()}, [] { return std::make_unique<EchoOrHangUp>(); });
     EXPECT_TRUE(server.ok()) << server.status();
     return server.ok() ? *std::move(server) : nullptr;
   }

@@ -3,7 +3,7 @@
 Run by interop_test.sh (an sh_test) as: /usr/bin/python3 interop_test.py SERVER_BINARY CLIENT_BINARY MODEL...
 1. For each server model given (those the build has): the Python client (py_client_peer.py) against
    //websocket:server.
-2. //websocket:client in echo and sink modes, both client models, against the Python server.
+2. //websocket:client in echo and sink modes, on threads and event loops, against the Python server.
 Everything runs on loopback with kernel-chosen ports; each step has a timeout.
 """
 import os
@@ -65,7 +65,8 @@ def main():
     try:
         for args in (["--mode=echo", "--clients=2", "--messages=500", "--pipeline=4"],
                      ["--mode=echo", "--clients=1", "--messages=20", "--size=70000", "--binary"],
-                     ["--mode=echo", "--model=epoll", "--threads=2", "--clients=3",
+                     # The last model built (epoll on Linux), with event loops on two threads.
+                     ["--mode=echo", f"--model={models[-1]}", "--threads=2", "--clients=3",
                       "--messages=200"],
                      ["--mode=sink", "--clients=2", "--messages=1000"]):
             n = int(re.search(r"--clients=(\d+)", " ".join(args)).group(1)) * \
