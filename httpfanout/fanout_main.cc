@@ -9,17 +9,18 @@
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/server.h"
 #include "common/tls.h"
+#include "common/url.h"
 #include "httpfanout/fanout_client.h"
 #include "httpfanout/fanout_preflight.h"
 #include "httpfanout/fanout_report.h"
-#include "common/url.h"
 
 ABSL_FLAG(std::string, url, "", "http:// or https:// URL to GET (required)");
 ABSL_FLAG(int, requests, 500, "GETs per repetition");
-ABSL_FLAG(
-    netbench::FanoutModel, model, netbench::FanoutModel::kEpoll,
-    "threads (a thread per request, blocking sockets), poll or epoll (one thread, non-blocking)");
+ABSL_FLAG(netbench::ClientModel, model, netbench::ClientModel::kEpoll,
+          "threads (a thread per request in flight, blocking sockets), poll or epoll (one thread, "
+          "non-blocking)");
 ABSL_FLAG(int, concurrency, 0, "requests in flight at once; 0: all of them");
 ABSL_FLAG(
     bool, keepalive, false,
@@ -101,7 +102,7 @@ int Run() {
   if (!quiet) {
     std::printf("GET %s (%s) x%d, %d in flight, model %s, %d repetitions after %d warm-up\n",
                 options.url.ToString().c_str(), (*client)->address().ToString().c_str(),
-                options.requests, in_flight, FanoutModelName(options.model), repetitions, warmup);
+                options.requests, in_flight, ServerModelName(options.model), repetitions, warmup);
     std::fflush(stdout);
   }
   for (int i = 0; i < warmup; ++i) {
