@@ -55,22 +55,21 @@ double ClientDriverResult::received_per_second() const {
 
 namespace internal {
 
+// The orchestrating thread waits for each counter to reach zero: waking it on every connection's
+// report would cost a context switch per connection, per phase.
 void RunState::Opened() {
   std::lock_guard<std::mutex> lock(mutex);
-  --opening;
-  changed.notify_all();
+  if (--opening == 0) changed.notify_all();
 }
 
 void RunState::SendingDone() {
   std::lock_guard<std::mutex> lock(mutex);
-  --sending;
-  changed.notify_all();
+  if (--sending == 0) changed.notify_all();
 }
 
 void RunState::Ended() {
   std::lock_guard<std::mutex> lock(mutex);
-  --running;
-  changed.notify_all();
+  if (--running == 0) changed.notify_all();
 }
 
 bool RunState::WaitForGo() {
@@ -79,22 +78,30 @@ bool RunState::WaitForGo() {
   return go && !abort.load();
 }
 
+std::unique_ptr<ClientSession> RunState::NextSession(ClientConnection& c) {
+  if (!options->replace_sessions || abort.load() || signals.stop_sending.load()) return nullptr;
+  SessionContext context;
+  context.slot = c.slot();
+  context.sequence = next_sequence.fetch_add(1, std::memory_order_relaxed);
+  context.stats = &c.stats();
+  context.signals = &signals;
+  return (*factory)(context);
+}
+
 }  // namespace internal
 
 namespace {
 
-struct Counts {
-  uint64_t sent = 0;
-  uint64_t received = 0;
-};
+using Counts = ClientConnection::Counts;
 
 Counts Sum(const std::vector<std::unique_ptr<ClientConnection>>& connections) {
-  Counts counts;
+  Counts total;
   for (const auto& c : connections) {
-    counts.sent += c->session().messages_sent();
-    counts.received += c->session().messages_received();
+    const Counts counts = c->counts();
+    total.sent += counts.sent;
+    total.received += counts.received;
   }
-  return counts;
+  return total;
 }
 
 std::string DescribeErrors(const std::map<std::string, int64_t>& errors) {
@@ -141,30 +148,48 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
                                    const SessionFactory& factory) {
   ClientDriverResult result;
   const int n = options.connections;
-  if (n < 1 || options.threads < 1 || options.timeout_nanos <= 0) {
-    result.failure = "the driver needs connections >= 1, threads >= 1 and a positive timeout";
+  if (n < 1 || options.threads < 1 || options.timeout_nanos <= 0 ||
+      options.session_timeout_nanos < 0 || options.connect_timeout_nanos < 0) {
+    result.failure =
+        "the driver needs connections >= 1, threads >= 1, a positive timeout and no negative "
+        "per-session timeout";
     return result;
   }
   result.connections = n;
   const int64_t begin = MonotonicNanos();
+  const CpuTimes cpu_begin = SelfCpuTimes();
+  const bool latched = options.open_before_start;
 
   RunState run;
   run.options = &options;
+  run.factory = &factory;
   run.deadline_nanos = begin + options.timeout_nanos;
+  run.next_sequence.store(n);
   run.opening = run.sending = run.running = n;
+  // Without the latch the load starts now, with the first connect.
+  run.go = !latched;
+  run.start_nanos = latched ? 0 : begin;
   run.signals.measuring.store(options.warmup_nanos == 0);
 
   // A thread's statistics: one per connection in the threads model, one per loop otherwise.
   const bool per_connection = options.model == ClientModel::kThreads;
   const int workers = per_connection ? n : std::min(options.threads, n);
   std::vector<ClientStats> stats(workers);
-  std::vector<SessionContext> contexts(n);
   std::vector<std::unique_ptr<ClientConnection>> connections;
   connections.reserve(n);
   for (int i = 0; i < n; ++i) {
-    contexts[i] = {.connection = i, .stats = &stats[i % workers], .signals = &run.signals};
+    SessionContext context;
+    context.slot = i;
+    context.sequence = i;
+    context.stats = &stats[i % workers];
+    context.signals = &run.signals;
+    std::unique_ptr<ClientSession> session = factory(context);
+    if (session == nullptr) {
+      result.failure = absl::StrCat("the session factory made no first session for slot ", i);
+      return result;
+    }
     connections.push_back(
-        std::make_unique<ClientConnection>(i, factory(contexts[i]), contexts[i].stats));
+        std::make_unique<ClientConnection>(i, std::move(session), context.stats, options));
   }
 
   std::unique_ptr<ClientRunner> runner;
@@ -192,83 +217,83 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
       runner->Abort();
     }
     runner->Join();
+    // Each session was counted on its thread as it ended (errors by cause into its statistics).
     for (const ClientStats& s : stats) result.stats.Merge(s);
     for (const auto& c : connections) {
-      for (int p = 0; p <= static_cast<int>(c->phase()); ++p) ++result.reached[p];
-      if (c->finished()) ++result.finished;
-      // Connections closed because others could not open were never failures of their own.
-      if (c->failed() && c->error_cause() != "not_started") {
-        ++result.failed;
-        ++result.stats.errors[c->error_cause()];
-        if (result.first_error.empty()) result.first_error = c->error_text();
-      }
+      const internal::SlotTally& tally = c->tally();
+      result.sessions += tally.sessions;
+      for (int p = 0; p < kConnectionPhaseCount; ++p) result.reached[p] += tally.reached[p];
+      result.finished += tally.finished;
+      result.failed += tally.failed;
+      result.connections_opened += tally.connections_opened;
+      if (result.first_error.empty()) result.first_error = tally.first_error;
     }
     const Counts total = Sum(connections);
     result.total_sent = total.sent;
     result.total_received = total.received;
   };
 
-  // Open: every connection, within the deadline.
-  bool all_settled = WaitUntil(run, run.deadline_nanos, [&] { return run.opening == 0; });
-  result.open_nanos = MonotonicNanos() - begin;
-  // A threads-model connection may see the deadline pass, and give up, before this thread does.
-  for (const auto& c : connections) {
-    if (c->failed() && c->error_cause() == "timeout") all_settled = false;
-  }
-  if (!all_settled) {
-    finish("timeout");
-    result.timed_out = true;
-    const ConnectionPhase slowest = [&] {
-      ConnectionPhase p = ConnectionPhase::kOpen;
-      for (const auto& c : connections) {
-        if (c->error_cause() == "timeout") p = std::min(p, c->phase());
-      }
-      return p;
-    }();
-    result.timeout_phase = slowest == ConnectionPhase::kConnecting ? "connect"
-                           : slowest == ConnectionPhase::kTls      ? "tls"
-                                                                   : "opening";
-    result.failure =
-        absl::StrFormat("timed out after %.1f s opening connections to %s: %d of %d open (%s)",
-                        NanosToSeconds(options.timeout_nanos), options.address.ToString(),
-                        result.reached[static_cast<int>(ConnectionPhase::kOpen)], n,
-                        DescribeStragglers(connections, ConnectionPhase::kOpen));
-    return result;
-  }
-  std::map<std::string, int64_t> open_errors;
-  std::string first_open_error;
-  for (const auto& c : connections) {
-    if (!c->failed()) continue;
-    ++open_errors[c->error_cause()];
-    if (first_open_error.empty()) first_open_error = c->error_text();
-  }
-  if (!open_errors.empty()) {
-    // A run with fewer connections than asked would measure another load: none starts.
-    finish("not_started");
-    int failures = 0;
-    for (const auto& [cause, count] : open_errors) failures += static_cast<int>(count);
-    result.failure =
-        absl::StrFormat("%d of %d connections to %s could not be opened: %s (%s)", failures, n,
-                        options.address.ToString(), DescribeErrors(open_errors), first_open_error);
-    return result;
-  }
+  int64_t start = begin;
+  CpuTimes cpu_start = cpu_begin;
+  if (latched) {
+    // Open: every connection, within the deadline.
+    const bool all_settled = WaitUntil(run, run.deadline_nanos, [&] { return run.opening == 0; });
+    result.open_nanos = MonotonicNanos() - begin;
+    if (!all_settled) {
+      finish("timeout");
+      result.timed_out = true;
+      const ConnectionPhase slowest = [&] {
+        ConnectionPhase p = ConnectionPhase::kOpen;
+        for (const auto& c : connections) {
+          if (c->error_cause() == "timeout") p = std::min(p, c->phase());
+        }
+        return p;
+      }();
+      result.timeout_phase = slowest == ConnectionPhase::kConnecting ? "connect"
+                             : slowest == ConnectionPhase::kTls      ? "tls"
+                                                                     : "opening";
+      result.failure =
+          absl::StrFormat("timed out after %.1f s opening connections to %s: %d of %d open (%s)",
+                          NanosToSeconds(options.timeout_nanos), options.address.ToString(),
+                          result.reached[static_cast<int>(ConnectionPhase::kOpen)], n,
+                          DescribeStragglers(connections, ConnectionPhase::kOpen));
+      return result;
+    }
+    std::map<std::string, int64_t> open_errors;
+    std::string first_open_error;
+    for (const auto& c : connections) {
+      if (!c->failed()) continue;
+      ++open_errors[c->error_cause()];
+      if (first_open_error.empty()) first_open_error = c->error_text();
+    }
+    if (!open_errors.empty()) {
+      // A run with fewer connections than asked would measure another load: none starts.
+      finish("not_started");
+      int failures = 0;
+      for (const auto& [cause, count] : open_errors) failures += static_cast<int>(count);
+      result.failure = absl::StrFormat("%d of %d connections to %s could not be opened: %s (%s)",
+                                       failures, n, options.address.ToString(),
+                                       DescribeErrors(open_errors), first_open_error);
+      return result;
+    }
 
-  // The latch opens: the load begins.
-  const int64_t start = MonotonicNanos();
-  {
-    std::lock_guard<std::mutex> lock(run.mutex);
-    run.go = true;
-    run.start_nanos = start;
-    run.changed.notify_all();
+    // The latch opens: the load begins.
+    start = MonotonicNanos();
+    {
+      std::lock_guard<std::mutex> lock(run.mutex);
+      run.go = true;
+      run.start_nanos = start;
+      run.changed.notify_all();
+    }
+    runner->Go();
+    cpu_start = SelfCpuTimes();
   }
-  runner->Go();
 
   // The measured phase: from the end of warmup until every sending side is done.
   const int64_t measure_target = start + options.warmup_nanos;
   const int64_t send_deadline =
       options.duration_nanos > 0 ? measure_target + options.duration_nanos : INT64_MAX;
   int64_t measure_start = options.warmup_nanos == 0 ? start : 0;
-  CpuTimes cpu_start = SelfCpuTimes();
   Counts at_start;
   Counts at_tick;
   int64_t last_tick = start;
@@ -338,17 +363,20 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
   }
   result.total_nanos = MonotonicNanos() - start;
   finish(all_ended ? nullptr : deadline_passed ? "timeout" : "drain_timeout");
+  // Without replacements a connection is a session; with them, sessions are what is counted.
+  const char* unit = options.replace_sessions ? "sessions" : "connections";
+  const int units = options.replace_sessions ? result.sessions : n;
   if (deadline_passed) {
     result.timed_out = true;
     result.timeout_phase = senders_done ? "drain" : "load";
     result.failure =
-        absl::StrFormat("timed out after %.1f s %s: %d of %d connections finished (%s)",
+        absl::StrFormat("timed out after %.1f s %s: %d of %d %s finished (%s)",
                         NanosToSeconds(options.timeout_nanos),
                         senders_done ? "waiting for the last answers" : "while sending",
-                        result.finished, n, DescribeErrors(result.stats.errors));
+                        result.finished, units, unit, DescribeErrors(result.stats.errors));
   } else if (result.failed > 0) {
-    result.failure = absl::StrFormat("%d of %d connections failed: %s (first: %s)", result.failed,
-                                     n, DescribeErrors(result.stats.errors), result.first_error);
+    result.failure = absl::StrFormat("%d of %d %s failed: %s (first: %s)", result.failed, units,
+                                     unit, DescribeErrors(result.stats.errors), result.first_error);
   }
   return result;
 }

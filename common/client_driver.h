@@ -10,6 +10,11 @@
 //   end      per-thread statistics are merged; a connection that failed is counted by cause, and a
 //            run cut short by the deadline says in which phase and how far each connection got
 //
+// A client that times each request's set-up and makes many short exchanges (a fan-out of GETs)
+// turns three options on: no start latch (open_before_start = false: connecting is timed work),
+// slots whose sessions are replaced as they end (replace_sessions), and a ConnectionPool that keeps
+// connections between sessions and runs; per-session deadlines bound each exchange.
+//
 // Models, the same vocabulary as the servers (server.h):
 //   threads  a thread per connection with blocking I/O (a duplex session's sending side gets a
 //            second thread, as the Go spammer's writer goroutine)
@@ -36,6 +41,7 @@
 
 #include "common/client_session.h"
 #include "common/clock.h"
+#include "common/connection_pool.h"
 #include "common/cpu_time.h"
 #include "common/histogram.h"
 #include "common/server.h"
@@ -66,10 +72,16 @@ struct ClientStats {
 
 // What a session is made with.
 struct SessionContext {
-  int connection = 0;            // 0..connections-1
+  int slot = 0;  // 0..connections-1: the connection it runs on, or with replace_sessions its slot
+  // Sessions made before this one in the run, over every slot: the first sessions are 0..slots-1
+  // (slot i gets i), replacements continue from there in the order they are asked for.
+  int64_t sequence = 0;
   ClientStats* stats = nullptr;  // its thread's statistics
   const RunSignals* signals = nullptr;
 };
+// Makes each slot's first session (it must make one), and with replace_sessions the next ones,
+// where nullptr ends the slot. Replacements are asked for from the runners' threads, several at
+// once: the factory must then be thread-safe.
 using SessionFactory = std::function<std::unique_ptr<ClientSession>(const SessionContext&)>;
 
 // How far a connection got; counted per phase when a run fails.
@@ -94,6 +106,27 @@ struct ClientDriverOptions {
   ClientModel model = DefaultServerModel();
   int threads = 1;       // event loops for poll and epoll
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
+  // Open every connection before the load starts (the start latch). False: no latch; the load's
+  // clock starts at once and each connection's opening is part of the timed work (a fan-out times
+  // connect and TLS per request, as Go's net/http and Clojure's HttpClient do); an opening that
+  // fails then fails its own session, not the run.
+  bool open_before_start = true;
+  // `connections` are slots: when a session ends (finished or failed), the factory is asked for the
+  // slot's next one, which gets a connection of its own (or one from `pool`), until the factory
+  // says nullptr, the run is stopped, or stop_sending is raised. A slot's sending side is done when
+  // its last session ended. False: one session per connection.
+  bool replace_sessions = false;
+  // Idle connections kept between sessions and between runs (not owned; optional): a finished
+  // session whose reusable() says so leaves its connection here, and a session takes one from here
+  // before it connects. Its opening (OpeningRequest) runs on a reused connection too.
+  ConnectionPool* pool = nullptr;
+  // Per-session deadlines; 0: none. A session that has not ended `session_timeout_nanos` after it
+  // began fails with "session_timeout"; a connect that has not completed `connect_timeout_nanos`
+  // after it began fails with "connect_timeout". A session begins when the driver begins its
+  // connection (or takes one from the pool); with open_before_start, a slot's first session begins
+  // when the load starts. Event loops enforce them with timers, the threads model within 1 ms.
+  int64_t session_timeout_nanos = 0;
+  int64_t connect_timeout_nanos = 0;
   // Load before measuring; the measured phase then runs until every session's sending side is done,
   // or for `duration_nanos` when that is set (then stop_sending is raised).
   int64_t warmup_nanos = 0;
@@ -106,15 +139,17 @@ struct ClientDriverOptions {
 };
 
 struct ClientDriverResult {
-  int connections = 0;
-  // How many connections reached each phase (indexed by ConnectionPhase) when the run ended.
+  int connections = 0;  // slots
+  int sessions = 0;     // sessions run (one per slot without replace_sessions)
+  // How many sessions' connections reached each phase (indexed by ConnectionPhase) when they ended.
   int reached[kConnectionPhaseCount] = {};
-  int finished = 0;           // sessions complete
-  int failed = 0;             // connections that ended with an error (opening included)
-  int64_t open_nanos = 0;     // from the first connect until every connection was open
-  int64_t elapsed_nanos = 0;  // the measured phase
-  int64_t total_nanos = 0;    // from the start of the load until every session ended
-  uint64_t sent = 0;          // messages, over the measured phase
+  int finished = 0;            // sessions complete
+  int failed = 0;              // sessions that ended with an error (opening included)
+  int64_t open_nanos = 0;      // from the first connect until every connection was open (latch)
+  int64_t elapsed_nanos = 0;   // the measured phase
+  int64_t total_nanos = 0;     // from the start of the load until every session ended
+  int connections_opened = 0;  // connects that completed (connections taken from the pool not)
+  uint64_t sent = 0;           // messages, over the measured phase
   uint64_t received = 0;
   uint64_t total_sent = 0;  // over the whole run
   uint64_t total_received = 0;

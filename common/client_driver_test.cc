@@ -1,10 +1,16 @@
 // The client driver against real sockets on every model: the start latch, one deadline over every
 // phase (connect, TLS, opening, load), per-thread histograms merged, and a connection that fails in
-// the middle of a run while the others finish.
+// the middle of a run while the others finish. Then what a fan-out needs: no latch, slots whose
+// sessions are replaced, a connection pool kept across runs (and a session restarted when its kept
+// connection was dead), the set-up times a session sees, and per-session deadlines.
 #include "common/client_driver.h"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -24,6 +30,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// Echoes once, then closes: a server that does not keep connections alive, though it never says so.
+class EchoThenClose : public ConnectionHandler {
+ public:
+  HandlerResult OnData(absl::string_view input, ByteBuffer& output) override {
+    output.Append(input);
+    return {.consumed = input.size(), .close = true};
+  }
+};
+
 // Echoes; a "!" closes the connection at once (a server that gives up on one client).
 class EchoOrHangUp : public ConnectionHandler {
  public:
@@ -42,28 +57,35 @@ struct Shared {
 };
 
 // Ping-pong: `rounds` 4-byte messages, each answered before the next; an optional "hi" opening
-// answered by the echo server; connection `hang_up` sends "!" in the middle instead.
+// answered by the echo server; connection `hang_up` sends "!" in the middle instead, and connection
+// `refuse` finds the opening's answer unacceptable.
 class PingSession : public ClientSession {
  public:
-  PingSession(const SessionContext& context, Shared& shared, int rounds, bool opening, int hang_up)
+  PingSession(const SessionContext& context, Shared& shared, int rounds, bool opening, int hang_up,
+              int refuse)
       : context_(context),
         shared_(shared),
         rounds_(rounds),
         opening_(opening),
-        hang_up_(context.connection == hang_up),
+        hang_up_(context.slot == hang_up),
+        refuse_(context.slot == refuse),
         rtt_(context.stats->latency["rtt"]) {}
 
   std::string OpeningRequest() override { return opening_ ? "hi" : ""; }
   OpeningResult OnOpeningData(absl::string_view input) override {
     OpeningResult result;
     if (input.size() < 2) return result;
+    if (refuse_) {
+      result.error = "the server said hi";
+      return result;
+    }
     result.consumed = 2;
     result.open = true;
     ++shared_.opened;
     return result;
   }
-  void OnStart(int /*fd*/) override {
-    shared_.opened_at_start[context_.connection] = shared_.opened.load();
+  void OnStart(const ConnectionInfo& /*connection*/) override {
+    shared_.opened_at_start[context_.slot] = shared_.opened.load();
   }
   Output NextOutput() override {
     if (waiting_) return {};
@@ -95,11 +117,68 @@ class PingSession : public ClientSession {
   const int rounds_;
   const bool opening_;
   const bool hang_up_;
+  const bool refuse_;
   LatencyHistogram& rtt_;
   std::atomic<int> sent_{0};
   std::atomic<int> received_{0};
   bool waiting_ = false;
   int64_t sent_at_ = 0;
+};
+
+// What OneRoundSessions were told, from every thread.
+struct SessionLog {
+  std::mutex mutex;
+  std::vector<int64_t> sequences;
+  std::vector<int> slots;
+  std::vector<ConnectionInfo> starts;
+  std::vector<bool> tls_at_start;
+  std::map<std::string, int> ends;  // by cause; "" for finished
+  int restarts = 0;
+};
+
+// One "ping" and its echo; its connection may be kept; a GET-like request, safe to send twice.
+class OneRoundSession : public ClientSession {
+ public:
+  OneRoundSession(const SessionContext& context, SessionLog& log) : log_(log) {
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    log_.sequences.push_back(context.sequence);
+    log_.slots.push_back(context.slot);
+  }
+  void OnStart(const ConnectionInfo& connection) override {
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    log_.starts.push_back(connection);
+    log_.tls_at_start.push_back(connection.transport != nullptr &&
+                                AsTls(*connection.transport) != nullptr);
+  }
+  Output NextOutput() override {
+    if (sent_.exchange(true)) return {.sending_finished = true};
+    return {.data = "ping", .sending_finished = true};
+  }
+  InputResult OnInput(absl::string_view input) override {
+    if (input.size() < 4) return {};
+    received_ = true;
+    return {.consumed = 4, .finished = true};
+  }
+  std::string OnPeerClosed() override { return received_ ? "" : "eof"; }
+  bool IsFinished() const override { return received_; }
+  bool reusable() const override { return true; }
+  bool Restart() override {
+    sent_ = false;
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    ++log_.restarts;
+    return true;
+  }
+  void OnEnd(const SessionEnd& end) override {
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    ++log_.ends[std::string(end.cause)];
+  }
+  uint64_t messages_sent() const override { return sent_ ? 1 : 0; }
+  uint64_t messages_received() const override { return received_ ? 1 : 0; }
+
+ private:
+  SessionLog& log_;
+  std::atomic<bool> sent_{false};
+  std::atomic<bool> received_{false};
 };
 
 struct Case {
@@ -120,16 +199,28 @@ class ClientDriverTest : public ::testing::TestWithParam<Case> {
   }
 
   ClientDriverResult Run(const ClientDriverOptions& options, int rounds, bool opening,
-                         int hang_up = -1) {
+                         int hang_up = -1, int refuse = -1) {
     shared_.opened_at_start.assign(options.connections, -1);
     return RunClientDriver(options, [&](const SessionContext& context) {
-      return std::make_unique<PingSession>(context, shared_, rounds, opening, hang_up);
+      return std::make_unique<PingSession>(context, shared_, rounds, opening, hang_up, refuse);
     });
   }
 
-  std::unique_ptr<Server> StartEchoServer() {
-    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
-        {.model = DefaultServerModel()}, [] { return std::make_unique<EchoOrHangUp>(); });
+  // `sessions` OneRoundSessions over the options' slots, each replaced as it ends.
+  static ClientDriverResult RunSessions(ClientDriverOptions options, int sessions,
+                                        SessionLog& log) {
+    options.replace_sessions = true;
+    return RunClientDriver(options,
+                           [&](const SessionContext& context) -> std::unique_ptr<ClientSession> {
+                             if (context.sequence >= sessions) return nullptr;
+                             return std::make_unique<OneRoundSession>(context, log);
+                           });
+  }
+
+  std::unique_ptr<Server> StartEchoServer(TlsServerContext* tls = nullptr) {
+    absl::StatusOr<std::unique_ptr<Server>> server =
+        Server::Start({.model = DefaultServerModel(), .tls = tls},
+                      [] { return std::make_unique<EchoOrHangUp>(); });
     EXPECT_TRUE(server.ok()) << server.status();
     return server.ok() ? *std::move(server) : nullptr;
   }
@@ -228,6 +319,151 @@ TEST_P(ClientDriverTest, ARefusedConnectionStopsTheRunBeforeItStarts) {
   EXPECT_EQ(result.stats.errors["connect.ECONNREFUSED"], 3);
   EXPECT_EQ(result.total_sent, 0u);
   EXPECT_THAT(result.failure, HasSubstr("3 of 3 connections"));
+}
+
+TEST_P(ClientDriverTest, WithoutTheLatchAnOpeningThatFailsFailsOnlyItsOwnSession) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ClientDriverOptions options = Options(server->port(), 3);
+  // With the latch, no load starts when one connection cannot open...
+  ClientDriverResult latched =
+      Run(options, /*rounds=*/10, /*opening=*/true, /*hang_up=*/-1, /*refuse=*/1);
+  EXPECT_THAT(latched.failure, HasSubstr("1 of 3 connections"));
+  EXPECT_THAT(latched.failure, HasSubstr("could not be opened"));
+  EXPECT_EQ(latched.total_sent, 0u);
+  // ...without it, the load started with the first connect, and the others run to the end.
+  options.open_before_start = false;
+  ClientDriverResult result =
+      Run(options, /*rounds=*/10, /*opening=*/true, /*hang_up=*/-1, /*refuse=*/1);
+  EXPECT_EQ(result.failed, 1);
+  EXPECT_EQ(result.finished, 2);
+  EXPECT_EQ(result.stats.errors["opening"], 1);
+  EXPECT_EQ(result.total_received, 20u);
+  EXPECT_EQ(result.open_nanos, 0);
+  EXPECT_THAT(result.failure, HasSubstr("1 of 3 connections failed"));
+}
+
+TEST_P(ClientDriverTest, SlotsRunSessionsOneAfterAnotherUntilTheFactorySaysNoMore) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ClientDriverOptions options = Options(server->port(), 3);
+  options.open_before_start = false;
+  SessionLog log;
+  ClientDriverResult result = RunSessions(options, 10, log);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  EXPECT_EQ(result.connections, 3);
+  EXPECT_EQ(result.sessions, 10);
+  EXPECT_EQ(result.finished, 10);
+  EXPECT_EQ(result.total_received, 10u);
+  EXPECT_EQ(result.connections_opened, 10);  // no pool: a connection each
+  std::vector<int64_t> sequences = log.sequences;
+  std::sort(sequences.begin(), sequences.end());
+  std::vector<int64_t> expected(10);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(sequences, expected);
+  for (int slot : log.slots) EXPECT_TRUE(slot >= 0 && slot < 3) << slot;
+  for (const ConnectionInfo& start : log.starts) EXPECT_FALSE(start.reused);
+}
+
+TEST_P(ClientDriverTest, APoolKeepsConnectionsAcrossSessionsAndRuns) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ConnectionPool pool;
+  ClientDriverOptions options = Options(server->port(), 3);
+  options.pool = &pool;
+  SessionLog first;
+  ClientDriverResult result = RunSessions(options, 10, first);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  EXPECT_EQ(result.finished, 10);
+  EXPECT_EQ(result.connections_opened, 3);  // one per slot; its later sessions reuse it
+  EXPECT_EQ(pool.idle(), 3u);
+  SessionLog second;
+  result = RunSessions(options, 6, second);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  EXPECT_EQ(result.finished, 6);
+  EXPECT_EQ(result.connections_opened, 0);
+  for (const ConnectionInfo& start : second.starts) {
+    EXPECT_TRUE(start.reused);
+    EXPECT_EQ(start.connected_nanos, 0);
+  }
+  EXPECT_EQ(pool.idle(), 3u);
+}
+
+TEST_P(ClientDriverTest, ASessionWhoseKeptConnectionWasClosedRunsOnceMoreOnAFreshOne) {
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+      {.model = DefaultServerModel()}, [] { return std::make_unique<EchoThenClose>(); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  ConnectionPool pool;
+  ClientDriverOptions options = Options((*server)->port(), 2);
+  options.pool = &pool;
+  SessionLog first;
+  ASSERT_TRUE(RunSessions(options, 2, first).ok());
+  EXPECT_EQ(pool.idle(), 2u);  // the server closes them, but said nothing
+  SessionLog second;
+  ClientDriverResult result = RunSessions(options, 2, second);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  EXPECT_EQ(result.finished, 2);
+  EXPECT_EQ(second.restarts, 2);
+  EXPECT_EQ(result.connections_opened, 2);
+  ASSERT_EQ(second.starts.size(), 4u);  // on the dead kept connection, then on a fresh one
+  EXPECT_EQ(std::count_if(second.starts.begin(), second.starts.end(),
+                          [](const ConnectionInfo& c) { return c.reused; }),
+            2);
+  EXPECT_EQ(second.ends[""], 2);  // the failed attempts are no session's end
+}
+
+TEST_P(ClientDriverTest, SessionsSeeWhenConnectingBeganAndWhenTcpAndTlsWereDone) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> server_tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(server_tls.ok()) << server_tls.status();
+  std::unique_ptr<Server> server = StartEchoServer(server_tls->get());
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> tls =
+      TlsClientContext::Create({.insecure = true});
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  ClientDriverOptions options = Options(server->port(), 2);
+  options.tls = tls->get();
+  options.server_name = "127.0.0.1";
+  options.open_before_start = false;
+  SessionLog log;
+  const int64_t before = MonotonicNanos();
+  ClientDriverResult result = RunSessions(options, 4, log);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  ASSERT_EQ(log.starts.size(), 4u);
+  for (size_t i = 0; i < log.starts.size(); ++i) {
+    const ConnectionInfo& c = log.starts[i];
+    EXPECT_GE(c.begin_nanos, before);
+    EXPECT_GE(c.connected_nanos, c.begin_nanos);
+    EXPECT_GE(c.tls_nanos, c.connected_nanos);
+    EXPECT_FALSE(c.reused);
+    EXPECT_GE(c.fd, 0);
+    EXPECT_TRUE(log.tls_at_start[i]);
+  }
+}
+
+TEST_P(ClientDriverTest, ASessionDeadlineEndsEachSessionAndTheRunGoesOn) {
+  SilentListener silent;  // connected, and never answered
+  ClientDriverOptions options = Options(silent.port(), 2);
+  options.open_before_start = false;
+  options.session_timeout_nanos = 150 * kNanosPerMilli;
+  SessionLog log;
+  ClientDriverResult result = RunSessions(options, 4, log);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_EQ(result.sessions, 4);
+  EXPECT_EQ(result.failed, 4);
+  EXPECT_EQ(result.stats.errors["session_timeout"], 4);
+  EXPECT_EQ(log.ends["session_timeout"], 4);
+  EXPECT_THAT(result.first_error, HasSubstr("not done within 150 ms"));
+}
+
+TEST_P(ClientDriverTest, AConnectDeadlineIsCountedByItsOwnCause) {
+  SynDroppingListener drop;
+  ClientDriverOptions options = Options(drop.port(), 2);
+  options.open_before_start = false;
+  options.connect_timeout_nanos = 100 * kNanosPerMilli;
+  options.session_timeout_nanos = 5 * kNanosPerSecond;
+  SessionLog log;
+  ClientDriverResult result = RunSessions(options, 2, log);
+  EXPECT_EQ(result.stats.errors["connect_timeout"], 2);
+  EXPECT_EQ(log.ends["connect_timeout"], 2);
+  EXPECT_EQ(result.reached[static_cast<int>(ConnectionPhase::kTls)], 0);
+  EXPECT_EQ(result.connections_opened, 0);
+  EXPECT_THAT(result.first_error, HasSubstr("no answer within 100 ms"));
 }
 
 // Each model built here; event loops run two threads, so that statistics of several are merged.

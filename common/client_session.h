@@ -7,10 +7,12 @@
 //
 //   opening  OpeningRequest() is written, and OnOpeningData() sees the answer until it says the
 //            connection is open (the WebSocket upgrade). Sessions without an opening skip it.
-//   load     NextOutput() says what to send next; OnInput() consumes what arrived. The driver calls
-//            NextOutput() again only once the previous output was written in full.
-//   end      OnInput() or OnPeerClosed() says the session is finished; the driver closes the
-//   socket.
+//   load     OnStart() says which connection it got and when its set-up ended; NextOutput() says
+//            what to send next; OnInput() consumes what arrived. The driver calls NextOutput()
+//            again only once the previous output was written in full.
+//   end      OnInput() or OnPeerClosed() says the session is finished; OnEnd() hears how it ended
+//            (finished, or failed and why). The driver closes the socket, or keeps it for the next
+//            session when the run has a ConnectionPool and reusable() says it may.
 //
 //   class PingSession : public ClientSession {
 //     Output NextOutput() override {
@@ -39,6 +41,32 @@
 
 namespace netbench {
 
+class Transport;  // common/transport.h
+
+// The connection a session runs on, and when its set-up steps ended (MonotonicNanos()), for
+// sessions that time them per phase as a fan-out does.
+struct ConnectionInfo {
+  int fd = -1;
+  // TLS details through AsTls (common/tls.h); valid during the call that passes it.
+  const Transport* transport = nullptr;
+  bool reused = false;          // an idle connection from the ConnectionPool: no connect, no TLS
+  int64_t begin_nanos = 0;      // the driver began connecting, or took it from the pool
+  int64_t connected_nanos = 0;  // TCP connected; 0 when reused or never connected
+  int64_t tls_nanos = 0;        // the TLS handshake finished; 0 without one
+};
+
+// How a session ended, for OnEnd.
+struct SessionEnd {
+  bool finished = false;
+  // Why it failed, empty when it finished: the driver's cause ("connect.ECONNREFUSED",
+  // "read.ECONNRESET", "tls", "session_timeout", "connect_timeout", "timeout" for the run's
+  // deadline, ...) or the session's own (an InputResult error, an OnPeerClosed cause).
+  absl::string_view cause;
+  absl::string_view text;     // for the user
+  int error_number = 0;       // the errno behind the cause; 0 when none
+  ConnectionInfo connection;  // the connection it ended on, as far as that got
+};
+
 class ClientSession {
  public:
   virtual ~ClientSession() = default;
@@ -62,9 +90,9 @@ class ClientSession {
   // threads model its sending side needs a thread of its own.
   virtual bool duplex() const { return false; }
 
-  // The load starts: `fd` is the connected socket, for socket options a protocol needs
-  // (SO_RCVLOWAT).
-  virtual void OnStart(int /*fd*/) {}
+  // The load starts on `connection`: its socket, for options a protocol needs (SO_RCVLOWAT), and
+  // its set-up times. Called again after a Restart(), for the fresh connection.
+  virtual void OnStart(const ConnectionInfo& /*connection*/) {}
 
   struct Output {
     // Bytes to send now; they must stay valid until the next NextOutput() call, which comes once
@@ -91,7 +119,8 @@ class ClientSession {
     std::string error;
     std::string error_text;  // for the user: what the server did
   };
-  // Bytes that arrived: everything received and not consumed yet.
+  // Bytes that arrived: everything received and not consumed yet. The view is valid during the call
+  // only: what the session does not consume the driver keeps, and offers again with more.
   virtual InputResult OnInput(absl::string_view input) = 0;
   // The peer closed its side. Returns the error cause to count, or "" when the session was
   // complete.
@@ -100,9 +129,19 @@ class ClientSession {
   // receive (every answer is in, and the sending side is done). Thread-safe for duplex sessions.
   virtual bool IsFinished() const = 0;
 
-  // The connection ended (finished, failed, or cut short by the run): the last chance to count what
+  // Asked once the session finished, when the run has a ConnectionPool: whether its connection may
+  // carry another session (an HTTP response that did not ask to close it).
+  virtual bool reusable() const { return false; }
+
+  // The connection this session took from the pool failed before any byte arrived: the server had
+  // closed it while it sat idle, a race every keep-alive client meets. Return true, having reset
+  // what it sends, to run once more on a fresh connection; only for sessions whose requests are
+  // safe to send twice (an idempotent GET), as Go's net/http retries them.
+  virtual bool Restart() { return false; }
+
+  // The session ended (finished, failed, or cut short by the run): the last chance to count what
   // never came back. Called once, on the receiving side's thread, after the sending side stopped.
-  virtual void OnEnd() {}
+  virtual void OnEnd(const SessionEnd& /*end*/) {}
 
   // Messages sent and answered so far, for progress and the measured phase. Thread-safe (atomics).
   virtual uint64_t messages_sent() const = 0;

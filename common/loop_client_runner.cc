@@ -1,7 +1,7 @@
 // The client driver's event-loop models (poll, epoll): `threads` loops, each on its own thread,
-// share the connections (connection i on loop i % threads), as wrk's threads each own an ae loop
-// and their share of the connections. Every socket stays non-blocking, opening included, so one
-// slow peer holds up nobody.
+// share the connections (slot i on loop i % threads), as wrk's threads each own an ae loop and
+// their share of the connections. Every socket stays non-blocking, opening included, so one slow
+// peer holds up nobody; per-session deadlines are loop timers.
 //
 // The orchestrating thread talks to a loop only through EventLoop::Post: the start of the load and
 // the end of the run reach every connection on its own loop's thread.
@@ -26,39 +26,54 @@ constexpr int kReadsPerEvent = 16;
 
 class ClientLoop;
 
+// One slot on a loop: its sessions one after another, each opened, loaded and ended.
 class LoopConnection final : public FdHandler {
  public:
   LoopConnection(ClientLoop& loop, ClientConnection& c) : loop_(loop), c_(c) {}
 
   void BeginOpen();
-  void Start();
+  void Go();
   void Abandon();
   // The loop cannot wait any more: the connection ends with `text`.
   void Fail(const std::string& text);
   void OnEvents(int fd, int events) override;
-  bool ended() const { return ended_; }
 
  private:
   void ContinueOpen(Step step);
+  void Start();
   void Pump(int events);
   void SetInterest(int events);
+  void ArmDeadline();
+  void OnDeadline();
+  // The session finished or failed: it runs again (Restart), the slot's next one begins, or the
+  // slot ends. Every call is a tail call: a session that ends at once (a refused connect) loops
+  // here rather than recursing.
+  void SessionOver();
+  void SessionSendingDone();
   void DoneSending();
-  void End();
+  void EndSlot();
 
   ClientLoop& loop_;
   ClientConnection& c_;
-  bool registered_ = false;
-  bool open_reported_ = false;
-  bool started_ = false;
-  bool sending_done_ = false;
-  bool ended_ = false;
+  int registered_fd_ = -1;  // watched by the loop; -1: none
   int interest_ = kNoEvents;
-  uint64_t timer_ = 0;  // a pending not_before wake-up, 0: none
+  bool open_reported_ = false;   // the slot's first opening was reported to the run
+  bool waiting_for_go_ = false;  // open, the start latch still closed
+  bool started_ = false;         // the current session's load began
+  bool loaded_ = false;          // any session of the slot's began its load
+  bool sending_reported_ = false;
+  bool slot_ended_ = false;
+  bool in_session_over_ = false;
+  bool session_over_again_ = false;
+  uint64_t timer_ = 0;           // a pending not_before wake-up, 0: none
+  uint64_t deadline_timer_ = 0;  // the session's nearest deadline, 0: none
+  int64_t deadline_timer_at_ = 0;
 };
 
 class ClientLoop {
  public:
-  ClientLoop(RunState& run, std::unique_ptr<EventLoop> loop) : run_(run), loop_(std::move(loop)) {}
+  ClientLoop(RunState& run, std::unique_ptr<EventLoop> loop)
+      : run_(run), loop_(std::move(loop)), go_(!run.options->open_before_start) {}
 
   void Add(ClientConnection& c) {
     connections_.push_back(std::make_unique<LoopConnection>(*this, c));
@@ -77,7 +92,8 @@ class ClientLoop {
   }
   void Go() {
     loop_->Post([this] {
-      for (auto& c : connections_) c->Start();
+      go_ = true;
+      for (auto& c : connections_) c->Go();
     });
   }
   void Abort() {
@@ -91,118 +107,202 @@ class ClientLoop {
 
   RunState& run() { return run_; }
   EventLoop& loop() { return *loop_; }
-  void ConnectionEnded() {
+  ReadScratch& scratch() { return scratch_; }
+  // The load has begun: open connections start at once.
+  bool go() const { return go_; }
+  void SlotEnded() {
     if (--remaining_ == 0) loop_->Stop();
   }
 
  private:
   RunState& run_;
   std::unique_ptr<EventLoop> loop_;
+  bool go_;  // the loop's thread only
   std::vector<std::unique_ptr<LoopConnection>> connections_;
-  int remaining_ = 0;  // connections not ended; the loop's thread only
+  int remaining_ = 0;    // slots not ended; the loop's thread only
+  ReadScratch scratch_;  // every connection of the loop reads here
   std::thread thread_;
 };
 
 void LoopConnection::BeginOpen() {
-  const Step step = c_.BeginOpen(*loop_.run().options);
-  if (step != Step::kFailed) {
-    if (!loop_.loop().Add(c_.fd(), kWritable, this).ok()) {
-      c_.Fail("event_loop", "cannot watch the socket");
-    } else {
-      registered_ = true;
-      interest_ = kWritable;
-    }
-  }
-  ContinueOpen(c_.failed() ? Step::kFailed : step);
+  started_ = false;
+  const Step step = c_.BeginOpen();
+  ArmDeadline();
+  ContinueOpen(step);
 }
 
 void LoopConnection::ContinueOpen(Step step) {
   if (step == Step::kWantRead || step == Step::kWantWrite) {
     return SetInterest(step == Step::kWantRead ? kReadable : kWritable);
   }
-  open_reported_ = true;
-  loop_.run().Opened();
-  if (step == Step::kDone) return SetInterest(kNoEvents);  // until the load starts
-  End();
+  if (!open_reported_) {
+    open_reported_ = true;
+    loop_.run().Opened();
+  }
+  if (step != Step::kDone) return SessionOver();
+  if (loop_.go()) return Start();
+  waiting_for_go_ = true;
+  SetInterest(kNoEvents);  // until the load starts
+}
+
+void LoopConnection::Go() {
+  if (slot_ended_ || !waiting_for_go_) return;
+  if (loop_.run().abort.load()) return Abandon();
+  Start();
 }
 
 void LoopConnection::Start() {
-  if (ended_) return;
-  if (loop_.run().abort.load()) return Abandon();
-  started_ = true;
+  waiting_for_go_ = false;
+  started_ = loaded_ = true;
   const Step step = c_.Start();
-  if (step == Step::kDone || step == Step::kFailed) return End();
+  ArmDeadline();  // a latched first session's deadline begins with the load
+  if (step == Step::kDone || step == Step::kFailed) return SessionOver();
   Pump(kWritable);
 }
 
 void LoopConnection::Abandon() {
-  if (ended_) return;
+  if (slot_ended_) return;
   c_.Abandon(loop_.run().abort_cause);
-  End();
+  SessionOver();
 }
 
 void LoopConnection::Fail(const std::string& text) {
-  if (ended_) return;
+  if (slot_ended_) return;
   c_.Fail("event_loop", text);
-  End();
+  c_.EndSession();  // no session replaces it: this loop cannot wait any more
+  EndSlot();
 }
 
 void LoopConnection::OnEvents(int /*fd*/, int events) {
-  if (ended_) return;
-  if (!open_reported_) return ContinueOpen(c_.ContinueOpen());
-  if (started_) Pump(events);
+  if (slot_ended_ || waiting_for_go_) return;
+  if (!started_) {
+    const Step step = c_.ContinueOpen();
+    ArmDeadline();  // a completed connect's deadline no longer applies
+    return ContinueOpen(step);
+  }
+  Pump(events);
 }
 
 void LoopConnection::Pump(int events) {
   Step in = Step::kWantRead;
   if (events & (kReadable | kHangup)) {
-    in = c_.PumpInput(kReadsPerEvent);
-    if (in == Step::kDone || in == Step::kFailed) return End();
+    in = c_.PumpInput(kReadsPerEvent, loop_.scratch());
+    if (in == Step::kDone || in == Step::kFailed) return SessionOver();
   }
   Step out = Step::kDone;
-  if (!sending_done_) {
+  if (!c_.sending_done()) {
     out = c_.PumpOutput(kWritesPerEvent);
-    if (out == Step::kFailed) return End();
-    if (out == Step::kDone) DoneSending();
+    if (out == Step::kFailed) return SessionOver();
+    if (out == Step::kDone) SessionSendingDone();
     if (out == Step::kIdle && c_.not_before() > 0 && timer_ == 0) {
       timer_ = loop_.loop().AddTimer(c_.not_before(), [this] {
         timer_ = 0;
-        if (!ended_) Pump(kNoEvents);
+        if (!slot_ended_ && started_) Pump(kNoEvents);
       });
     }
   }
-  if (c_.CheckFinished()) return End();
+  if (c_.CheckFinished()) return SessionOver();
   // A read that stopped at its budget is finished on the next wakeup: the loops are
   // level-triggered.
   SetInterest(kReadable | (out == Step::kWantWrite || out == Step::kYield ? kWritable : 0));
 }
 
+// Registers the socket with its first interest (a session that waits only for the latch is not
+// watched), or changes it.
 void LoopConnection::SetInterest(int events) {
-  if (!registered_ || events == interest_) return;
+  if (registered_fd_ < 0) {
+    if (events == kNoEvents) return;
+    if (!loop_.loop().Add(c_.fd(), events, this).ok()) {
+      c_.Fail("event_loop", "cannot watch the socket");
+      return SessionOver();
+    }
+    registered_fd_ = c_.fd();
+    interest_ = events;
+    return;
+  }
+  if (events == interest_) return;
   interest_ = events;
-  if (!loop_.loop().Modify(c_.fd(), events).ok()) c_.Fail("event_loop", "cannot watch the socket");
+  if (!loop_.loop().Modify(registered_fd_, events).ok()) {
+    c_.Fail("event_loop", "cannot watch the socket");
+    SessionOver();
+  }
+}
+
+void LoopConnection::ArmDeadline() {
+  const int64_t deadline = c_.ended() ? 0 : c_.deadline();
+  if (deadline == deadline_timer_at_) return;
+  if (deadline_timer_ != 0) loop_.loop().CancelTimer(deadline_timer_);
+  deadline_timer_ = 0;
+  deadline_timer_at_ = deadline;
+  if (deadline == 0) return;
+  deadline_timer_ = loop_.loop().AddTimer(deadline, [this] {
+    deadline_timer_ = 0;
+    deadline_timer_at_ = 0;
+    OnDeadline();
+  });
+}
+
+void LoopConnection::OnDeadline() {
+  if (slot_ended_ || c_.ended()) return;
+  if (c_.CheckDeadlines(MonotonicNanos())) return SessionOver();
+  ArmDeadline();
+}
+
+void LoopConnection::SessionOver() {
+  if (in_session_over_) {
+    session_over_again_ = true;
+    return;
+  }
+  in_session_over_ = true;
+  do {
+    session_over_again_ = false;
+    if (slot_ended_) break;
+    if (timer_ != 0) loop_.loop().CancelTimer(timer_);
+    timer_ = 0;
+    if (deadline_timer_ != 0) loop_.loop().CancelTimer(deadline_timer_);
+    deadline_timer_ = 0;
+    deadline_timer_at_ = 0;
+    if (registered_fd_ >= 0) loop_.loop().Remove(registered_fd_);
+    registered_fd_ = -1;
+    interest_ = kNoEvents;
+    waiting_for_go_ = false;
+    if (!loop_.run().abort.load() && c_.Restart()) {
+      BeginOpen();
+      continue;
+    }
+    c_.EndSession();
+    // With the latch, a slot whose first connection could not open ends: the run will not start.
+    const bool may_replace = loaded_ || !loop_.run().options->open_before_start;
+    std::unique_ptr<ClientSession> next = may_replace ? loop_.run().NextSession(c_) : nullptr;
+    if (next == nullptr) {
+      EndSlot();
+      break;
+    }
+    c_.BeginSession(std::move(next));
+    BeginOpen();
+  } while (session_over_again_);
+  in_session_over_ = false;
+}
+
+void LoopConnection::SessionSendingDone() {
+  if (!loop_.run().options->replace_sessions) DoneSending();
 }
 
 void LoopConnection::DoneSending() {
-  if (sending_done_) return;
-  sending_done_ = true;
+  if (sending_reported_) return;
+  sending_reported_ = true;
   loop_.run().SendingDone();
 }
 
-void LoopConnection::End() {
-  if (ended_) return;
-  ended_ = true;
-  if (timer_ != 0) loop_.loop().CancelTimer(timer_);
-  if (registered_) loop_.loop().Remove(c_.fd());
-  registered_ = false;
+void LoopConnection::EndSlot() {
+  slot_ended_ = true;
   if (!open_reported_) {
     open_reported_ = true;
     loop_.run().Opened();
   }
   DoneSending();
-  c_.session().OnEnd();
   loop_.run().Ended();
-  loop_.ConnectionEnded();
+  loop_.SlotEnded();
 }
 
 class LoopRunner final : public ClientRunner {

@@ -69,7 +69,7 @@ class EchoSessionBase : public ClientSession {
   EchoSessionBase(const EchoRun& run, const SessionContext& context)
       : run_(run),
         size_(run.message.size()),
-        budget_(run.Budget(context.connection)),
+        budget_(run.Budget(context.slot)),
         stats_(*context.stats),
         signals_(*context.signals) {}
 
@@ -78,7 +78,7 @@ class EchoSessionBase : public ClientSession {
     return received_bytes_.load(std::memory_order_relaxed) / size_;
   }
 
-  void OnEnd() override {
+  void OnEnd(const SessionEnd& /*end*/) override {
     const uint64_t written = sent_.load();
     const uint64_t echoed = received_bytes_.load();
     if (echoed < written * size_) {
@@ -120,9 +120,9 @@ class EchoStreamSession final : public EchoSessionBase {
       : EchoSessionBase(run, context),
         batch_(static_cast<uint64_t>(run.options.batch)),
         paced_(run.options.rate > 0),
-        rate_offset_nanos_(paced_ ? static_cast<int64_t>(run.rate_interval_nanos *
-                                                         context.connection / run.connections)
-                                  : 0) {
+        rate_offset_nanos_(
+            paced_ ? static_cast<int64_t>(run.rate_interval_nanos * context.slot / run.connections)
+                   : 0) {
     if (paced_) {
       send_times_.reset(new std::atomic<int64_t>[kMaxRateInFlight]);
       corrected_ = &stats_.latency.at("rtt_corrected");
@@ -134,11 +134,11 @@ class EchoStreamSession final : public EchoSessionBase {
 
   bool duplex() const override { return true; }
 
-  void OnStart(int fd) override {
+  void OnStart(const ConnectionInfo& connection) override {
     // Connections take turns, so that together they send evenly rather than in bursts.
     rate_start_nanos_ = MonotonicNanos() + rate_offset_nanos_;
     const int coalesce = ReadCoalesceBytes(run_.options);
-    coalescing_ = coalesce > 1 && SetReceiveLowWatermark(fd, coalesce).ok();
+    coalescing_ = coalesce > 1 && SetReceiveLowWatermark(connection.fd, coalesce).ok();
   }
 
   Output NextOutput() override {

@@ -1,45 +1,27 @@
 #include "httpfanout/fanout_client.h"
 
+#include <errno.h>
+
 #include <algorithm>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "httpfanout/fanout_session.h"
 
 namespace netbench {
+namespace {
 
-absl::StatusOr<FanoutModel> ParseFanoutModel(absl::string_view name) {
-  std::string lower = absl::AsciiStrToLower(name);
-  if (lower == "threads") return FanoutModel::kThreads;
-  if (lower == "poll") return FanoutModel::kPoll;
-  if (lower == "epoll") return FanoutModel::kEpoll;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown model \"", name, "\" (want threads, poll or epoll)"));
+// A run of the driver ends by its own deadline only if a request outlived its own: a safety net,
+// never reached while every request keeps its timeout. Saturates rather than overflows.
+int64_t RunBound(int requests, int in_flight, int64_t request_timeout_nanos) {
+  const int64_t rounds = (requests + in_flight - 1) / in_flight;
+  const int64_t per_round = request_timeout_nanos + kNanosPerSecond;
+  const int64_t limit = INT64_MAX / 4;
+  if (per_round > (limit - 10 * kNanosPerSecond) / rounds) return limit;
+  return rounds * per_round + 10 * kNanosPerSecond;
 }
 
-const char* FanoutModelName(FanoutModel model) {
-  switch (model) {
-    case FanoutModel::kThreads:
-      return "threads";
-    case FanoutModel::kPoll:
-      return "poll";
-    case FanoutModel::kEpoll:
-      return "epoll";
-  }
-  return "?";
-}
-
-bool AbslParseFlag(absl::string_view text, FanoutModel* model, std::string* error) {
-  absl::StatusOr<FanoutModel> parsed = ParseFanoutModel(text);
-  if (!parsed.ok()) {
-    *error = std::string(parsed.status().message());
-    return false;
-  }
-  *model = *parsed;
-  return true;
-}
-
-std::string AbslUnparseFlag(FanoutModel model) { return FanoutModelName(model); }
+}  // namespace
 
 FanoutClient::FanoutClient(const FanoutOptions& options, SocketAddress address,
                            int64_t resolve_nanos)
@@ -65,14 +47,75 @@ absl::StatusOr<std::unique_ptr<FanoutClient>> FanoutClient::Create(const FanoutO
   absl::StatusOr<std::vector<SocketAddress>> addresses =
       Resolve(options.url.host, options.url.port);
   if (!addresses.ok()) return addresses.status();
-  int64_t resolve_nanos = watch.ElapsedNanos();
-  if (options.model == FanoutModel::kThreads) {
-    return MakeThreadFanoutClient(options, addresses->front(), resolve_nanos);
+  return std::unique_ptr<FanoutClient>(
+      new FanoutClient(options, addresses->front(), watch.ElapsedNanos()));
+}
+
+ClientDriverOptions FanoutClient::DriverOptions() {
+  ClientDriverOptions driver;
+  driver.address = address_;
+  driver.tls = options_.url.tls() ? options_.tls : nullptr;
+  driver.server_name = options_.url.host;
+  driver.connections = in_flight();
+  driver.model = options_.model;
+  driver.threads = 1;  // poll and epoll: one loop, as one thread of Go's or Node's event loop
+  // Each request's connect and handshake are its own time, as Go's net/http times them.
+  driver.open_before_start = false;
+  driver.replace_sessions = true;  // a slot per request in flight, a session per request
+  driver.pool = options_.keepalive ? &pool_ : nullptr;
+  driver.session_timeout_nanos = options_.timeout_nanos;
+  // A connect timeout no shorter than the request's would never be the one that fires.
+  driver.connect_timeout_nanos =
+      options_.connect_timeout_nanos < options_.timeout_nanos ? options_.connect_timeout_nanos : 0;
+  driver.timeout_nanos = RunBound(options_.requests, in_flight(), options_.timeout_nanos);
+  return driver;
+}
+
+RepetitionResult FanoutClient::RunRepetition() {
+  RepetitionResult result;
+  result.outcomes.resize(options_.requests);
+  FanoutRequests requests;
+  requests.request = &request_;
+  requests.outcomes = &result.outcomes;
+  requests.timeout_nanos = options_.timeout_nanos;
+  requests.verify_checksum = options_.verify_checksum;
+  if (options_.url.tls()) requests.on_handshake = [this](const Transport& t) { NoteTls(t); };
+
+  const int64_t count = options_.requests;
+  const ClientDriverOptions driver = DriverOptions();
+  ClientDriverResult run =
+      RunClientDriver(driver, [&](const SessionContext& context) -> std::unique_ptr<ClientSession> {
+        if (context.sequence >= count) return nullptr;  // every request has been sent
+        return MakeFanoutSession(requests, context);
+      });
+
+  result.wall_nanos = run.elapsed_nanos;
+  result.cpu_nanos = run.cpu.total_nanos();
+  result.connections_opened = run.connections_opened;
+  for (RequestOutcome& o : result.outcomes) {
+    if (!o.ok && o.error.cause.empty()) {
+      // Never ended: the driver could not run, or its safety-net deadline cut the run short.
+      o.error = {run.timed_out ? "timeout" : "not_run", run.timed_out ? ETIMEDOUT : 0,
+                 run.failure.empty() ? "the run ended before this request" : run.failure, true};
+    }
+    result.bytes_read += o.bytes_read;
+    const RequestPhases& p = o.phases;
+    if (p.connect >= 0) result.connect.Record(p.connect);
+    if (p.tls >= 0) result.tls.Record(p.tls);
+    if (p.write >= 0) result.write.Record(p.write);
+    if (p.ttfb >= 0) result.ttfb.Record(p.ttfb);
+    if (p.body >= 0) result.body.Record(p.body);
+    if (p.total >= 0) result.total.Record(p.total);
+    if (o.ok) {
+      ++result.ok;
+      ++result.status_counts[o.status];
+      result.body_bytes += o.body_bytes;
+    } else {
+      ++result.failed;
+      ++result.errors[o.error.cause];
+    }
   }
-  std::unique_ptr<FanoutClient> client =
-      MakeLoopFanoutClient(options, addresses->front(), resolve_nanos);
-  if (client == nullptr) return absl::InternalError("could not create the event loop");
-  return client;
+  return result;
 }
 
 std::string FanoutClient::tls_description() const {
@@ -88,36 +131,6 @@ void FanoutClient::NoteTls(const Transport& transport) {
   if (tls_noted_.load(std::memory_order_relaxed)) return;
   tls_description_ = absl::StrCat(tls->version(), " ", tls->cipher());
   tls_noted_.store(true, std::memory_order_relaxed);
-}
-
-void FanoutClient::Record(int index, const HttpExchange* exchange, const ExchangeError* failure,
-                          const ExchangeTiming& t, RepetitionResult& result) const {
-  RequestOutcome& outcome = result.outcomes[index];
-  if (failure != nullptr) {
-    outcome.ok = false;
-    outcome.error = *failure;
-    ++result.failed;
-    ++result.errors[failure->cause];
-  } else {
-    outcome.ok = true;
-    outcome.status = exchange->status();
-    outcome.body_bytes = exchange->body_bytes();
-    outcome.checksum = exchange->checksum();
-    ++result.ok;
-    ++result.status_counts[outcome.status];
-    result.body_bytes += outcome.body_bytes;
-  }
-  if (exchange != nullptr) result.bytes_read += exchange->bytes_read();
-  if (t.connected > 0) result.connect.Record(t.connected - t.start);
-  if (t.handshake_done > 0) result.tls.Record(t.handshake_done - t.connected);
-  if (t.request_sent > 0) {
-    result.write.Record(t.request_sent - std::max({t.start, t.connected, t.handshake_done}));
-  }
-  if (t.first_byte > 0) result.ttfb.Record(t.first_byte - t.request_sent);
-  if (t.done > 0) {
-    result.body.Record(t.done - t.first_byte);
-    result.total.Record(t.done - t.start);
-  }
 }
 
 }  // namespace netbench

@@ -1,17 +1,22 @@
 // The fan-out client: N GETs of one URL, all in flight at once (or --concurrency at a time), every
-// body read whole, timed per repetition and per request phase. Three concurrency models behind one
-// interface:
+// body read whole, timed per repetition and per request phase. It runs on the common client driver
+// (common/client_driver.h) in any of its models, a session per request (fanout_session.h):
 //
-//   threads  a std::thread per request in flight, blocking sockets (the goroutine-per-request
-//   analogue) poll     one thread, non-blocking sockets, a poll(2) event loop (common/event_loop.h)
+//   threads  a thread per request in flight, blocking sockets (the goroutine-per-request analogue)
+//   poll     one thread, non-blocking sockets, a poll(2) event loop
 //   epoll    the same on epoll
+//
+// Connecting and the TLS handshake are part of each request's time (no start latch), each request
+// has its own deadline, and with keep-alive a pool keeps connections across requests and
+// repetitions; a request on a kept connection the server had closed is sent once more on a fresh
+// one.
 //
 //   FanoutOptions options;
 //   options.url = *ParseUrl("http://127.0.0.1:9080/", UrlFamily::kHttp);
 //   options.requests = 500;
-//   absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);  //
-//   resolves once RepetitionResult rep = (*client)->RunRepetition(); absl::PrintF("%d ok in %.3f
-//   s\n", rep.ok, rep.wall_nanos / 1e9);
+//   absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);
+//   RepetitionResult rep = (*client)->RunRepetition();  // resolved once, at Create
+//   absl::PrintF("%d ok in %.3f s\n", rep.ok, rep.wall_nanos / 1e9);
 #ifndef NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_
 #define NETBENCH_HTTPFANOUT_FANOUT_CLIENT_H_
 
@@ -24,30 +29,24 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
+#include "common/client_driver.h"
 #include "common/clock.h"
+#include "common/connection_pool.h"
 #include "common/histogram.h"
 #include "common/socket.h"
 #include "common/tls.h"
-#include "httpfanout/http_exchange.h"
 #include "common/url.h"
+#include "httpfanout/request_outcome.h"
 
 namespace netbench {
 
-enum class FanoutModel { kThreads, kPoll, kEpoll };
-
-absl::StatusOr<FanoutModel> ParseFanoutModel(absl::string_view name);
-const char* FanoutModelName(FanoutModel model);
-bool AbslParseFlag(absl::string_view text, FanoutModel* model, std::string* error);
-std::string AbslUnparseFlag(FanoutModel model);
-
 struct FanoutOptions {
   Url url;
-  FanoutModel model = FanoutModel::kEpoll;
+  ClientModel model = ClientModel::kEpoll;
   int requests = 500;
   int concurrency = 0;  // requests in flight at once; 0: all of them
   // Reuse connections (per host) for later requests and repetitions; otherwise each request opens
-  // its own.
+  // its own and asks the server to close it.
   bool keepalive = false;
   int64_t connect_timeout_nanos = 10 * kNanosPerSecond;
   int64_t timeout_nanos = 60 * kNanosPerSecond;  // whole request, connect included
@@ -59,15 +58,6 @@ struct FanoutOptions {
   std::string user_agent = "netbench-fanout/1";
 };
 
-// What happened to one request.
-struct RequestOutcome {
-  bool ok = false;  // a complete response was read (any status code)
-  int status = 0;
-  uint64_t body_bytes = 0;
-  uint64_t checksum = 0;  // with FanoutOptions::verify_checksum
-  ExchangeError error;    // when !ok
-};
-
 struct RepetitionResult {
   int64_t wall_nanos = 0;
   int64_t cpu_nanos = 0;  // this process's CPU time during the repetition (all threads)
@@ -77,8 +67,8 @@ struct RepetitionResult {
   uint64_t bytes_read = 0;  // including heads and framing (TLS: decrypted)
   int connections_opened = 0;
   std::map<int, int> status_counts;
-  std::map<std::string, int>
-      errors;  // by cause: "ECONNREFUSED", "timeout", "http.bad_status_line", ...
+  // By cause: "ECONNREFUSED", "timeout", "connect_timeout", "http.bad_status_line", ...
+  std::map<std::string, int> errors;
   std::vector<RequestOutcome> outcomes;  // one per request, in request order
   // Per-phase latencies (ns), as hey reports them: connect (TCP), tls (handshake), write (request),
   // ttfb (request written to first response byte), body (first byte to last), total (start to last
@@ -90,10 +80,9 @@ class FanoutClient {
  public:
   // Validates the options and resolves the URL's host (once, for all requests and repetitions).
   static absl::StatusOr<std::unique_ptr<FanoutClient>> Create(const FanoutOptions& options);
-  virtual ~FanoutClient() = default;
 
   // Runs `requests` GETs and returns when every one has finished (or failed, or timed out).
-  virtual RepetitionResult RunRepetition() = 0;
+  RepetitionResult RunRepetition();
 
   const FanoutOptions& options() const { return options_; }
   const SocketAddress& address() const { return address_; }
@@ -103,16 +92,14 @@ class FanoutClient {
   // http).
   std::string tls_description() const;
 
- protected:
+ private:
   FanoutClient(const FanoutOptions& options, SocketAddress address, int64_t resolve_nanos);
 
   int in_flight() const {
     return options_.concurrency <= 0 ? options_.requests
                                      : std::min(options_.concurrency, options_.requests);
   }
-  // Records a finished request into `result` (counts, phases, outcome).
-  void Record(int index, const HttpExchange* exchange, const ExchangeError* failure,
-              const ExchangeTiming& timing, RepetitionResult& result) const;
+  ClientDriverOptions DriverOptions();
   // Notes the protocol version and cipher of a finished handshake (the first one only).
   // Thread-safe.
   void NoteTls(const Transport& transport);
@@ -121,16 +108,11 @@ class FanoutClient {
   SocketAddress address_;
   int64_t resolve_nanos_ = 0;
   std::string request_;  // the request head, built once
+  ConnectionPool pool_;  // --keepalive: connections to the one host, kept across repetitions
   mutable std::mutex tls_mutex_;
   std::string tls_description_;
   std::atomic<bool> tls_noted_{false};
 };
-
-// The models (thread_fanout.cc, loop_fanout.cc).
-std::unique_ptr<FanoutClient> MakeThreadFanoutClient(const FanoutOptions& options,
-                                                     SocketAddress address, int64_t resolve_nanos);
-std::unique_ptr<FanoutClient> MakeLoopFanoutClient(const FanoutOptions& options,
-                                                   SocketAddress address, int64_t resolve_nanos);
 
 }  // namespace netbench
 

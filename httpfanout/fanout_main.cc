@@ -8,21 +8,19 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "common/platform.h"
+#include "common/server.h"
 #include "common/tls.h"
+#include "common/url.h"
 #include "httpfanout/fanout_client.h"
 #include "httpfanout/fanout_preflight.h"
 #include "httpfanout/fanout_report.h"
-#include "common/url.h"
 
 ABSL_FLAG(std::string, url, "", "http:// or https:// URL to GET (required)");
 ABSL_FLAG(int, requests, 500, "GETs per repetition");
-ABSL_FLAG(netbench::FanoutModel, model,
-          netbench::kHasEpoll ? netbench::FanoutModel::kEpoll : netbench::FanoutModel::kPoll,
-          "threads (a thread per request, blocking sockets), poll or epoll (one thread, "
-          "non-blocking; Linux only)");
+ABSL_FLAG(netbench::ClientModel, model, netbench::DefaultServerModel(),
+          "threads (a thread per request in flight, blocking sockets), poll or epoll (one thread, "
+          "non-blocking; epoll is Linux only)");
 ABSL_FLAG(int, concurrency, 0, "requests in flight at once; 0: all of them");
 ABSL_FLAG(
     bool, keepalive, false,
@@ -59,10 +57,6 @@ int Run() {
   FanoutOptions options;
   options.url = *url;
   options.model = absl::GetFlag(FLAGS_model);
-  if (options.model == FanoutModel::kEpoll && !kHasEpoll) {
-    return Fail(absl::StrCat("--model=epoll is not built on this platform (", kPlatformName,
-                             ": Linux only); use poll or threads"));
-  }
   options.requests = absl::GetFlag(FLAGS_requests);
   options.concurrency = absl::GetFlag(FLAGS_concurrency);
   options.keepalive = absl::GetFlag(FLAGS_keepalive);
@@ -108,7 +102,7 @@ int Run() {
   if (!quiet) {
     std::printf("GET %s (%s) x%d, %d in flight, model %s, %d repetitions after %d warm-up\n",
                 options.url.ToString().c_str(), (*client)->address().ToString().c_str(),
-                options.requests, in_flight, FanoutModelName(options.model), repetitions, warmup);
+                options.requests, in_flight, ServerModelName(options.model), repetitions, warmup);
     std::fflush(stdout);
   }
   for (int i = 0; i < warmup; ++i) {

@@ -51,7 +51,7 @@ std::string FanoutReport::Summary() const {
       &out,
       "%s %s x%d (%s, %d in flight%s): wall min %.3f s, median %.3f s, mean %.3f s, "
       "std-dev %.3f s, 95%% CI %.3f..%.3f s over %d repetitions\n",
-      FanoutModelName(options_.model), options_.url.ToString(), options_.requests,
+      ServerModelName(options_.model), options_.url.ToString(), options_.requests,
       options_.url.scheme_name(),
       options_.concurrency <= 0 ? options_.requests
                                 : std::min(options_.concurrency, options_.requests),
@@ -107,7 +107,7 @@ std::string FanoutReport::Failures(size_t limit) const {
 }
 
 RunReport FanoutReport::ToRunReport() const {
-  RunReport report("httpfanout-fanout", FanoutModelName(options_.model));
+  RunReport report("httpfanout-fanout", ServerModelName(options_.model));
   report.SetParam("url", options_.url.ToString());
   report.SetParam("requests", int64_t{options_.requests});
   report.SetParam("concurrency", int64_t{options_.concurrency});

@@ -18,6 +18,7 @@
 
 #include "common/histogram.h"
 #include "common/run_report.h"
+#include "common/server.h"
 #include "httpfanout/fanout_client.h"
 
 namespace netbench {

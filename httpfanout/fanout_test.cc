@@ -1,6 +1,8 @@
 // The fan-out client end to end: each client model against the origin in each server model (500
 // requests, every body checked by length and checksum), HTTPS with verification on and its failure
-// path, and interoperability with Debian's `python3 -m http.server` and nginx (when installed).
+// path, keep-alive across repetitions (and a retry when a kept connection was closed), peers that
+// never answer (the library and the built program give up within --timeout, naming the phase), and
+// interoperability with Debian's `python3 -m http.server` and nginx (when installed).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/event_loop.h"
+#include "common/clock.h"
+#include "common/connection_handler.h"
 #include "common/server.h"
 #include "common/socket.h"
 #include "common/tls.h"
@@ -21,6 +25,7 @@
 #include "httpfanout/fanout_client.h"
 #include "httpfanout/origin_body.h"
 #include "httpfanout/origin_handler.h"
+#include "testing/black_hole.h"
 #include "testing/child_process.h"
 
 namespace netbench {
@@ -28,16 +33,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The client models this build has: threads, and one per event-loop backend built (epoll on Linux
-// only).
-std::vector<FanoutModel> ClientModels() {
-  std::vector<FanoutModel> models = {FanoutModel::kThreads};
-  for (EventLoopBackend backend : AvailableEventLoopBackends()) {
-    models.push_back(backend == EventLoopBackend::kEpoll ? FanoutModel::kEpoll
-                                                         : FanoutModel::kPoll);
-  }
-  return models;
-}
+// The models this build has (epoll on Linux only), for clients and servers alike.
+const std::vector<ClientModel> kClientModels = AvailableServerModels();
 
 Url LocalUrl(bool https, int port, const std::string& path = "/") {
   absl::StatusOr<Url> url = ParseUrl(
@@ -70,7 +67,7 @@ void ExpectAllBodies(const RepetitionResult& rep, int requests, size_t size, uin
 }
 
 struct ModelPair {
-  FanoutModel client;
+  ClientModel client;
   ServerModel server;
 };
 
@@ -96,7 +93,7 @@ TEST_P(FanoutOriginTest, FiveHundredBodiesCheckedByLengthAndChecksum) {
 
 std::vector<ModelPair> AllPairs() {
   std::vector<ModelPair> pairs;
-  for (FanoutModel c : ClientModels()) {
+  for (ClientModel c : kClientModels) {
     for (ServerModel s : AvailableServerModels()) pairs.push_back({c, s});
   }
   return pairs;
@@ -104,11 +101,11 @@ std::vector<ModelPair> AllPairs() {
 
 INSTANTIATE_TEST_SUITE_P(Models, FanoutOriginTest, testing::ValuesIn(AllPairs()),
                          [](const testing::TestParamInfo<ModelPair>& info) {
-                           return absl::StrCat(FanoutModelName(info.param.client), "_to_",
+                           return absl::StrCat(ServerModelName(info.param.client), "_to_",
                                                ServerModelName(info.param.server));
                          });
 
-class FanoutModelTest : public testing::TestWithParam<FanoutModel> {};
+class FanoutModelTest : public testing::TestWithParam<ClientModel> {};
 
 TEST_P(FanoutModelTest, ChunkedKeepAliveWithLimitedConcurrencyAndLatency) {
   auto content =
@@ -200,9 +197,129 @@ TEST_P(FanoutModelTest, RefusedConnectionsAreCountedByErrno) {
   EXPECT_EQ(rep.outcomes[0].error.err, ECONNREFUSED);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, FanoutModelTest, testing::ValuesIn(ClientModels()),
-                         [](const testing::TestParamInfo<FanoutModel>& info) {
-                           return std::string(FanoutModelName(info.param));
+// Answers every request with a 5-byte body and closes, without a "Connection: close": the way a
+// server that drops idle connections looks to a client that kept one.
+class AnswerThenClose : public ConnectionHandler {
+ public:
+  HandlerResult OnData(absl::string_view input, ByteBuffer& output) override {
+    if (input.find("\r\n\r\n") == absl::string_view::npos) return {};
+    output.Append("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+    return {.consumed = input.size(), .close = true};
+  }
+};
+
+TEST_P(FanoutModelTest, ARequestOnAKeptConnectionTheServerClosedIsSentOnceMoreOnAFreshOne) {
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(ServerOptions(), [] { return std::make_unique<AnswerThenClose>(); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  FanoutOptions options;
+  options.url = LocalUrl(false, (*server)->port());
+  options.model = GetParam();
+  options.requests = 10;
+  options.keepalive = true;
+  absl::StatusOr<std::unique_ptr<FanoutClient>> client = FanoutClient::Create(options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  RepetitionResult first = (*client)->RunRepetition();
+  EXPECT_EQ(first.ok, 10);
+  EXPECT_EQ(first.connections_opened, 10);
+  // Every kept connection is dead by now: each request finds out, and goes again on a fresh one.
+  RepetitionResult second = (*client)->RunRepetition();
+  EXPECT_EQ(second.ok, 10);
+  EXPECT_EQ(second.failed, 0);
+  EXPECT_TRUE(second.errors.empty());
+  EXPECT_EQ(second.connections_opened, 10);
+  EXPECT_EQ(second.total.count(), 10);
+}
+
+TEST_P(FanoutModelTest, ASilentServerFailsEveryRequestWithinItsTimeoutWaitingForTheResponse) {
+  SilentListener silent;  // connects, and never answers
+  FanoutOptions options;
+  options.url = LocalUrl(false, silent.port());
+  options.model = GetParam();
+  options.requests = 4;
+  options.concurrency = 2;
+  options.timeout_nanos = 300 * kNanosPerMilli;
+  RepetitionResult rep = Fetch(options);
+  EXPECT_EQ(rep.failed, 4);
+  EXPECT_EQ(rep.errors["timeout"], 4);
+  EXPECT_EQ(rep.outcomes[0].error.err, ETIMEDOUT);
+  EXPECT_THAT(rep.outcomes[0].error.message,
+              HasSubstr("no complete response within 300 ms (waiting for the response)"));
+  EXPECT_EQ(rep.connections_opened, 4);
+}
+
+TEST_P(FanoutModelTest, AServerThatDropsSynsTimesOutConnecting) {
+  SynDroppingListener drop;
+  FanoutOptions options;
+  options.url = LocalUrl(false, drop.port());
+  options.model = GetParam();
+  options.requests = 3;
+  options.timeout_nanos = 300 * kNanosPerMilli;  // shorter than the connect timeout: it fires
+  RepetitionResult rep = Fetch(options);
+  EXPECT_EQ(rep.errors["timeout"], 3);
+  EXPECT_THAT(rep.outcomes[0].error.message, HasSubstr("(connecting)"));
+  EXPECT_EQ(rep.connections_opened, 0);
+
+  options.connect_timeout_nanos = 100 * kNanosPerMilli;
+  options.timeout_nanos = 5 * kNanosPerSecond;
+  rep = Fetch(options);
+  EXPECT_EQ(rep.errors["connect_timeout"], 3);
+  EXPECT_THAT(rep.outcomes[0].error.message, HasSubstr("no answer within 100 ms"));
+}
+
+TEST_P(FanoutModelTest, ASilentHttpsServerTimesOutInTheTlsHandshake) {
+  SilentListener silent;
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> tls =
+      TlsClientContext::Create({.insecure = true});
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  FanoutOptions options;
+  options.url = LocalUrl(true, silent.port());
+  options.model = GetParam();
+  options.requests = 2;
+  options.tls = tls->get();
+  options.timeout_nanos = 300 * kNanosPerMilli;
+  RepetitionResult rep = Fetch(options);
+  EXPECT_EQ(rep.errors["timeout"], 2);
+  EXPECT_THAT(rep.outcomes[0].error.message, HasSubstr("(in the TLS handshake)"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FanoutModelTest, testing::ValuesIn(kClientModels),
+                         [](const testing::TestParamInfo<ClientModel>& info) {
+                           return std::string(ServerModelName(info.param));
+                         });
+
+// The built program against peers that never answer: it exits 1 (the test's own time limit bounds
+// how long it may take, far below the kernel's connect retries), and its report names the cause and
+// where the requests were.
+class FanoutMainTest : public testing::TestWithParam<ClientModel> {
+ protected:
+  // Runs the program against `port`, which never answers: it must give up by itself, exit 1, and
+  // say where its requests were when it did.
+  void ExpectGivesUp(int port, const std::string& phase) {
+    ChildProcess fanout({"httpfanout/fanout", absl::StrCat("--url=http://127.0.0.1:", port, "/"),
+                         "--requests=3", "--repetitions=1", "--timeout=300ms",
+                         absl::StrCat("--model=", ServerModelName(GetParam()))});
+    const std::string output = fanout.ReadRest();
+    EXPECT_EQ(fanout.Wait(), 1) << output;
+    EXPECT_THAT(output, HasSubstr("3 requests failed"));
+    EXPECT_THAT(output, HasSubstr(absl::StrCat("timeout: no complete response within 300 ms (",
+                                               phase, ")")));
+  }
+};
+
+TEST_P(FanoutMainTest, ExitsWithinItsTimeoutWhenTheServerNeverAnswers) {
+  SilentListener silent;
+  ExpectGivesUp(silent.port(), "waiting for the response");
+}
+
+TEST_P(FanoutMainTest, ExitsWithinItsTimeoutWhenTheServerDropsItsSyns) {
+  SynDroppingListener drop;
+  ExpectGivesUp(drop.port(), "connecting");
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FanoutMainTest, testing::ValuesIn(kClientModels),
+                         [](const testing::TestParamInfo<ClientModel>& info) {
+                           return std::string(ServerModelName(info.param));
                          });
 
 std::string MakeTempDir() {
@@ -227,7 +344,7 @@ TEST(FanoutInteropTest, PythonHttpServer) {
   ASSERT_NE(at, std::string::npos) << out;
   int port = 0;
   ASSERT_TRUE(absl::SimpleAtoi(out.substr(at + 6, out.find(' ', at + 6) - at - 6), &port)) << out;
-  for (FanoutModel model : ClientModels()) {
+  for (ClientModel model : kClientModels) {
     FanoutOptions options;
     options.url = LocalUrl(false, port, "/page.html");
     options.model = model;
@@ -276,7 +393,7 @@ TEST(FanoutInteropTest, Nginx) {
       ChildProcess(args).Wait();
     }
   } stop{nginx_args};
-  for (FanoutModel model : ClientModels()) {
+  for (ClientModel model : kClientModels) {
     for (bool keepalive : {false, true}) {
       FanoutOptions options;
       options.url = LocalUrl(false, port, "/index.html");

@@ -1,16 +1,24 @@
-// One client connection's state machine, written once for every model (client_driver.h): opening
-// (connect, TLS, the session's opening exchange) and then moving bytes between the socket and the
-// session. Event loops call it when the socket is ready; the threads model calls it on a blocking
-// socket, where each call blocks at most one socket timeout.
+// One slot's connection state machine, written once for every model (client_driver.h): opening
+// (connect, TLS, the session's opening exchange, or a connection taken from the pool) and then
+// moving bytes between the socket and the session; with replace_sessions, the same slot then runs
+// its next session. Event loops call it when the socket is ready; the threads model calls it on a
+// blocking socket, where each call blocks at most one socket timeout.
 //
-// Steps return what the connection waits for, as HttpExchange does; they never block longer than
-// the socket lets them.
+// Steps return what the connection waits for; they never block longer than the socket lets them.
+// A session's life on a slot:
+//
+//   BeginOpen, ContinueOpen...  until kDone (open) or kFailed
+//   Start, PumpOutput/PumpInput...  until the session finished or failed (or the run abandons it)
+//   Restart?  true: BeginOpen again, same session, on a fresh connection
+//   EndSession  OnEnd, statistics, the connection into the pool or closed
+//   BeginSession(next)  when the factory made one
 #ifndef NETBENCH_COMMON_INTERNAL_CLIENT_CONNECTION_H_
 #define NETBENCH_COMMON_INTERNAL_CLIENT_CONNECTION_H_
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -23,44 +31,92 @@
 namespace netbench {
 namespace internal {
 
+// A read takes what a loopback socket usually holds at once.
+inline constexpr size_t kReadSize = 64 * 1024;
+
+// Where a runner's thread reads: what the session consumes at once never touches the connection's
+// own buffer, so that a connection holds memory only for what it left unconsumed (a split frame or
+// head), as wrk reads into its thread's buffer.
+struct ReadScratch {
+  std::unique_ptr<char[]> bytes{new char[kReadSize]};
+};
+
 enum class Step {
   kWantRead,   // wait until the socket is readable (blocking socket: a timeout passed)
   kWantWrite,  // wait until the socket is writable
   kIdle,       // nothing to send until more input arrives or not_before() passes
   kYield,      // more to do, but others get a turn first
   kDone,       // the opening, the sending side or the session (by the call) is done
-  kFailed,     // error_cause() says why; the connection is over
+  kFailed,     // error_cause() says why; the session is over
+};
+
+// What a slot's ended sessions add up to; written by the slot's runner thread, read after the run.
+struct SlotTally {
+  int sessions = 0;
+  int reached[kConnectionPhaseCount] = {};
+  int finished = 0;
+  int failed = 0;
+  int connections_opened = 0;
+  std::string first_error;  // the text of the first failure
 };
 
 class ClientConnection {
  public:
-  ClientConnection(int index, std::unique_ptr<ClientSession> session, ClientStats* stats);
+  ClientConnection(int slot, std::unique_ptr<ClientSession> session, ClientStats* stats,
+                   const ClientDriverOptions& options);
 
-  // Opening, on a non-blocking socket.
-  Step BeginOpen(const ClientDriverOptions& options);
+  // Opening, on a non-blocking socket: an idle connection from the options' pool when there is one
+  // (never for a restart), otherwise a connect.
+  Step BeginOpen();
   Step ContinueOpen();
 
-  // The load begins: hands the session the socket and any bytes that came after its opening answer.
+  // The load begins: tells the session its connection, hands it any bytes that came after its
+  // opening answer.
   Step Start();
   // Writes what the session has to send, at most `max_writes` writes.
   Step PumpOutput(int max_writes);
-  // Reads and hands what arrives to the session, at most `max_reads` reads.
-  Step PumpInput(int max_reads);
+  // Reads and hands what arrives to the session, at most `max_reads` reads, into `scratch` (the
+  // calling thread's) while nothing is left over from earlier reads.
+  Step PumpInput(int max_reads, ReadScratch& scratch);
 
-  // Marks the connection finished once the session says it has nothing left to receive; true then.
+  // Marks the session finished once it says it has nothing left to receive; true then.
   bool CheckFinished();
-  // The run ended this connection before it finished.
+  // The run ended this session before it finished.
   void Abandon(absl::string_view cause);
-  // The socket stays open until the connection is destroyed, so that no other thread's fd reuses
-  // it.
-  void Fail(std::string cause, std::string text);
+  // The socket stays open until the session ends, so that no other thread's fd reuses it.
+  void Fail(std::string cause, std::string text, int error_number = 0);
 
-  int index() const { return index_; }
+  // The session's nearest deadline (MonotonicNanos(); 0: none), and whether it passed: then the
+  // session has failed, by the deadline's cause.
+  int64_t deadline() const;
+  bool CheckDeadlines(int64_t now);
+  int64_t session_deadline() const { return session_deadline_; }
+  int64_t connect_deadline() const { return connect_deadline_; }
+
+  // After the session failed: true when it runs once more on a fresh connection (its pooled one
+  // was closed by the server before answering; ClientSession::Restart); BeginOpen follows.
+  bool Restart();
+  // The session is over: it hears how (OnEnd), it is counted, and its connection goes into the
+  // pool or is closed.
+  void EndSession();
+  // The slot's next session; the connection state starts over.
+  void BeginSession(std::unique_ptr<ClientSession> session);
+
+  // Messages of every session this slot ran; any thread.
+  struct Counts {
+    uint64_t sent = 0;
+    uint64_t received = 0;
+  };
+  Counts counts() const;
+
+  int slot() const { return slot_; }
   int fd() const { return fd_; }
   ClientSession& session() { return *session_; }
-  const ClientSession& session() const { return *session_; }
   ClientStats& stats() { return *stats_; }
   Transport* transport() { return transport_.get(); }
+  const ConnectionInfo& info() const { return info_; }
+  const SlotTally& tally() const { return tally_; }
+  bool first_session() const { return first_session_; }
   ConnectionPhase phase() const { return phase_.load(std::memory_order_acquire); }
   bool sending_done() const { return sending_done_; }
   bool finished() const { return phase() == ConnectionPhase::kFinished; }
@@ -76,24 +132,42 @@ class ClientConnection {
   Step DeliverInput();
   Step BeginOpeningExchange();
   void SetPhase(ConnectionPhase phase) { phase_.store(phase, std::memory_order_release); }
+  // Drops the transport (or the socket still connecting).
+  void CloseConnection();
+  // Back to kConnecting, no failure, nothing buffered or pending: for a restart or the next
+  // session.
+  void ResetState();
 
-  const int index_;
+  const int slot_;
+  const ClientDriverOptions& options_;
   std::unique_ptr<ClientSession> session_;
   ClientStats* stats_;
-  const ClientDriverOptions* options_ = nullptr;
   int fd_ = -1;
   UniqueFd connecting_;  // the socket until a transport owns it
   std::unique_ptr<Transport> transport_;
+  ConnectionInfo info_;
   std::atomic<ConnectionPhase> phase_{ConnectionPhase::kConnecting};
   std::atomic<bool> failed_{false};
-  ByteBuffer in_;
+  ByteBuffer in_;  // what the session left unconsumed; kept across the slot's sessions
   std::string opening_request_;
   absl::string_view pending_;  // output being written
   bool finish_after_pending_ = false;
   bool sending_done_ = false;
+  bool received_any_ = false;  // a byte arrived on this connection during this session
+  bool io_failure_ = false;    // the session failed on a read, a write or the peer's close
+  bool restarted_ = false;
+  bool first_session_ = true;
   int64_t not_before_ = 0;
+  int64_t session_deadline_ = 0;
+  int64_t connect_deadline_ = 0;
   std::string error_cause_;
   std::string error_text_;
+  int error_number_ = 0;
+  SlotTally tally_;
+
+  // Guards session_ against the orchestrating thread's counts() while it is replaced.
+  mutable std::mutex session_mutex_;
+  Counts retired_;  // messages of the slot's earlier sessions
 };
 
 }  // namespace internal

@@ -2,8 +2,9 @@
 // (thread_client_runner.cc) and the event-loop runner (loop_client_runner.cc), as server.cc shares
 // internal/server_models.h with thread_server.cc and event_loop_server.cc.
 //
-// The orchestrating thread waits on RunState's counters; runners report each connection once when
-// it is open (or failed to open), once when its sending side is done, and once when it ended.
+// The orchestrating thread waits on RunState's counters; runners report each slot once when its
+// first session's connection is open (or failed to open), once when its sending side is done (its
+// session's, or with replace_sessions its last session's), and once when it ended.
 #ifndef NETBENCH_COMMON_INTERNAL_CLIENT_RUNNER_H_
 #define NETBENCH_COMMON_INTERNAL_CLIENT_RUNNER_H_
 
@@ -26,7 +27,9 @@ inline constexpr int64_t kWakePeriodNanos = 50 * kNanosPerMilli;
 
 struct RunState {
   const ClientDriverOptions* options = nullptr;
+  const SessionFactory* factory = nullptr;
   int64_t deadline_nanos = 0;
+  std::atomic<int64_t> next_sequence{0};  // SessionContext::sequence of the next replacement
   RunSignals signals;
   std::atomic<bool> abort{false};  // the run is over: every connection stops where it is
   const char* abort_cause = "";    // set before `abort`: what ended connections are counted as
@@ -46,6 +49,9 @@ struct RunState {
   void Ended();
   // Blocks until the latch opens or the run is aborted; true when the load is to begin.
   bool WaitForGo();
+  // With replace_sessions: the slot's next session, or nullptr when the slot is done (the factory
+  // said so, the run was aborted, or stop_sending was raised).
+  std::unique_ptr<ClientSession> NextSession(ClientConnection& c);
 };
 
 class ClientRunner {
