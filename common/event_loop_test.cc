@@ -17,6 +17,7 @@
 #include "common/platform.h"
 #include "common/unique_fd.h"
 #include "gtest/gtest.h"
+#include "testing/scoped_fd_limit.h"
 
 namespace netbench {
 namespace {
@@ -228,27 +229,6 @@ INSTANTIATE_TEST_SUITE_P(Backends, EventLoopTest, testing::ValuesIn(AvailableEve
                          });
 
 // ---- A failing wait is returned, not retried ----
-
-// Lowers the soft RLIMIT_NOFILE for one scope; the fds already open stay open.
-class ScopedFdLimit {
- public:
-  explicit ScopedFdLimit(rlim_t soft) {
-    ok_ = getrlimit(RLIMIT_NOFILE, &saved_) == 0;
-    rlimit lowered = saved_;
-    lowered.rlim_cur = soft;
-    ok_ = ok_ && setrlimit(RLIMIT_NOFILE, &lowered) == 0;
-  }
-  ~ScopedFdLimit() { Restore(); }
-  bool ok() const { return ok_; }
-  void Restore() {
-    if (ok_) setrlimit(RLIMIT_NOFILE, &saved_);
-    ok_ = false;
-  }
-
- private:
-  rlimit saved_{};
-  bool ok_ = false;
-};
 
 // poll(2) fails with EINVAL when asked to watch more fds than RLIMIT_NOFILE allows, and fails the
 // same way on every call: a loop that treated it as "nothing ready" would spin for ever.

@@ -22,6 +22,7 @@
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
+#include "testing/scoped_fd_limit.h"
 #include "testing/socket_io.h"
 
 namespace netbench {
@@ -387,25 +388,6 @@ INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(AvailableServerMo
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });
-
-// Lowers the soft RLIMIT_NOFILE for one scope; the fds already open stay open.
-class ScopedFdLimit {
- public:
-  explicit ScopedFdLimit(rlim_t soft) {
-    ok_ = getrlimit(RLIMIT_NOFILE, &saved_) == 0;
-    rlimit lowered = saved_;
-    lowered.rlim_cur = soft;
-    ok_ = ok_ && setrlimit(RLIMIT_NOFILE, &lowered) == 0;
-  }
-  ~ScopedFdLimit() {
-    if (ok_) setrlimit(RLIMIT_NOFILE, &saved_);
-  }
-  bool ok() const { return ok_; }
-
- private:
-  rlimit saved_{};
-  bool ok_ = false;
-};
 
 // The poll model's loop watches its wake-up pipe and its listener; with RLIMIT_NOFILE lowered to 1,
 // its next poll(2) fails with EINVAL, as every one after it would. The server must not spin on it:

@@ -42,7 +42,7 @@ namespace netbench {
 
 struct FanoutOptions {
   Url url;
-  ClientModel model = ClientModel::kEpoll;
+  ClientModel model = DefaultServerModel();  // epoll on Linux, poll elsewhere
   int requests = 500;
   int concurrency = 0;  // requests in flight at once; 0: all of them
   // Reuse connections (per host) for later requests and repetitions; otherwise each request opens
