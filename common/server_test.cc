@@ -381,7 +381,9 @@ TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressur
   server_->Stop();
   EXPECT_TRUE(server_->status().ok()) << server_->status();
   // Only the event-loop models pause reading; a connection's thread just waits for its write.
-  if (GetParam() != ServerModel::kThreads) EXPECT_GT(server_->stats().read_pauses, 0u);
+  if (GetParam() != ServerModel::kThreads) {
+    EXPECT_GT(server_->stats().read_pauses, 0u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(AvailableServerModels()),
