@@ -6,8 +6,10 @@
 // A connection reads at most read_size bytes per turn (fairness between peers), hands them to its
 // handler, and writes the handler's output at once, before going back to the loop; only a partial
 // write arms kWritable. Backpressure follows connection_handler.h: while more than
-// max_pending_output bytes wait to be sent, the connection is not read (its peer's writes then
-// block in the kernel), and reading resumes once the output has drained below that.
+// max_pending_output bytes wait to be sent, or max_pending_input bytes wait to be consumed, the
+// connection is not read (its peer's writes then block in the kernel). Once the output has drained
+// below its bound, input the handler left for lack of output room is offered to it again, within
+// the connection's turn, and reading resumes when that has made room.
 //
 // Input the transport holds (Transport::Pending(): TLS records read ahead) is invisible to
 // poll/epoll, so a connection never waits for an fd event while it could read such input: it reads
@@ -57,11 +59,20 @@ class LoopConnection final : public FdHandler {
  private:
   bool ContinueHandshake();
   bool CanRead() const;
-  // Reading can go on without the socket: the transport holds input and there is room for output.
-  bool HoldsReadableInput() const { return CanRead() && transport_->Pending() > 0; }
+  // The handler can be called: there is room for output.
+  bool CanHandle() const;
+  bool OutputFull() const { return output_.size() > options_.max_pending_output; }
+  bool InputFull() const { return input_.size() >= options_.max_pending_input; }
+  // Work can go on without the socket: the transport holds input, or the handler left requests for
+  // lack of output room that it now has.
+  bool HoldsReadableInput() const {
+    return (CanRead() && transport_->Pending() > 0) || (reoffer_ && CanHandle());
+  }
   bool ReadAndHandle();
   // One read, handed to the handler; `*bytes` says how many (0: nothing came). False once closed.
   bool ReadOnce(size_t* bytes);
+  // Offers input_ to the handler and writes what it answers. False once closed.
+  bool Handle();
   bool Flush();
   void Hold(int64_t until_nanos);
   void OnHoldExpired();
@@ -89,6 +100,7 @@ class LoopConnection final : public FdHandler {
   int64_t hold_until_ = 0;
   uint64_t hold_timer_ = 0;
   bool in_backlog_ = false;  // in worker_'s backlog: its transport held input after a full turn
+  bool reoffer_ = false;     // the handler stopped for lack of output room with input_ left
 };
 
 class Worker final : public FdHandler {
@@ -243,7 +255,9 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
       counters_(worker.counters()),
       transport_(std::move(transport)),
       handler_(std::move(handler)),
-      fd_(transport_->fd()) {}
+      fd_(transport_->fd()) {
+  handler_->set_output_bound(options_.max_pending_output);
+}
 
 LoopConnection::~LoopConnection() {
   if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
@@ -312,30 +326,41 @@ void LoopConnection::OnBacklogTurn() {
   UpdateInterest();
 }
 
-bool LoopConnection::CanRead() const {
-  return !handshaking_ && !closing_ && output_.size() <= options_.max_pending_output;
-}
+bool LoopConnection::CanHandle() const { return !handshaking_ && !closing_ && !OutputFull(); }
 
-// One turn: a read, then more only while the transport holds input (Pending() > 0), up to read_size
-// bytes in all. Plain TCP holds nothing, so it reads once per wakeup and level triggering brings it
-// back for the rest of the socket. TLS hands out a record per read and may have taken several off
-// the socket at once; what a full turn leaves inside waits in the backlog for the next pass.
+bool LoopConnection::CanRead() const { return CanHandle() && !InputFull(); }
+
+// One turn: input the handler left for lack of output room, offered again, or a read; then more
+// only while either can go on without the socket (the transport holds input, or the handler has
+// room again), up to read_size bytes consumed or read in all. Plain TCP holds nothing, so it reads
+// once per wakeup and level triggering brings it back for the rest of the socket. TLS hands out a
+// record per read and may have taken several off the socket at once; what a full turn leaves
+// inside waits in the backlog for the next pass.
 bool LoopConnection::ReadAndHandle() {
   size_t budget = options_.read_size;
   do {
+    if (reoffer_ && CanHandle()) {
+      const size_t before = input_.size();
+      if (!Handle()) return false;
+      budget -= std::min(before - input_.size(), budget);
+      continue;
+    }
     if (!CanRead()) return true;  // backpressure: a flush brings reading back
     size_t bytes = 0;
     if (!ReadOnce(&bytes)) return false;
     if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
     budget -= std::min(bytes, budget);
-  } while (budget > 0 && transport_->Pending() > 0);
+  } while (budget > 0 && HoldsReadableInput());
   if (HoldsReadableInput()) worker_.AddToBacklog(this);
   return true;
 }
 
 bool LoopConnection::ReadOnce(size_t* bytes) {
   read_wants_write_ = false;
-  IoResult r = transport_->Read(input_.WritableSpace(options_.read_size), options_.read_size);
+  // Never past the input bound: a peer that sends faster than the handler consumes fills it and
+  // then waits in the kernel.
+  const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
+  IoResult r = transport_->Read(input_.WritableSpace(room), room);
   switch (r.status) {
     case IoStatus::kOk:
       break;
@@ -355,12 +380,18 @@ bool LoopConnection::ReadOnce(size_t* bytes) {
   *bytes = r.bytes;
   input_.CommitWrite(r.bytes);
   ServerCounters::Add(counters_.bytes_read, r.bytes);
+  return Handle();
+}
+
+bool LoopConnection::Handle() {
+  ServerCounters::Max(counters_.peak_pending_input, input_.size());
   HandlerResult result = handler_->OnData(input_.view(), output_);
   input_.Consume(result.consumed);
-  if (input_.size() > options_.max_pending_input) {
-    Close(/*graceful=*/false);  // the handler buffers without bound: protect the server
+  if (InputFull() && result.consumed == 0) {
+    Close(/*graceful=*/false);  // it needs more input than the bound allows: it never will have it
     return false;
   }
+  reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
   ServerCounters::Max(counters_.peak_pending_output, output_.size());
   if (result.close) closing_ = true;
   if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
@@ -419,7 +450,7 @@ void LoopConnection::UpdateInterest() {
   if (handshaking_) {
     want = handshake_wants_;
   } else {
-    bool over = output_.size() > options_.max_pending_output;
+    bool over = OutputFull() || InputFull();
     if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
     paused_ = over;
     if ((!closing_ && !over) || write_wants_read_) want |= kReadable;

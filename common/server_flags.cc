@@ -15,7 +15,12 @@ ABSL_FLAG(int, threads, 1,
           "share one)");
 ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
 ABSL_FLAG(int, max_pending_output_kib, 1024,
-          "stop reading a client while this much of its output is unsent (KiB)");
+          "output queued per connection: stop reading a client (and answering its pipelined "
+          "requests) while more than this much of its output is unsent (KiB)");
+ABSL_FLAG(int, max_pending_input_kib, 256,
+          "input buffered per connection (a request head or frame header not yet whole, pipelined "
+          "requests not yet answered): stop reading a client while this much of its input waits; "
+          "a head larger than this closes the connection (KiB)");
 
 namespace netbench {
 
@@ -27,6 +32,7 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   options.threads = absl::GetFlag(FLAGS_threads);
   options.max_connections = absl::GetFlag(FLAGS_max_connections);
   int pending_kib = absl::GetFlag(FLAGS_max_pending_output_kib);
+  int input_kib = absl::GetFlag(FLAGS_max_pending_input_kib);
   if (port < 0 || port > 65535) return absl::InvalidArgumentError("--port must be in 0..65535");
   if (options.threads < 1) return absl::InvalidArgumentError("--threads must be >= 1");
   if (options.max_connections < 1) {
@@ -34,6 +40,9 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   }
   if (pending_kib < 1) return absl::InvalidArgumentError("--max_pending_output_kib must be >= 1");
   options.max_pending_output = static_cast<size_t>(pending_kib) * 1024;
+  // An HTTP request head (up to 64 KiB, else 431) and a WebSocket handshake must fit whole.
+  if (input_kib < 64) return absl::InvalidArgumentError("--max_pending_input_kib must be >= 64");
+  options.max_pending_input = static_cast<size_t>(input_kib) * 1024;
   return options;
 }
 

@@ -1,5 +1,5 @@
 // The command-line flags every netbench server shares (--host, --model, --threads,
-// --max_connections, --max_pending_output_kib), defined once and read into ServerOptions with
+// --max_connections, --max_pending_output_kib, --max_pending_input_kib), defined once and read into ServerOptions with
 // checks that name the flag. Each program keeps its own --port (their defaults differ: echo 7000,
 // websocket 8080, origin 9080).
 //

@@ -1,11 +1,15 @@
 // The threads model: an acceptor thread, and one std::thread per connection doing blocking I/O, the
-// analogue of Go's goroutine per connection. Backpressure is free here: a thread blocked writing to
-// a peer that does not read stops reading from it.
+// analogue of Go's goroutine per connection. Backpressure is almost free here: a thread blocked
+// writing to a peer that does not read stops reading from it. What is left to bound is what one
+// read can make: reads never fill the input past max_pending_input, and a handler that stopped
+// answering for lack of output room (connection_handler.h) is offered its input again once the
+// output is written, before the next read.
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <list>
@@ -45,6 +49,9 @@ void MergeStats(const ServerStats& from, ServerStats& into) {
   into.read_pauses += from.read_pauses;
   if (from.peak_pending_output > into.peak_pending_output) {
     into.peak_pending_output = from.peak_pending_output;
+  }
+  if (from.peak_pending_input > into.peak_pending_input) {
+    into.peak_pending_input = from.peak_pending_input;
   }
 }
 
@@ -202,21 +209,36 @@ class ThreadServer final : public Server {
       }
     }
     std::unique_ptr<ConnectionHandler> handler = handler_factory_();
+    handler->set_output_bound(options_.max_pending_output);
     ServerCounters& counters = connection.counters;
     ByteBuffer input;
     ByteBuffer output;
     while (true) {
-      IoResult r = transport.Read(input.WritableSpace(options_.read_size), options_.read_size);
+      const size_t room = std::min(options_.read_size, options_.max_pending_input - input.size());
+      IoResult r = transport.Read(input.WritableSpace(room), room);
       if (r.status == IoStatus::kOk) {
         input.CommitWrite(r.bytes);
         ServerCounters::Add(counters.bytes_read, r.bytes);
-        HandlerResult result = handler->OnData(input.view(), output);
-        input.Consume(result.consumed);
-        ServerCounters::Max(counters.peak_pending_output, output.size());
-        if (input.size() > options_.max_pending_input) return;
-        if (result.send_not_before_nanos > 0 && !SleepUntil(result.send_not_before_nanos)) return;
-        if (!WriteAll(transport, output, counters)) return;
-        if (result.close) break;
+        bool reoffer;
+        do {
+          ServerCounters::Max(counters.peak_pending_input, input.size());
+          HandlerResult result = handler->OnData(input.view(), output);
+          input.Consume(result.consumed);
+          ServerCounters::Max(counters.peak_pending_output, output.size());
+          // It needs more input than the bound allows: it never will have it.
+          if (input.size() >= options_.max_pending_input && result.consumed == 0) return;
+          reoffer =
+              result.consumed > 0 && !input.empty() && output.size() > options_.max_pending_output;
+          if (reoffer) ServerCounters::Add(counters.read_pauses, 1);
+          if (result.send_not_before_nanos > 0 && !SleepUntil(result.send_not_before_nanos)) {
+            return;
+          }
+          if (!WriteAll(transport, output, counters)) return;
+          if (result.close) {
+            transport.ShutdownWrite();
+            return;
+          }
+        } while (reoffer);
       } else if (r.status == IoStatus::kEof) {
         handler->OnPeerClosed(output);
         if (!WriteAll(transport, output, counters)) return;

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "common/socket.h"
 #include "echo/echo_handler.h"
 #include "gtest/gtest.h"
+#include "testing/peer_flood.h"
 #include "testing/socket_io.h"
 
 namespace netbench {
@@ -36,6 +38,7 @@ class EchoServerTest : public testing::TestWithParam<ServerModel> {
     ServerOptions options;
     options.model = GetParam();
     options.max_pending_output = 128 * 1024;
+    options.max_pending_input = 64 * 1024;
     options.read_size = 16 * 1024;
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
     ASSERT_TRUE(server.ok()) << server.status();
@@ -114,6 +117,25 @@ TEST_P(EchoServerTest, NonReaderStaysBoundedWhileOthersAreServed) {
   EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
   shutdown(stuck.get(), SHUT_RDWR);
   writer.join();
+  EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
+}
+
+// 20 peers write raw bytes and never read: the server stops reading each once its bounds are
+// reached, so its memory grows by no more than the bounds allow, and it serves another client.
+TEST_P(EchoServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
+  const uint64_t before = ResidentBytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
+  PeerFlood flood = FloodWithoutReading(
+      server_->port(), {.connections = 20, .bytes_per_connection = 32 << 20, .unit = "echo me "});
+  ASSERT_EQ(flood.connections.size(), 20u);
+  EXPECT_EQ(flood.closed_by_server, 0);
+  const uint64_t after = ResidentBytes();
+  EXPECT_LT(after - std::min(before, after), 20 * (64u * 1024 + 128u * 1024) + (16u << 20))
+      << flood.bytes_sent << " bytes sent";
+  UniqueFd other = ConnectClient();
+  ASSERT_TRUE(WriteAll(other.get(), Message(7)));
+  EXPECT_EQ(ReadExactly(other.get(), 22), Message(7));
+  EXPECT_LE(server_->stats().peak_pending_input, 64u * 1024);
   EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
 }
 

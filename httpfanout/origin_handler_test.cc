@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "httpfanout/body_reader.h"
 #include "httpfanout/origin_body.h"
 #include "httpfanout/response_parser.h"
+#include "testing/peer_flood.h"
 
 namespace netbench {
 namespace {
@@ -70,9 +72,8 @@ std::vector<std::string> ParseResponses(const std::string& text, std::vector<int
 
 class OriginTest : public testing::TestWithParam<ServerModel> {
  protected:
-  void StartOrigin(const OriginOptions& options) {
+  void StartOrigin(const OriginOptions& options, ServerOptions server_options = {}) {
     content_ = std::make_shared<const OriginContent>(options);
-    ServerOptions server_options;
     server_options.model = GetParam();
     absl::StatusOr<std::unique_ptr<Server>> server =
         Server::Start(server_options, OriginHandlerFactory(content_));
@@ -157,6 +158,36 @@ TEST_P(OriginTest, RequestBodyIsSkipped) {
   std::vector<int> statuses;
   ParseResponses(ReadToEof(fd.get()), &statuses);
   EXPECT_EQ(statuses, (std::vector<int>{200, 200}));
+}
+
+// 20 peers pipeline GETs for a 25 KB page and never read. Each 40-byte request makes 25 KB of
+// output, so the server must leave requests unanswered (as bounded input) rather than answer them
+// into an unbounded queue: its memory grows by no more than the bounds allow, and another client is
+// served meanwhile.
+TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) {
+  constexpr size_t kInputBound = 64 * 1024;
+  constexpr size_t kOutputBound = 256 * 1024;
+  StartOrigin(OriginOptions{.body_size = 25600},
+              {.max_pending_output = kOutputBound, .max_pending_input = kInputBound});
+  const uint64_t before = ResidentBytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
+  PeerFlood flood =
+      FloodWithoutReading(server_->port(), {.connections = 20,
+                                            .bytes_per_connection = 16 << 20,
+                                            .unit = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"});
+  ASSERT_EQ(flood.connections.size(), 20u);
+  EXPECT_EQ(flood.closed_by_server, 0);
+  const uint64_t after = ResidentBytes();
+  EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
+      << flood.bytes_sent << " bytes sent";
+  UniqueFd fd = Dial();
+  SendAll(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::vector<int> statuses;
+  std::vector<std::string> bodies = ParseResponses(ReadToEof(fd.get()), &statuses);
+  ASSERT_EQ(statuses, (std::vector<int>{200}));
+  EXPECT_EQ(bodies[0], content_->body());
+  EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
+  EXPECT_LE(server_->stats().peak_pending_output, kOutputBound + content_->body().size() + 1024);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, OriginTest, testing::ValuesIn(AvailableServerModels()),

@@ -6,6 +6,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
+#include "testing/peer_flood.h"
 #include "websocket/frame_writer.h"
 #include "websocket/handshake.h"
 #include "websocket/load_client.h"
@@ -119,8 +121,8 @@ class RawClient {
 
 class WebSocketServerTest : public testing::TestWithParam<ServerModel> {
  protected:
-  void StartServer(WebSocketServerMode mode, uint64_t max_message_size = kDefaultMaxMessageSize) {
-    ServerOptions options;
+  void StartServer(WebSocketServerMode mode, uint64_t max_message_size = kDefaultMaxMessageSize,
+                   ServerOptions options = {}) {
     options.port = 0;
     options.model = GetParam();
     options.threads = 2;
@@ -341,6 +343,36 @@ TEST_P(WebSocketServerTest, WssEchoWithAVerifiedCertificate) {
   result = RunLoadClient(client);
   ASSERT_FALSE(result.ok());
   EXPECT_TRUE(absl::StrContains(result.status().message(), "certificate")) << result.status();
+}
+
+// 20 peers upgrade, then write masked 1000-byte frames and never read the echoes: the server stops
+// reading each once its bounds are reached, so its memory grows by no more than the bounds (and the
+// 4 KiB message limit) allow, and another client is served meanwhile.
+TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
+  constexpr size_t kInputBound = 64 * 1024;
+  constexpr size_t kOutputBound = 256 * 1024;
+  constexpr uint64_t kMaxMessage = 4096;
+  StartServer(WebSocketServerMode::kEcho, kMaxMessage,
+              {.max_pending_output = kOutputBound, .max_pending_input = kInputBound});
+  const uint64_t before = ResidentBytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
+  ByteBuffer frame;
+  AppendFrame(frame, Opcode::kBinary, std::string(1000, 'f'), /*fin=*/true, /*masked=*/true,
+              0x01020304);
+  PeerFlood flood = FloodWithoutReading(
+      server_->port(),
+      {.connections = 20,
+       .bytes_per_connection = 16 << 20,
+       .prefix = BuildHandshakeRequest("127.0.0.1", "/echo", GenerateHandshakeKey()),
+       .unit = std::string(frame.view())});
+  ASSERT_EQ(flood.connections.size(), 20u);
+  EXPECT_EQ(flood.closed_by_server, 0);
+  const uint64_t after = ResidentBytes();
+  EXPECT_LT(after - std::min(before, after),
+            20 * (kInputBound + kOutputBound + kMaxMessage) + (16u << 20))
+      << flood.bytes_sent << " bytes sent";
+  ExpectStillServing();
+  EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest, testing::ValuesIn(AvailableServerModels()),
