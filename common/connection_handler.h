@@ -55,6 +55,10 @@ class ConnectionHandler {
   // closed once they are written.
   virtual void OnPeerClosed(ByteBuffer& /*output*/) {}
 
+  // True while a request head or handshake has begun to arrive and is not whole: the server closes
+  // a connection that stays so for ServerOptions::head_timeout_nanos. Asked after each OnData.
+  virtual bool AwaitingHead() const { return false; }
+
   // Set by the server model before the first OnData (ServerOptions::max_pending_output); unbounded
   // for a handler driven by hand.
   void set_output_bound(size_t bytes) { output_bound_ = bytes; }

@@ -11,6 +11,11 @@
 // below its bound, input the handler left for lack of output room is offered to it again, within
 // the connection's turn, and reading resumes when that has made room.
 //
+// Timeouts are timers on the loop. The idle timer is lazy (as nginx's and Redis' are): I/O only
+// notes the time, and the timer, when it fires early, re-arms itself for the deadline that time
+// implies; the head timer is armed when the handler starts waiting for a head and cancelled when it
+// has one.
+//
 // Input the transport holds (Transport::Pending(): TLS records read ahead) is invisible to
 // poll/epoll, so a connection never waits for an fd event while it could read such input: it reads
 // on within its turn, and one that used up its turn with input still held joins its worker's
@@ -76,6 +81,14 @@ class LoopConnection final : public FdHandler {
   bool Flush();
   void Hold(int64_t until_nanos);
   void OnHoldExpired();
+  void OnIdleTimer();
+  // Arms or cancels the head timer after the handler has seen input.
+  void WatchHead();
+  void NoteActivity() {
+    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
+  }
+  // Closes the connection for a timeout.
+  void TimeOut();
   void UpdateInterest();
   // Destroys this connection: callers return at once.
   void Close(bool graceful);
@@ -101,6 +114,9 @@ class LoopConnection final : public FdHandler {
   uint64_t hold_timer_ = 0;
   bool in_backlog_ = false;  // in worker_'s backlog: its transport held input after a full turn
   bool reoffer_ = false;     // the handler stopped for lack of output room with input_ left
+  int64_t last_active_ = 0;  // when a byte last moved, with an idle timeout
+  uint64_t idle_timer_ = 0;
+  uint64_t head_timer_ = 0;
 };
 
 class Worker final : public FdHandler {
@@ -261,6 +277,8 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
 
 LoopConnection::~LoopConnection() {
   if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
+  if (idle_timer_ != 0) loop_.CancelTimer(idle_timer_);
+  if (head_timer_ != 0) loop_.CancelTimer(head_timer_);
   worker_.RemoveFromBacklog(this);
   loop_.Remove(fd_);
   worker_.Closed();
@@ -272,6 +290,11 @@ bool LoopConnection::Start() {
     return false;
   }
   watched_ = kReadable;
+  if (options_.idle_timeout_nanos > 0) {
+    NoteActivity();
+    idle_timer_ =
+        loop_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
+  }
   if (!ContinueHandshake()) return false;
   if (HoldsReadableInput() && !ReadAndHandle()) return false;
   UpdateInterest();
@@ -380,6 +403,7 @@ bool LoopConnection::ReadOnce(size_t* bytes) {
   *bytes = r.bytes;
   input_.CommitWrite(r.bytes);
   ServerCounters::Add(counters_.bytes_read, r.bytes);
+  NoteActivity();
   return Handle();
 }
 
@@ -392,6 +416,7 @@ bool LoopConnection::Handle() {
     return false;
   }
   reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
+  WatchHead();
   ServerCounters::Max(counters_.peak_pending_output, output_.size());
   if (result.close) closing_ = true;
   if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
@@ -410,6 +435,7 @@ bool LoopConnection::Flush() {
     if (r.status == IoStatus::kOk) {
       output_.Consume(r.bytes);
       ServerCounters::Add(counters_.bytes_written, r.bytes);
+      NoteActivity();
     } else if (r.status == IoStatus::kWantWrite) {
       return true;
     } else if (r.status == IoStatus::kWantRead) {
@@ -443,6 +469,35 @@ void LoopConnection::OnHoldExpired() {
   if (!Flush()) return;
   if (HoldsReadableInput() && !ReadAndHandle()) return;  // held back by the output until now
   UpdateInterest();
+}
+
+void LoopConnection::OnIdleTimer() {
+  idle_timer_ = 0;
+  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
+  if (MonotonicNanos() >= deadline) {
+    TimeOut();
+    return;
+  }
+  idle_timer_ = loop_.AddTimer(deadline, [this] { OnIdleTimer(); });
+}
+
+void LoopConnection::WatchHead() {
+  if (options_.head_timeout_nanos <= 0) return;
+  const bool awaiting = handler_->AwaitingHead();
+  if (awaiting && head_timer_ == 0) {
+    head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+      head_timer_ = 0;
+      TimeOut();
+    });
+  } else if (!awaiting && head_timer_ != 0) {
+    loop_.CancelTimer(head_timer_);
+    head_timer_ = 0;
+  }
+}
+
+void LoopConnection::TimeOut() {
+  ServerCounters::Add(counters_.timed_out, 1);
+  Close(/*graceful=*/false);
 }
 
 void LoopConnection::UpdateInterest() {

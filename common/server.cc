@@ -192,6 +192,7 @@ void ServerCounters::AddTo(ServerStats& stats) const {
   stats.read_pauses += read_pauses.load(kRelaxed);
   uint64_t peak = peak_pending_output.load(kRelaxed);
   if (peak > stats.peak_pending_output) stats.peak_pending_output = peak;
+  stats.connections_timed_out += timed_out.load(kRelaxed);
   peak = peak_pending_input.load(kRelaxed);
   if (peak > stats.peak_pending_input) stats.peak_pending_input = peak;
 }

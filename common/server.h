@@ -70,6 +70,12 @@ struct ServerOptions {
   // consumes nothing of a full buffer (a head larger than this) gets its connection closed. Message
   // reassembly inside a handler is its own bound (the WebSocket server's --max_message_size).
   size_t max_pending_input = 256 << 10;
+  // What one connection may hold the server for. A connection on which no byte has moved either way
+  // for idle_timeout_nanos is closed (a silent peer, or one that stopped reading); one whose
+  // request head or handshake began (ConnectionHandler::AwaitingHead) and has not arrived whole
+  // head_timeout_nanos later is closed too (a peer that trickles a head). 0: never.
+  int64_t idle_timeout_nanos = 0;
+  int64_t head_timeout_nanos = 0;
   // TLS (wss, https) when set; not owned, must outlive the server.
   TlsServerContext* tls = nullptr;
 };
@@ -87,6 +93,8 @@ struct ServerStats {
   uint64_t read_pauses = 0;
   // The most input any connection held unconsumed (bounded by max_pending_input).
   uint64_t peak_pending_input = 0;
+  // Connections closed by idle_timeout_nanos or head_timeout_nanos.
+  uint64_t connections_timed_out = 0;
 };
 
 // `handler_factory` is called once per connection, from server threads (several at once with the

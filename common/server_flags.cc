@@ -5,6 +5,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
@@ -44,6 +45,13 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   if (input_kib < 64) return absl::InvalidArgumentError("--max_pending_input_kib must be >= 64");
   options.max_pending_input = static_cast<size_t>(input_kib) * 1024;
   return options;
+}
+
+absl::StatusOr<int64_t> TimeoutFlagNanos(absl::Duration value, absl::string_view flag) {
+  if (value < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, " must be >= 0 (0: never)"));
+  }
+  return absl::ToInt64Nanoseconds(value);
 }
 
 void IncludeServerFlagsInHelp() {

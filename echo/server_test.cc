@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/socket.h"
 #include "echo/echo_handler.h"
 #include "gtest/gtest.h"
@@ -137,6 +138,24 @@ TEST_P(EchoServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
   EXPECT_EQ(ReadExactly(other.get(), 22), Message(7));
   EXPECT_LE(server_->stats().peak_pending_input, 64u * 1024);
   EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
+}
+
+// The idle timeout closes a silent connection (an echo server's peer can only be silent or
+// sending: there is no head to time out), and another client is served meanwhile.
+TEST_P(EchoServerTest, IdleTimeoutClosesASilentConnection) {
+  server_.reset();
+  ServerOptions options;
+  options.model = GetParam();
+  options.idle_timeout_nanos = 300 * kNanosPerMilli;
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  UniqueFd silent = ConnectClient();
+  UniqueFd other = ConnectClient();
+  ASSERT_TRUE(WriteAll(other.get(), Message(1)));
+  EXPECT_EQ(ReadExactly(other.get(), 22), Message(1));
+  EXPECT_TRUE(ServerCloses(silent.get()));
+  EXPECT_GE(server_->stats().connections_timed_out, 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest, testing::ValuesIn(AvailableServerModels()),

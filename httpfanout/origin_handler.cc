@@ -92,6 +92,9 @@ class OriginHandler : public ConnectionHandler {
     return result;
   }
 
+  // A partial head is buffered (the parser asked for more after seeing some of it).
+  bool AwaitingHead() const override { return last_len_ > 0; }
+
  private:
   std::shared_ptr<const OriginContent> content_;
   RequestHead head_;

@@ -3,11 +3,14 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/platform.h"
 #include "common/server.h"
 #include "common/socket.h"
@@ -17,6 +20,7 @@
 #include "httpfanout/origin_body.h"
 #include "httpfanout/response_parser.h"
 #include "testing/peer_flood.h"
+#include "testing/socket_io.h"
 
 namespace netbench {
 namespace {
@@ -188,6 +192,37 @@ TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) 
   EXPECT_EQ(bodies[0], content_->body());
   EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
   EXPECT_LE(server_->stats().peak_pending_output, kOutputBound + content_->body().size() + 1024);
+}
+
+// Sends `bytes` one at a time, `interval` apart (the peer's pace, not a synchronisation), until
+// all are sent or a send fails because the server closed the connection.
+void Trickle(int fd, std::string bytes, std::chrono::milliseconds interval) {
+  for (char c : bytes) {
+    if (SendNoSignal(fd, &c, 1) != 1) return;
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+// A silent connection is closed by the idle timeout, one that trickles its request head a byte at a
+// time (often enough never to be idle) by the head timeout, and another client is served meanwhile.
+TEST_P(OriginTest, SilentAndTricklingConnectionsAreClosed) {
+  StartOrigin(OriginOptions{.body_size = 1000}, {.idle_timeout_nanos = 1000 * kNanosPerMilli,
+                                                 .head_timeout_nanos = 300 * kNanosPerMilli});
+  UniqueFd silent = Dial();
+  UniqueFd trickling = Dial();
+  // Long enough that sending it whole would take 20 s.
+  std::string head =
+      absl::StrCat("GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ", std::string(1000, 'p'), "\r\n\r\n");
+  std::thread trickler(Trickle, trickling.get(), head, std::chrono::milliseconds(20));
+  UniqueFd fd = Dial();
+  SendAll(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::vector<int> statuses;
+  ParseResponses(ReadToEof(fd.get()), &statuses);
+  EXPECT_EQ(statuses, (std::vector<int>{200}));
+  EXPECT_TRUE(ServerCloses(trickling.get()));
+  EXPECT_TRUE(ServerCloses(silent.get()));
+  trickler.join();
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, OriginTest, testing::ValuesIn(AvailableServerModels()),

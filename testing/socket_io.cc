@@ -45,4 +45,13 @@ std::string ReadToEnd(int fd, int* error) {
   }
 }
 
+bool ServerCloses(int fd, int guard_seconds) {
+  timeval guard{};
+  guard.tv_sec = guard_seconds;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &guard, sizeof(guard));
+  int error = 0;
+  ReadToEnd(fd, &error);
+  return error == 0 || error == ECONNRESET;
+}
+
 }  // namespace netbench

@@ -7,19 +7,23 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/platform.h"
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
 #include "testing/peer_flood.h"
+#include "testing/socket_io.h"
 #include "websocket/frame_writer.h"
 #include "websocket/handshake.h"
 #include "websocket/load_client.h"
@@ -373,6 +377,34 @@ TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
       << flood.bytes_sent << " bytes sent";
   ExpectStillServing();
   EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
+}
+
+// Sends `bytes` one at a time, `interval` apart (the peer's pace, not a synchronisation), until
+// all are sent or a send fails because the server closed the connection.
+void Trickle(int fd, std::string bytes, std::chrono::milliseconds interval) {
+  for (char c : bytes) {
+    if (SendNoSignal(fd, &c, 1) != 1) return;
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+// A connection that trickles its opening handshake is closed by the handshake (head) timeout, a
+// silent one by the idle timeout, and another client is served meanwhile.
+TEST_P(WebSocketServerTest, SilentAndTricklingHandshakesAreClosed) {
+  ServerOptions options;
+  options.idle_timeout_nanos = 1000 * kNanosPerMilli;
+  options.head_timeout_nanos = 300 * kNanosPerMilli;
+  StartServer(WebSocketServerMode::kEcho, kDefaultMaxMessageSize, options);
+  RawClient silent(server_->port());
+  RawClient trickling(server_->port());
+  std::thread trickler(Trickle, trickling.fd(),
+                       BuildHandshakeRequest("127.0.0.1", "/echo", GenerateHandshakeKey()),
+                       std::chrono::milliseconds(20));
+  ExpectStillServing();
+  EXPECT_TRUE(ServerCloses(trickling.fd()));
+  EXPECT_TRUE(ServerCloses(silent.fd()));
+  trickler.join();
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest, testing::ValuesIn(AvailableServerModels()),
