@@ -158,6 +158,24 @@ TEST_P(EchoServerTest, IdleTimeoutClosesASilentConnection) {
   EXPECT_GE(server_->stats().connections_timed_out, 1u);
 }
 
+// A peer that writes and never reads stalls its echo; once nothing has moved for the idle timeout
+// the server gives up on it (a write that takes nothing counts as idle), on every model.
+TEST_P(EchoServerTest, IdleTimeoutClosesAPeerThatNeverReads) {
+  server_.reset();
+  ServerOptions options;
+  options.model = GetParam();
+  options.max_pending_output = 64 * 1024;
+  options.idle_timeout_nanos = 300 * kNanosPerMilli;
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  PeerFlood flood = FloodWithoutReading(
+      server_->port(), {.connections = 2, .bytes_per_connection = 64 << 20, .unit = "unread "});
+  ASSERT_EQ(flood.connections.size(), 2u);
+  for (const UniqueFd& fd : flood.connections) EXPECT_TRUE(ServerCloses(fd.get()));
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest, testing::ValuesIn(AvailableServerModels()),
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
