@@ -47,11 +47,17 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   return options;
 }
 
-absl::StatusOr<int64_t> TimeoutFlagNanos(absl::Duration value, absl::string_view flag) {
-  if (value < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat("--", flag, " must be >= 0 (0: never)"));
+absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
+                                  absl::string_view head_flag, ServerOptions& options) {
+  if (idle < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--idle_timeout must be >= 0 (0: never)");
   }
-  return absl::ToInt64Nanoseconds(value);
+  if (head < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", head_flag, " must be >= 0 (0: never)"));
+  }
+  options.idle_timeout_nanos = absl::ToInt64Nanoseconds(idle);
+  options.head_timeout_nanos = absl::ToInt64Nanoseconds(head);
+  return absl::OkStatus();
 }
 
 void IncludeServerFlagsInHelp() {

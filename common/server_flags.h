@@ -21,9 +21,15 @@ namespace netbench {
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port);
 
-// A program's timeout flag (--idle_timeout, --head_timeout: their defaults differ per program) as
-// ServerOptions nanoseconds: 0 stays 0 (never); a negative value is an error naming `flag`.
-absl::StatusOr<int64_t> TimeoutFlagNanos(absl::Duration value, absl::string_view flag);
+// A program's timeout flags into `options` (each program defines its own --idle_timeout and head
+// timeout, since their defaults differ): 0 stays 0 (never); a negative value is an error naming the
+// flag, --idle_timeout or --`head_flag`.
+//
+//   absl::Status status = SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout),
+//                                              absl::GetFlag(FLAGS_head_timeout), "head_timeout",
+//                                              options);
+absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
+                                  absl::string_view head_flag, ServerOptions& options);
 
 // Makes --help list the shared flags beside the program's own (Abseil's --help shows only flags
 // defined in the program's main file). Call before absl::ParseCommandLine.

@@ -32,10 +32,11 @@ int Run() {
   absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
   if (!flags.ok()) return Fail(std::string(flags.status().message()));
   ServerOptions options = *std::move(flags);
-  absl::StatusOr<int64_t> idle =
-      TimeoutFlagNanos(absl::GetFlag(FLAGS_idle_timeout), "idle_timeout");
-  if (!idle.ok()) return Fail(std::string(idle.status().message()));
-  options.idle_timeout_nanos = *idle;
+  if (absl::Status status = SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout),
+                                                 absl::ZeroDuration(), "", options);
+      !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
 
   std::unique_ptr<TlsServerContext> tls;
   if (absl::GetFlag(FLAGS_tls)) {

@@ -41,14 +41,12 @@ int Run() {
   absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
   if (!flags.ok()) return Fail(std::string(flags.status().message()));
   ServerOptions options = *std::move(flags);
-  absl::StatusOr<int64_t> idle =
-      TimeoutFlagNanos(absl::GetFlag(FLAGS_idle_timeout), "idle_timeout");
-  if (!idle.ok()) return Fail(std::string(idle.status().message()));
-  options.idle_timeout_nanos = *idle;
-  absl::StatusOr<int64_t> head =
-      TimeoutFlagNanos(absl::GetFlag(FLAGS_handshake_timeout), "handshake_timeout");
-  if (!head.ok()) return Fail(std::string(head.status().message()));
-  options.head_timeout_nanos = *head;
+  if (absl::Status status = SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout),
+                                                 absl::GetFlag(FLAGS_handshake_timeout),
+                                                 "handshake_timeout", options);
+      !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
 
   WebSocketServerOptions ws;
   ws.path = absl::GetFlag(FLAGS_path);
