@@ -6,8 +6,15 @@
 // A connection reads at most read_size bytes per turn (fairness between peers), hands them to its
 // handler, and writes the handler's output at once, before going back to the loop; only a partial
 // write arms kWritable. Backpressure follows connection_handler.h: while more than
-// max_pending_output bytes wait to be sent, the connection is not read (its peer's writes then
-// block in the kernel), and reading resumes once the output has drained below that.
+// max_pending_output bytes wait to be sent, or max_pending_input bytes wait to be consumed, the
+// connection is not read (its peer's writes then block in the kernel). Once the output has drained
+// below its bound, input the handler left for lack of output room is offered to it again, within
+// the connection's turn, and reading resumes when that has made room.
+//
+// Timeouts are timers on the loop. The idle timer is lazy (as nginx's and Redis' are): I/O only
+// notes the time, and the timer, when it fires early, re-arms itself for the deadline that time
+// implies; the head timer is armed when the handler starts waiting for a head and cancelled when it
+// has one.
 //
 // Input the transport holds (Transport::Pending(): TLS records read ahead) is invisible to
 // poll/epoll, so a connection never waits for an fd event while it could read such input: it reads
@@ -57,14 +64,31 @@ class LoopConnection final : public FdHandler {
  private:
   bool ContinueHandshake();
   bool CanRead() const;
-  // Reading can go on without the socket: the transport holds input and there is room for output.
-  bool HoldsReadableInput() const { return CanRead() && transport_->Pending() > 0; }
+  // The handler can be called: there is room for output.
+  bool CanHandle() const;
+  bool OutputFull() const { return output_.size() > options_.max_pending_output; }
+  bool InputFull() const { return input_.size() >= options_.max_pending_input; }
+  // Work can go on without the socket: the transport holds input, or the handler left requests for
+  // lack of output room that it now has.
+  bool HoldsReadableInput() const {
+    return (CanRead() && transport_->Pending() > 0) || (reoffer_ && CanHandle());
+  }
   bool ReadAndHandle();
   // One read, handed to the handler; `*bytes` says how many (0: nothing came). False once closed.
   bool ReadOnce(size_t* bytes);
+  // Offers input_ to the handler and writes what it answers. False once closed.
+  bool Handle();
   bool Flush();
   void Hold(int64_t until_nanos);
   void OnHoldExpired();
+  void OnIdleTimer();
+  // Arms or cancels the head timer after the handler has seen input.
+  void WatchHead();
+  void NoteActivity() {
+    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
+  }
+  // Closes the connection for a timeout.
+  void TimeOut();
   void UpdateInterest();
   // Destroys this connection: callers return at once.
   void Close(bool graceful);
@@ -89,6 +113,10 @@ class LoopConnection final : public FdHandler {
   int64_t hold_until_ = 0;
   uint64_t hold_timer_ = 0;
   bool in_backlog_ = false;  // in worker_'s backlog: its transport held input after a full turn
+  bool reoffer_ = false;     // the handler stopped for lack of output room with input_ left
+  int64_t last_active_ = 0;  // when a byte last moved, with an idle timeout
+  uint64_t idle_timer_ = 0;
+  uint64_t head_timer_ = 0;
 };
 
 class Worker final : public FdHandler {
@@ -243,10 +271,14 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
       counters_(worker.counters()),
       transport_(std::move(transport)),
       handler_(std::move(handler)),
-      fd_(transport_->fd()) {}
+      fd_(transport_->fd()) {
+  handler_->set_output_bound(options_.max_pending_output);
+}
 
 LoopConnection::~LoopConnection() {
   if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
+  if (idle_timer_ != 0) loop_.CancelTimer(idle_timer_);
+  if (head_timer_ != 0) loop_.CancelTimer(head_timer_);
   worker_.RemoveFromBacklog(this);
   loop_.Remove(fd_);
   worker_.Closed();
@@ -258,6 +290,11 @@ bool LoopConnection::Start() {
     return false;
   }
   watched_ = kReadable;
+  if (options_.idle_timeout_nanos > 0) {
+    NoteActivity();
+    idle_timer_ =
+        loop_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
+  }
   if (!ContinueHandshake()) return false;
   if (HoldsReadableInput() && !ReadAndHandle()) return false;
   UpdateInterest();
@@ -312,30 +349,41 @@ void LoopConnection::OnBacklogTurn() {
   UpdateInterest();
 }
 
-bool LoopConnection::CanRead() const {
-  return !handshaking_ && !closing_ && output_.size() <= options_.max_pending_output;
-}
+bool LoopConnection::CanHandle() const { return !handshaking_ && !closing_ && !OutputFull(); }
 
-// One turn: a read, then more only while the transport holds input (Pending() > 0), up to read_size
-// bytes in all. Plain TCP holds nothing, so it reads once per wakeup and level triggering brings it
-// back for the rest of the socket. TLS hands out a record per read and may have taken several off
-// the socket at once; what a full turn leaves inside waits in the backlog for the next pass.
+bool LoopConnection::CanRead() const { return CanHandle() && !InputFull(); }
+
+// One turn: input the handler left for lack of output room, offered again, or a read; then more
+// only while either can go on without the socket (the transport holds input, or the handler has
+// room again), up to read_size bytes consumed or read in all. Plain TCP holds nothing, so it reads
+// once per wakeup and level triggering brings it back for the rest of the socket. TLS hands out a
+// record per read and may have taken several off the socket at once; what a full turn leaves
+// inside waits in the backlog for the next pass.
 bool LoopConnection::ReadAndHandle() {
   size_t budget = options_.read_size;
   do {
+    if (reoffer_ && CanHandle()) {
+      const size_t before = input_.size();
+      if (!Handle()) return false;
+      budget -= std::min(before - input_.size(), budget);
+      continue;
+    }
     if (!CanRead()) return true;  // backpressure: a flush brings reading back
     size_t bytes = 0;
     if (!ReadOnce(&bytes)) return false;
     if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
     budget -= std::min(bytes, budget);
-  } while (budget > 0 && transport_->Pending() > 0);
+  } while (budget > 0 && HoldsReadableInput());
   if (HoldsReadableInput()) worker_.AddToBacklog(this);
   return true;
 }
 
 bool LoopConnection::ReadOnce(size_t* bytes) {
   read_wants_write_ = false;
-  IoResult r = transport_->Read(input_.WritableSpace(options_.read_size), options_.read_size);
+  // Never past the input bound: a peer that sends faster than the handler consumes fills it and
+  // then waits in the kernel.
+  const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
+  IoResult r = transport_->Read(input_.WritableSpace(room), room);
   switch (r.status) {
     case IoStatus::kOk:
       break;
@@ -355,12 +403,20 @@ bool LoopConnection::ReadOnce(size_t* bytes) {
   *bytes = r.bytes;
   input_.CommitWrite(r.bytes);
   ServerCounters::Add(counters_.bytes_read, r.bytes);
+  NoteActivity();
+  return Handle();
+}
+
+bool LoopConnection::Handle() {
+  ServerCounters::Max(counters_.peak_pending_input, input_.size());
   HandlerResult result = handler_->OnData(input_.view(), output_);
   input_.Consume(result.consumed);
-  if (input_.size() > options_.max_pending_input) {
-    Close(/*graceful=*/false);  // the handler buffers without bound: protect the server
+  if (InputFull() && result.consumed == 0) {
+    Close(/*graceful=*/false);  // it needs more input than the bound allows: it never will have it
     return false;
   }
+  reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
+  WatchHead();
   ServerCounters::Max(counters_.peak_pending_output, output_.size());
   if (result.close) closing_ = true;
   if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
@@ -379,6 +435,7 @@ bool LoopConnection::Flush() {
     if (r.status == IoStatus::kOk) {
       output_.Consume(r.bytes);
       ServerCounters::Add(counters_.bytes_written, r.bytes);
+      NoteActivity();
     } else if (r.status == IoStatus::kWantWrite) {
       return true;
     } else if (r.status == IoStatus::kWantRead) {
@@ -414,12 +471,41 @@ void LoopConnection::OnHoldExpired() {
   UpdateInterest();
 }
 
+void LoopConnection::OnIdleTimer() {
+  idle_timer_ = 0;
+  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
+  if (MonotonicNanos() >= deadline) {
+    TimeOut();
+    return;
+  }
+  idle_timer_ = loop_.AddTimer(deadline, [this] { OnIdleTimer(); });
+}
+
+void LoopConnection::WatchHead() {
+  if (options_.head_timeout_nanos <= 0) return;
+  const bool awaiting = handler_->AwaitingHead();
+  if (awaiting && head_timer_ == 0) {
+    head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+      head_timer_ = 0;
+      TimeOut();
+    });
+  } else if (!awaiting && head_timer_ != 0) {
+    loop_.CancelTimer(head_timer_);
+    head_timer_ = 0;
+  }
+}
+
+void LoopConnection::TimeOut() {
+  ServerCounters::Add(counters_.timed_out, 1);
+  Close(/*graceful=*/false);
+}
+
 void LoopConnection::UpdateInterest() {
   int want = kNoEvents;
   if (handshaking_) {
     want = handshake_wants_;
   } else {
-    bool over = output_.size() > options_.max_pending_output;
+    bool over = OutputFull() || InputFull();
     if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
     paused_ = over;
     if ((!closing_ && !over) || write_wants_read_) want |= kReadable;

@@ -74,6 +74,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
         absl::StrCat("max_connections must be >= 1, got ", options.max_connections));
   }
   if (options.read_size == 0) return absl::InvalidArgumentError("read_size must be > 0");
+  if (options.max_pending_input == 0) {
+    return absl::InvalidArgumentError("max_pending_input must be > 0");
+  }
   if (!handler_factory) return absl::InvalidArgumentError("no handler factory");
   // A peer that resets must never kill the server. Plain TCP and the TLS socket BIO send with
   // SendNoSignal (platform.h) already; this covers any other write to a socket.
@@ -189,6 +192,9 @@ void ServerCounters::AddTo(ServerStats& stats) const {
   stats.read_pauses += read_pauses.load(kRelaxed);
   uint64_t peak = peak_pending_output.load(kRelaxed);
   if (peak > stats.peak_pending_output) stats.peak_pending_output = peak;
+  stats.connections_timed_out += timed_out.load(kRelaxed);
+  peak = peak_pending_input.load(kRelaxed);
+  if (peak > stats.peak_pending_input) stats.peak_pending_input = peak;
 }
 
 }  // namespace internal

@@ -58,12 +58,24 @@ struct ServerOptions {
   ServerModel model = DefaultServerModel();
   int threads = 1;  // event loops (poll, epoll); ignored by the threads model. See the top.
   int max_connections = 100000;
-  size_t read_size = 64 * 1024;  // bytes asked of each read()
-  // Backpressure: stop reading from a connection while this much of its output is unsent.
+  size_t read_size = 64 * 1024;  // bytes asked of each read() (less when the input bound is near)
+  // What one connection may cost, whatever its peer does; the model stops reading from a
+  // connection over either bound and resumes when it drains (connection_handler.h).
+  //
+  // Output queued for the peer and not yet sent: over this, the connection is not read. A handler
+  // stops answering over it too, so the queue holds at most this plus one reply.
   size_t max_pending_output = 1 << 20;
-  // A handler that leaves this much input unconsumed has failed to bound its own buffering: the
-  // connection is closed.
-  size_t max_pending_input = 64 << 20;
+  // Input read and not yet consumed by the handler: a partial request head or frame header, or
+  // pipelined requests waiting for output room. Reads never take the buffer past it; a handler that
+  // consumes nothing of a full buffer (a head larger than this) gets its connection closed. Message
+  // reassembly inside a handler is its own bound (the WebSocket server's --max_message_size).
+  size_t max_pending_input = 256 << 10;
+  // What one connection may hold the server for. A connection on which no byte has moved either way
+  // for idle_timeout_nanos is closed (a silent peer, or one that stopped reading); one whose
+  // request head or handshake began (ConnectionHandler::AwaitingHead) and has not arrived whole
+  // head_timeout_nanos later is closed too (a peer that trickles a head). 0: never.
+  int64_t idle_timeout_nanos = 0;
+  int64_t head_timeout_nanos = 0;
   // TLS (wss, https) when set; not owned, must outlive the server.
   TlsServerContext* tls = nullptr;
 };
@@ -76,9 +88,13 @@ struct ServerStats {
   uint64_t bytes_written = 0;
   // Backpressure, observable without timing: the most output any connection held after a handler
   // call (bounded by max_pending_output plus what one call appends), and how many times a
-  // connection stopped being read because its output was over max_pending_output.
+  // connection stopped being read because its output or input was over its bound.
   uint64_t peak_pending_output = 0;
   uint64_t read_pauses = 0;
+  // The most input any connection held unconsumed (bounded by max_pending_input).
+  uint64_t peak_pending_input = 0;
+  // Connections closed by idle_timeout_nanos or head_timeout_nanos.
+  uint64_t connections_timed_out = 0;
 };
 
 // `handler_factory` is called once per connection, from server threads (several at once with the

@@ -5,6 +5,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
@@ -15,7 +16,12 @@ ABSL_FLAG(int, threads, 1,
           "share one)");
 ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
 ABSL_FLAG(int, max_pending_output_kib, 1024,
-          "stop reading a client while this much of its output is unsent (KiB)");
+          "output queued per connection: stop reading a client (and answering its pipelined "
+          "requests) while more than this much of its output is unsent (KiB)");
+ABSL_FLAG(int, max_pending_input_kib, 256,
+          "input buffered per connection (a request head or frame header not yet whole, pipelined "
+          "requests not yet answered): stop reading a client while this much of its input waits; "
+          "a head larger than this closes the connection (KiB)");
 
 namespace netbench {
 
@@ -27,6 +33,7 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   options.threads = absl::GetFlag(FLAGS_threads);
   options.max_connections = absl::GetFlag(FLAGS_max_connections);
   int pending_kib = absl::GetFlag(FLAGS_max_pending_output_kib);
+  int input_kib = absl::GetFlag(FLAGS_max_pending_input_kib);
   if (port < 0 || port > 65535) return absl::InvalidArgumentError("--port must be in 0..65535");
   if (options.threads < 1) return absl::InvalidArgumentError("--threads must be >= 1");
   if (options.max_connections < 1) {
@@ -34,7 +41,23 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   }
   if (pending_kib < 1) return absl::InvalidArgumentError("--max_pending_output_kib must be >= 1");
   options.max_pending_output = static_cast<size_t>(pending_kib) * 1024;
+  // An HTTP request head (up to 64 KiB, else 431) and a WebSocket handshake must fit whole.
+  if (input_kib < 64) return absl::InvalidArgumentError("--max_pending_input_kib must be >= 64");
+  options.max_pending_input = static_cast<size_t>(input_kib) * 1024;
   return options;
+}
+
+absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
+                                  absl::string_view head_flag, ServerOptions& options) {
+  if (idle < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--idle_timeout must be >= 0 (0: never)");
+  }
+  if (head < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", head_flag, " must be >= 0 (0: never)"));
+  }
+  options.idle_timeout_nanos = absl::ToInt64Nanoseconds(idle);
+  options.head_timeout_nanos = absl::ToInt64Nanoseconds(head);
+  return absl::OkStatus();
 }
 
 void IncludeServerFlagsInHelp() {

@@ -1,7 +1,7 @@
 // The command-line flags every netbench server shares (--host, --model, --threads,
-// --max_connections, --max_pending_output_kib), defined once and read into ServerOptions with
-// checks that name the flag. Each program keeps its own --port (their defaults differ: echo 7000,
-// websocket 8080, origin 9080).
+// --max_connections, --max_pending_output_kib, --max_pending_input_kib), defined once and read into
+// ServerOptions with checks that name the flag. Each program keeps its own --port (their defaults
+// differ: echo 7000, websocket 8080, origin 9080).
 //
 //   ABSL_FLAG(int, port, 7000, "TCP port; 0 picks a free one");
 //   ...
@@ -10,12 +10,26 @@
 #ifndef NETBENCH_COMMON_SERVER_FLAGS_H_
 #define NETBENCH_COMMON_SERVER_FLAGS_H_
 
+#include <cstdint>
+
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "common/server.h"
 
 namespace netbench {
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port);
+
+// A program's timeout flags into `options` (each program defines its own --idle_timeout and head
+// timeout, since their defaults differ): 0 stays 0 (never); a negative value is an error naming the
+// flag, --idle_timeout or --`head_flag`.
+//
+//   absl::Status status = SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout),
+//                                              absl::GetFlag(FLAGS_head_timeout), "head_timeout",
+//                                              options);
+absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
+                                  absl::string_view head_flag, ServerOptions& options);
 
 // Makes --help list the shared flags beside the program's own (Abseil's --help shows only flags
 // defined in the program's main file). Call before absl::ParseCommandLine.

@@ -1,11 +1,18 @@
 // The threads model: an acceptor thread, and one std::thread per connection doing blocking I/O, the
-// analogue of Go's goroutine per connection. Backpressure is free here: a thread blocked writing to
-// a peer that does not read stops reading from it.
+// analogue of Go's goroutine per connection. Backpressure is almost free here: a thread blocked
+// writing to a peer that does not read stops reading from it. What is left to bound is what one
+// read can make: reads never fill the input past max_pending_input, and a handler that stopped
+// answering for lack of output room (connection_handler.h) is offered its input again once the
+// output is written, before the next read.
+//
+// Timeouts: before each read the thread polls with the nearer of the idle and head deadlines, and
+// writes carry SO_SNDTIMEO, so a peer that stops reading fails a write after idle_timeout.
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <list>
@@ -23,17 +30,24 @@ namespace netbench {
 namespace internal {
 namespace {
 
-// Waits until `fd` is ready for what a transport asked. The sockets are blocking, so only TLS ever
-// asks (it may need to read while writing).
-bool WaitFor(int fd, IoStatus want) {
+// Waits until `fd` is ready for what a transport asked, or `timeout_ms` (-1: no limit) passes. The
+// sockets are blocking, so only TLS asks, or a write that SO_SNDTIMEO cut short.
+bool WaitFor(int fd, IoStatus want, int timeout_ms = -1) {
   pollfd entry{};
   entry.fd = fd;
   entry.events = want == IoStatus::kWantRead ? POLLIN : POLLOUT;
   int rc;
   do {
-    rc = poll(&entry, 1, -1);
+    rc = poll(&entry, 1, timeout_ms);
   } while (rc < 0 && errno == EINTR);
   return rc > 0;
+}
+
+// Milliseconds until `deadline` (MonotonicNanos), at least 1 so that a poll does wait; -1 for none.
+int MillisUntil(int64_t deadline) {
+  if (deadline == 0) return -1;
+  int64_t left = (deadline - MonotonicNanos() + kNanosPerMilli - 1) / kNanosPerMilli;
+  return static_cast<int>(std::clamp<int64_t>(left, 1, 1 << 30));
 }
 
 void MergeStats(const ServerStats& from, ServerStats& into) {
@@ -43,8 +57,12 @@ void MergeStats(const ServerStats& from, ServerStats& into) {
   into.bytes_read += from.bytes_read;
   into.bytes_written += from.bytes_written;
   into.read_pauses += from.read_pauses;
+  into.connections_timed_out += from.connections_timed_out;
   if (from.peak_pending_output > into.peak_pending_output) {
     into.peak_pending_output = from.peak_pending_output;
+  }
+  if (from.peak_pending_input > into.peak_pending_input) {
+    into.peak_pending_input = from.peak_pending_input;
   }
 }
 
@@ -193,36 +211,83 @@ class ThreadServer final : public Server {
   }
 
   void ServeTransport(Connection& connection, Transport& transport) {
+    const int64_t idle = options_.idle_timeout_nanos;
+    // How long a wait for the socket may last: an idle timeout bounds TLS's waits too.
+    auto idle_wait_ms = [idle] { return idle > 0 ? MillisUntil(MonotonicNanos() + idle) : -1; };
     while (true) {
       IoResult r = transport.Handshake();
       if (r.status == IoStatus::kOk) break;
       if ((r.status != IoStatus::kWantRead && r.status != IoStatus::kWantWrite) ||
-          !WaitFor(transport.fd(), r.status)) {
+          !WaitFor(transport.fd(), r.status, idle_wait_ms())) {
         return;
       }
     }
     std::unique_ptr<ConnectionHandler> handler = handler_factory_();
+    handler->set_output_bound(options_.max_pending_output);
     ServerCounters& counters = connection.counters;
+    if (idle > 0) {
+      timeval limit{};
+      limit.tv_sec = idle / kNanosPerSecond;
+      limit.tv_usec = std::max<int64_t>(idle % kNanosPerSecond / 1000, limit.tv_sec == 0 ? 1 : 0);
+      setsockopt(transport.fd(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
+    }
+    int64_t head_deadline = 0;
     ByteBuffer input;
     ByteBuffer output;
     while (true) {
-      IoResult r = transport.Read(input.WritableSpace(options_.read_size), options_.read_size);
+      if ((idle > 0 || head_deadline > 0) && transport.Pending() == 0) {
+        int64_t deadline = idle > 0 ? MonotonicNanos() + idle : 0;
+        if (head_deadline > 0 && (deadline == 0 || head_deadline < deadline)) {
+          deadline = head_deadline;
+        }
+        pollfd entry{transport.fd(), POLLIN, 0};
+        int rc;
+        do {
+          rc = poll(&entry, 1, MillisUntil(deadline));
+        } while (rc < 0 && errno == EINTR);
+        if (rc == 0) {
+          ServerCounters::Add(counters.timed_out, 1);
+          return;
+        }
+      }
+      const size_t room = std::min(options_.read_size, options_.max_pending_input - input.size());
+      IoResult r = transport.Read(input.WritableSpace(room), room);
       if (r.status == IoStatus::kOk) {
         input.CommitWrite(r.bytes);
         ServerCounters::Add(counters.bytes_read, r.bytes);
-        HandlerResult result = handler->OnData(input.view(), output);
-        input.Consume(result.consumed);
-        ServerCounters::Max(counters.peak_pending_output, output.size());
-        if (input.size() > options_.max_pending_input) return;
-        if (result.send_not_before_nanos > 0 && !SleepUntil(result.send_not_before_nanos)) return;
-        if (!WriteAll(transport, output, counters)) return;
-        if (result.close) break;
+        bool reoffer;
+        do {
+          ServerCounters::Max(counters.peak_pending_input, input.size());
+          HandlerResult result = handler->OnData(input.view(), output);
+          input.Consume(result.consumed);
+          ServerCounters::Max(counters.peak_pending_output, output.size());
+          // It needs more input than the bound allows: it never will have it.
+          if (input.size() >= options_.max_pending_input && result.consumed == 0) return;
+          reoffer =
+              result.consumed > 0 && !input.empty() && output.size() > options_.max_pending_output;
+          if (options_.head_timeout_nanos > 0) {
+            if (!handler->AwaitingHead()) {
+              head_deadline = 0;
+            } else if (head_deadline == 0) {
+              head_deadline = MonotonicNanos() + options_.head_timeout_nanos;
+            }
+          }
+          if (reoffer) ServerCounters::Add(counters.read_pauses, 1);
+          if (result.send_not_before_nanos > 0 && !SleepUntil(result.send_not_before_nanos)) {
+            return;
+          }
+          if (!WriteAll(transport, output, counters, idle)) return;
+          if (result.close) {
+            transport.ShutdownWrite();
+            return;
+          }
+        } while (reoffer);
       } else if (r.status == IoStatus::kEof) {
         handler->OnPeerClosed(output);
-        if (!WriteAll(transport, output, counters)) return;
+        if (!WriteAll(transport, output, counters, idle)) return;
         break;
       } else if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) {
-        if (!WaitFor(transport.fd(), r.status)) return;
+        if (!WaitFor(transport.fd(), r.status, idle_wait_ms())) return;
       } else {
         return;  // reset or TLS error: nothing more can be said to this peer
       }
@@ -239,14 +304,22 @@ class ThreadServer final : public Server {
                                    [this] { return stopping_; });
   }
 
-  static bool WriteAll(Transport& transport, ByteBuffer& output, ServerCounters& counters) {
+  // With an idle timeout, SO_SNDTIMEO cuts a stalled write short and the wait here is bounded too:
+  // a peer that takes nothing for that long is given up on.
+  static bool WriteAll(Transport& transport, ByteBuffer& output, ServerCounters& counters,
+                       int64_t idle_timeout_nanos) {
+    const int wait_ms =
+        idle_timeout_nanos > 0 ? MillisUntil(MonotonicNanos() + idle_timeout_nanos) : -1;
     while (!output.empty()) {
       IoResult r = transport.Write(output.data(), output.size());
       if (r.status == IoStatus::kOk) {
         output.Consume(r.bytes);
         ServerCounters::Add(counters.bytes_written, r.bytes);
       } else if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) {
-        if (!WaitFor(transport.fd(), r.status)) return false;
+        if (!WaitFor(transport.fd(), r.status, wait_ms)) {
+          if (idle_timeout_nanos > 0) ServerCounters::Add(counters.timed_out, 1);
+          return false;
+        }
       } else {
         return false;
       }

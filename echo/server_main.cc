@@ -7,6 +7,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "common/server.h"
 #include "common/server_flags.h"
 #include "common/tls.h"
@@ -14,6 +15,10 @@
 
 ABSL_FLAG(int, port, 7000, "TCP port; 0 picks a free one (the 'listening on' line says which)");
 ABSL_FLAG(bool, tls, false, "serve TLS with a fresh self-signed certificate (prints its SHA-256)");
+ABSL_FLAG(absl::Duration, idle_timeout, absl::ZeroDuration(),
+          "close a connection on which no byte has moved either way for this long; 0 = never, the "
+          "default: the write-up's server this one follows never timed out a connection, and the "
+          "comparison keeps to it");
 
 namespace netbench {
 namespace {
@@ -27,6 +32,11 @@ int Run() {
   absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
   if (!flags.ok()) return Fail(std::string(flags.status().message()));
   ServerOptions options = *std::move(flags);
+  if (absl::Status status = SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout),
+                                                 absl::ZeroDuration(), "", options);
+      !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
 
   std::unique_ptr<TlsServerContext> tls;
   if (absl::GetFlag(FLAGS_tls)) {

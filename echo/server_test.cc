@@ -5,15 +5,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/socket.h"
 #include "echo/echo_handler.h"
 #include "gtest/gtest.h"
+#include "testing/peer_flood.h"
 #include "testing/socket_io.h"
 
 namespace netbench {
@@ -36,6 +39,7 @@ class EchoServerTest : public testing::TestWithParam<ServerModel> {
     ServerOptions options;
     options.model = GetParam();
     options.max_pending_output = 128 * 1024;
+    options.max_pending_input = 64 * 1024;
     options.read_size = 16 * 1024;
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
     ASSERT_TRUE(server.ok()) << server.status();
@@ -115,6 +119,61 @@ TEST_P(EchoServerTest, NonReaderStaysBoundedWhileOthersAreServed) {
   shutdown(stuck.get(), SHUT_RDWR);
   writer.join();
   EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
+}
+
+// 20 peers write raw bytes and never read: the server stops reading each once its bounds are
+// reached, so its memory grows by no more than the bounds allow, and it serves another client.
+TEST_P(EchoServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
+  const uint64_t before = ResidentBytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
+  PeerFlood flood = FloodWithoutReading(
+      server_->port(), {.connections = 20, .bytes_per_connection = 32 << 20, .unit = "echo me "});
+  ASSERT_EQ(flood.connections.size(), 20u);
+  EXPECT_EQ(flood.closed_by_server, 0);
+  const uint64_t after = ResidentBytes();
+  EXPECT_LT(after - std::min(before, after), 20 * (64u * 1024 + 128u * 1024) + (16u << 20))
+      << flood.bytes_sent << " bytes sent";
+  UniqueFd other = ConnectClient();
+  ASSERT_TRUE(WriteAll(other.get(), Message(7)));
+  EXPECT_EQ(ReadExactly(other.get(), 22), Message(7));
+  EXPECT_LE(server_->stats().peak_pending_input, 64u * 1024);
+  EXPECT_LE(server_->stats().peak_pending_output, 128u * 1024 + 16 * 1024);
+}
+
+// The idle timeout closes a silent connection (an echo server's peer can only be silent or
+// sending: there is no head to time out), and another client is served meanwhile.
+TEST_P(EchoServerTest, IdleTimeoutClosesASilentConnection) {
+  server_.reset();
+  ServerOptions options;
+  options.model = GetParam();
+  options.idle_timeout_nanos = 300 * kNanosPerMilli;
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  UniqueFd silent = ConnectClient();
+  UniqueFd other = ConnectClient();
+  ASSERT_TRUE(WriteAll(other.get(), Message(1)));
+  EXPECT_EQ(ReadExactly(other.get(), 22), Message(1));
+  EXPECT_TRUE(ServerCloses(silent.get()));
+  EXPECT_GE(server_->stats().connections_timed_out, 1u);
+}
+
+// A peer that writes and never reads stalls its echo; once nothing has moved for the idle timeout
+// the server gives up on it (a write that takes nothing counts as idle), on every model.
+TEST_P(EchoServerTest, IdleTimeoutClosesAPeerThatNeverReads) {
+  server_.reset();
+  ServerOptions options;
+  options.model = GetParam();
+  options.max_pending_output = 64 * 1024;
+  options.idle_timeout_nanos = 300 * kNanosPerMilli;
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  PeerFlood flood = FloodWithoutReading(
+      server_->port(), {.connections = 2, .bytes_per_connection = 64 << 20, .unit = "unread "});
+  ASSERT_EQ(flood.connections.size(), 2u);
+  for (const UniqueFd& fd : flood.connections) EXPECT_TRUE(ServerCloses(fd.get()));
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest, testing::ValuesIn(AvailableServerModels()),

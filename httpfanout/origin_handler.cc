@@ -12,10 +12,6 @@
 namespace netbench {
 namespace {
 
-// A connection's unsent responses beyond this end with "Connection: close" (pipelining without
-// reading).
-constexpr size_t kMaxBufferedOutput = 4 << 20;
-
 std::string ChunkedBody(const std::string& body, size_t chunk_size) {
   std::string out;
   for (size_t offset = 0; offset < body.size(); offset += chunk_size) {
@@ -51,6 +47,9 @@ class OriginHandler : public ConnectionHandler {
         skip_body_ -= n;
         continue;
       }
+      // Pipelined requests beyond the output bound wait unparsed, as input (which the server
+      // bounds), until the responses before them have gone out.
+      if (OutputFull(output)) break;
       HttpError error;
       int n = ParseRequestHead(input.data() + used, input.size() - used, last_len_, &head_, &error);
       if (n == kHttpNeedMore) {
@@ -76,10 +75,8 @@ class OriginHandler : public ConnectionHandler {
         return result;
       }
       if (head_.content_length > 0) skip_body_ = static_cast<uint64_t>(head_.content_length);
-      bool keep_alive = head_.keep_alive();
+      const bool keep_alive = head_.keep_alive();
       const bool head_only = head_.method == "HEAD";
-      if (keep_alive && output.size() + content_->body().size() > kMaxBufferedOutput)
-        keep_alive = false;
       output.Append(content_->Response(head_.minor_version, keep_alive, head_only));
       answered = true;
       if (!keep_alive) {
@@ -94,6 +91,9 @@ class OriginHandler : public ConnectionHandler {
     }
     return result;
   }
+
+  // A partial head is buffered (the parser asked for more after seeing some of it).
+  bool AwaitingHead() const override { return last_len_ > 0; }
 
  private:
   std::shared_ptr<const OriginContent> content_;

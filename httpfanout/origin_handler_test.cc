@@ -2,11 +2,15 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/platform.h"
 #include "common/server.h"
 #include "common/socket.h"
@@ -15,6 +19,8 @@
 #include "httpfanout/body_reader.h"
 #include "httpfanout/origin_body.h"
 #include "httpfanout/response_parser.h"
+#include "testing/peer_flood.h"
+#include "testing/socket_io.h"
 
 namespace netbench {
 namespace {
@@ -70,9 +76,8 @@ std::vector<std::string> ParseResponses(const std::string& text, std::vector<int
 
 class OriginTest : public testing::TestWithParam<ServerModel> {
  protected:
-  void StartOrigin(const OriginOptions& options) {
+  void StartOrigin(const OriginOptions& options, ServerOptions server_options = {}) {
     content_ = std::make_shared<const OriginContent>(options);
-    ServerOptions server_options;
     server_options.model = GetParam();
     absl::StatusOr<std::unique_ptr<Server>> server =
         Server::Start(server_options, OriginHandlerFactory(content_));
@@ -157,6 +162,67 @@ TEST_P(OriginTest, RequestBodyIsSkipped) {
   std::vector<int> statuses;
   ParseResponses(ReadToEof(fd.get()), &statuses);
   EXPECT_EQ(statuses, (std::vector<int>{200, 200}));
+}
+
+// 20 peers pipeline GETs for a 25 KB page and never read. Each 40-byte request makes 25 KB of
+// output, so the server must leave requests unanswered (as bounded input) rather than answer them
+// into an unbounded queue: its memory grows by no more than the bounds allow, and another client is
+// served meanwhile.
+TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) {
+  constexpr size_t kInputBound = 64 * 1024;
+  constexpr size_t kOutputBound = 256 * 1024;
+  StartOrigin(OriginOptions{.body_size = 25600},
+              {.max_pending_output = kOutputBound, .max_pending_input = kInputBound});
+  const uint64_t before = ResidentBytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
+  PeerFlood flood =
+      FloodWithoutReading(server_->port(), {.connections = 20,
+                                            .bytes_per_connection = 16 << 20,
+                                            .unit = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"});
+  ASSERT_EQ(flood.connections.size(), 20u);
+  EXPECT_EQ(flood.closed_by_server, 0);
+  const uint64_t after = ResidentBytes();
+  EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
+      << flood.bytes_sent << " bytes sent";
+  UniqueFd fd = Dial();
+  SendAll(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::vector<int> statuses;
+  std::vector<std::string> bodies = ParseResponses(ReadToEof(fd.get()), &statuses);
+  ASSERT_EQ(statuses, (std::vector<int>{200}));
+  EXPECT_EQ(bodies[0], content_->body());
+  EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
+  EXPECT_LE(server_->stats().peak_pending_output, kOutputBound + content_->body().size() + 1024);
+}
+
+// Sends `bytes` one at a time, `interval` apart (the peer's pace, not a synchronisation), until
+// all are sent or a send fails because the server closed the connection.
+void Trickle(int fd, std::string bytes, std::chrono::milliseconds interval) {
+  for (char c : bytes) {
+    if (SendNoSignal(fd, &c, 1) != 1) return;
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+// A silent connection is closed by the idle timeout, one that trickles its request head a byte at a
+// time (often enough never to be idle) by the head timeout, and another client is served meanwhile.
+TEST_P(OriginTest, SilentAndTricklingConnectionsAreClosed) {
+  StartOrigin(OriginOptions{.body_size = 1000}, {.idle_timeout_nanos = 1000 * kNanosPerMilli,
+                                                 .head_timeout_nanos = 300 * kNanosPerMilli});
+  UniqueFd silent = Dial();
+  UniqueFd trickling = Dial();
+  // Long enough that sending it whole would take 20 s.
+  std::string head =
+      absl::StrCat("GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ", std::string(1000, 'p'), "\r\n\r\n");
+  std::thread trickler(Trickle, trickling.get(), head, std::chrono::milliseconds(20));
+  UniqueFd fd = Dial();
+  SendAll(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  std::vector<int> statuses;
+  ParseResponses(ReadToEof(fd.get()), &statuses);
+  EXPECT_EQ(statuses, (std::vector<int>{200}));
+  EXPECT_TRUE(ServerCloses(trickling.get()));
+  EXPECT_TRUE(ServerCloses(silent.get()));
+  trickler.join();
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, OriginTest, testing::ValuesIn(AvailableServerModels()),

@@ -23,6 +23,12 @@ ABSL_FLAG(int64_t, body_size, 25600,
 ABSL_FLAG(
     absl::Duration, latency, absl::ZeroDuration(),
     "hold each response this long after its request arrived, to emulate a remote site (e.g. 50ms)");
+ABSL_FLAG(absl::Duration, idle_timeout, absl::Seconds(60),
+          "close a connection on which no byte has moved either way for this long, between "
+          "requests or with responses unread (0: never; nginx's keepalive_timeout is 75s)");
+ABSL_FLAG(absl::Duration, head_timeout, absl::Seconds(10),
+          "close a connection whose request head began and has not arrived whole this long after "
+          "(0: never; nginx's client_header_timeout is 60s)");
 ABSL_FLAG(bool, chunked, false,
           "send the page with Transfer-Encoding: chunked instead of Content-Length");
 ABSL_FLAG(int64_t, chunk_size, 8192, "bytes per chunk with --chunked");
@@ -45,6 +51,12 @@ int Run() {
   absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
   if (!flags.ok()) return Fail(std::string(flags.status().message()));
   ServerOptions options = *std::move(flags);
+  if (absl::Status status =
+          SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout), absl::GetFlag(FLAGS_head_timeout),
+                               "head_timeout", options);
+      !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
   OriginOptions origin;
   int64_t body_size = absl::GetFlag(FLAGS_body_size);
   if (body_size < 0 || body_size > (int64_t{1} << 30))

@@ -1,7 +1,9 @@
 #include "testing/socket_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "common/platform.h"
@@ -43,6 +45,16 @@ std::string ReadToEnd(int fd, int* error) {
     }
     s.append(buffer, static_cast<size_t>(n));
   }
+}
+
+bool ServerCloses(int fd, int guard_seconds) {
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // wait for the close, whatever the fd was
+  timeval guard{};
+  guard.tv_sec = guard_seconds;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &guard, sizeof(guard));
+  int error = 0;
+  ReadToEnd(fd, &error);
+  return error == 0 || error == ECONNRESET;
 }
 
 }  // namespace netbench

@@ -20,6 +20,10 @@ bool WriteAll(int fd, absl::string_view data);
 std::string ReadExactly(int fd, size_t size);
 // Reads until EOF or an error; `error` (if given) gets errno, or 0 for a clean EOF.
 std::string ReadToEnd(int fd, int* error = nullptr);
+// For a test that expects the server to close `fd` by itself: reads (blocking) until it does, and
+// returns true when it did (EOF or a reset). A hang guard, not a timing check: after
+// `guard_seconds` with nothing read, it gives up and returns false.
+bool ServerCloses(int fd, int guard_seconds = 60);
 
 }  // namespace netbench
 

@@ -74,6 +74,7 @@ void WebSocketHandler::SendClose(uint16_t code, absl::string_view reason, ByteBu
 HandlerResult WebSocketHandler::OnData(absl::string_view input, ByteBuffer& output) {
   size_t pos = 0;
   if (state_ == State::kHandshake) {
+    handshake_begun_ = handshake_begun_ || !input.empty();
     pos = Handshake(input, output);
     if (state_ == State::kHandshake) return {.consumed = 0};
     if (state_ == State::kClosed) return {.consumed = input.size(), .close = true};

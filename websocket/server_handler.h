@@ -58,6 +58,7 @@ class WebSocketHandler : public ConnectionHandler {
   ~WebSocketHandler() override;
 
   HandlerResult OnData(absl::string_view input, ByteBuffer& output) override;
+  bool AwaitingHead() const override { return state_ == State::kHandshake && handshake_begun_; }
   void OnPeerClosed(ByteBuffer& output) override;
 
  private:
@@ -70,6 +71,7 @@ class WebSocketHandler : public ConnectionHandler {
   const WebSocketServerOptions options_;
   WebSocketServerCounters* counters_;
   State state_ = State::kHandshake;
+  bool handshake_begun_ = false;  // some of the handshake has arrived
   MessageReader reader_;
   uint64_t messages_ = 0;  // not yet added to counters_
   uint64_t payload_bytes_ = 0;

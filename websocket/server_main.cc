@@ -21,6 +21,13 @@ ABSL_FLAG(int64_t, max_message_size, 16 << 20,
 ABSL_FLAG(std::string, cert, "", "wss: certificate chain (PEM file); needs --key");
 ABSL_FLAG(std::string, key, "", "wss: private key (PEM file); needs --cert");
 ABSL_FLAG(bool, tls, false, "wss with a fresh self-signed certificate (prints its SHA-256)");
+ABSL_FLAG(absl::Duration, idle_timeout, absl::ZeroDuration(),
+          "close a connection on which no byte has moved either way for this long; 0 = never, the "
+          "default: the write-up's server this one follows never timed out a connection, and the "
+          "comparison keeps to it");
+ABSL_FLAG(absl::Duration, handshake_timeout, absl::Seconds(10),
+          "close a connection whose opening handshake began and has not arrived whole this long "
+          "after (0: never)");
 
 namespace netbench::websocket {
 namespace {
@@ -34,6 +41,12 @@ int Run() {
   absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags(absl::GetFlag(FLAGS_port));
   if (!flags.ok()) return Fail(std::string(flags.status().message()));
   ServerOptions options = *std::move(flags);
+  if (absl::Status status = SetTimeoutsFromFlags(absl::GetFlag(FLAGS_idle_timeout),
+                                                 absl::GetFlag(FLAGS_handshake_timeout),
+                                                 "handshake_timeout", options);
+      !status.ok()) {
+    return Fail(std::string(status.message()));
+  }
 
   WebSocketServerOptions ws;
   ws.path = absl::GetFlag(FLAGS_path);

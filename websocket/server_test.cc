@@ -6,18 +6,24 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/platform.h"
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
+#include "testing/peer_flood.h"
+#include "testing/socket_io.h"
 #include "websocket/frame_writer.h"
 #include "websocket/handshake.h"
 #include "websocket/load_client.h"
@@ -119,8 +125,8 @@ class RawClient {
 
 class WebSocketServerTest : public testing::TestWithParam<ServerModel> {
  protected:
-  void StartServer(WebSocketServerMode mode, uint64_t max_message_size = kDefaultMaxMessageSize) {
-    ServerOptions options;
+  void StartServer(WebSocketServerMode mode, uint64_t max_message_size = kDefaultMaxMessageSize,
+                   ServerOptions options = {}) {
     options.port = 0;
     options.model = GetParam();
     options.threads = 2;
@@ -341,6 +347,64 @@ TEST_P(WebSocketServerTest, WssEchoWithAVerifiedCertificate) {
   result = RunLoadClient(client);
   ASSERT_FALSE(result.ok());
   EXPECT_TRUE(absl::StrContains(result.status().message(), "certificate")) << result.status();
+}
+
+// 20 peers upgrade, then write masked 1000-byte frames and never read the echoes: the server stops
+// reading each once its bounds are reached, so its memory grows by no more than the bounds (and the
+// 4 KiB message limit) allow, and another client is served meanwhile.
+TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
+  constexpr size_t kInputBound = 64 * 1024;
+  constexpr size_t kOutputBound = 256 * 1024;
+  constexpr uint64_t kMaxMessage = 4096;
+  StartServer(WebSocketServerMode::kEcho, kMaxMessage,
+              {.max_pending_output = kOutputBound, .max_pending_input = kInputBound});
+  const uint64_t before = ResidentBytes();
+  if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
+  ByteBuffer frame;
+  AppendFrame(frame, Opcode::kBinary, std::string(1000, 'f'), /*fin=*/true, /*masked=*/true,
+              0x01020304);
+  PeerFlood flood = FloodWithoutReading(
+      server_->port(),
+      {.connections = 20,
+       .bytes_per_connection = 16 << 20,
+       .prefix = BuildHandshakeRequest("127.0.0.1", "/echo", GenerateHandshakeKey()),
+       .unit = std::string(frame.view())});
+  ASSERT_EQ(flood.connections.size(), 20u);
+  EXPECT_EQ(flood.closed_by_server, 0);
+  const uint64_t after = ResidentBytes();
+  EXPECT_LT(after - std::min(before, after),
+            20 * (kInputBound + kOutputBound + kMaxMessage) + (16u << 20))
+      << flood.bytes_sent << " bytes sent";
+  ExpectStillServing();
+  EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
+}
+
+// Sends `bytes` one at a time, `interval` apart (the peer's pace, not a synchronisation), until
+// all are sent or a send fails because the server closed the connection.
+void Trickle(int fd, std::string bytes, std::chrono::milliseconds interval) {
+  for (char c : bytes) {
+    if (SendNoSignal(fd, &c, 1) != 1) return;
+    std::this_thread::sleep_for(interval);
+  }
+}
+
+// A connection that trickles its opening handshake is closed by the handshake (head) timeout, a
+// silent one by the idle timeout, and another client is served meanwhile.
+TEST_P(WebSocketServerTest, SilentAndTricklingHandshakesAreClosed) {
+  ServerOptions options;
+  options.idle_timeout_nanos = 1000 * kNanosPerMilli;
+  options.head_timeout_nanos = 300 * kNanosPerMilli;
+  StartServer(WebSocketServerMode::kEcho, kDefaultMaxMessageSize, options);
+  RawClient silent(server_->port());
+  RawClient trickling(server_->port());
+  std::thread trickler(Trickle, trickling.fd(),
+                       BuildHandshakeRequest("127.0.0.1", "/echo", GenerateHandshakeKey()),
+                       std::chrono::milliseconds(20));
+  ExpectStillServing();
+  EXPECT_TRUE(ServerCloses(trickling.fd()));
+  EXPECT_TRUE(ServerCloses(silent.fd()));
+  trickler.join();
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, WebSocketServerTest, testing::ValuesIn(AvailableServerModels()),

@@ -54,6 +54,8 @@ struct ServerCounters {
   std::atomic<uint64_t> bytes_written{0};
   std::atomic<uint64_t> peak_pending_output{0};
   std::atomic<uint64_t> read_pauses{0};
+  std::atomic<uint64_t> peak_pending_input{0};
+  std::atomic<uint64_t> timed_out{0};
 
   static void Add(std::atomic<uint64_t>& counter, uint64_t n) {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);

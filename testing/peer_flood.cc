@@ -1,0 +1,86 @@
+#include "testing/peer_flood.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "common/socket.h"
+
+namespace netbench {
+namespace {
+
+#ifdef MSG_NOSIGNAL
+constexpr int kSendFlags = MSG_NOSIGNAL;
+#else
+constexpr int kSendFlags = 0;  // BSDs: SO_NOSIGPIPE would be needed; loopback tests do not reset
+#endif
+
+struct Sender {
+  UniqueFd fd;
+  std::string pending;  // the rest of the current chunk
+  uint64_t sent = 0;
+  bool done = false;
+};
+
+}  // namespace
+
+PeerFlood FloodWithoutReading(int port, const PeerFloodOptions& options) {
+  // Writes go out in chunks of whole units, so each connection's stream stays well formed.
+  std::string chunk;
+  while (!options.unit.empty() && chunk.size() < 64 * 1024) chunk += options.unit;
+  std::vector<Sender> senders;
+  for (int i = 0; i < options.connections; ++i) {
+    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", port);
+    if (!fd.ok()) continue;
+    fcntl(fd->get(), F_SETFL, fcntl(fd->get(), F_GETFL) | O_NONBLOCK);
+    senders.push_back({.fd = *std::move(fd), .pending = options.prefix});
+  }
+  PeerFlood flood;
+  while (true) {
+    std::vector<pollfd> fds;
+    std::vector<Sender*> polled;
+    for (Sender& sender : senders) {
+      if (sender.done) continue;
+      fds.push_back({sender.fd.get(), POLLOUT, 0});
+      polled.push_back(&sender);
+    }
+    if (fds.empty()) break;
+    int ready = poll(fds.data(), fds.size(), static_cast<int>(options.stall.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;  // the server reads from none of them any more
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      Sender& sender = *polled[i];
+      if (sender.pending.empty()) sender.pending = chunk;
+      ssize_t n = send(sender.fd.get(), sender.pending.data(), sender.pending.size(), kSendFlags);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
+        sender.done = true;
+        ++flood.closed_by_server;
+        continue;
+      }
+      sender.pending.erase(0, static_cast<size_t>(n));
+      sender.sent += static_cast<uint64_t>(n);
+      flood.bytes_sent += static_cast<uint64_t>(n);
+      if (sender.sent >= options.bytes_per_connection) sender.done = true;
+    }
+  }
+  for (Sender& sender : senders) flood.connections.push_back(std::move(sender.fd));
+  return flood;
+}
+
+uint64_t ResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
+}
+
+}  // namespace netbench
