@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/ascii.h"
@@ -196,6 +198,25 @@ int AvailableCpuCount() {
   if (sched_getaffinity(0, sizeof(affinity), &affinity) == 0) return CPU_COUNT(&affinity);
 #endif
   return OnlineCpuCount();
+}
+
+uint64_t ResidentMemoryBytes() {
+#if NETBENCH_LINUX
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (absl::StartsWith(line, "VmRSS:"))
+      return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+  }
+  return 0;
+#else
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+#if defined(__APPLE__)
+  return static_cast<uint64_t>(usage.ru_maxrss);  // bytes on macOS
+#else
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux and the BSDs
+#endif
+#endif
 }
 
 std::string CpuModelName() {

@@ -87,6 +87,10 @@ int AvailableCpuCount();
 // "AMD EPYC 7B13"; "" when the system does not say.
 std::string CpuModelName();
 
+// This process's resident memory in bytes: VmRSS on Linux; elsewhere getrusage's peak, which bounds
+// it from above (tests that check growth then err on the strict side). 0 when unknown.
+uint64_t ResidentMemoryBytes();
+
 // Process `pid`'s statistics line as the kernel writes it (Linux: /proc/PID/stat; cpu_time.h
 // parses it). kUnimplemented where there is none.
 absl::StatusOr<std::string> ReadProcessStatLine(pid_t pid);

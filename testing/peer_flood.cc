@@ -6,19 +6,13 @@
 #include <sys/socket.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
+#include "common/platform.h"
 #include "common/socket.h"
 
 namespace netbench {
 namespace {
-
-#ifdef MSG_NOSIGNAL
-constexpr int kSendFlags = MSG_NOSIGNAL;
-#else
-constexpr int kSendFlags = 0;  // BSDs: SO_NOSIGPIPE would be needed; loopback tests do not reset
-#endif
 
 struct Sender {
   UniqueFd fd;
@@ -57,7 +51,7 @@ PeerFlood FloodWithoutReading(int port, const PeerFloodOptions& options) {
       if (fds[i].revents == 0) continue;
       Sender& sender = *polled[i];
       if (sender.pending.empty()) sender.pending = chunk;
-      ssize_t n = send(sender.fd.get(), sender.pending.data(), sender.pending.size(), kSendFlags);
+      ssize_t n = SendNoSignal(sender.fd.get(), sender.pending.data(), sender.pending.size());
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) continue;
         sender.done = true;
@@ -74,13 +68,6 @@ PeerFlood FloodWithoutReading(int port, const PeerFloodOptions& options) {
   return flood;
 }
 
-uint64_t ResidentBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
-  }
-  return 0;
-}
+uint64_t ResidentBytes() { return ResidentMemoryBytes(); }
 
 }  // namespace netbench
