@@ -131,8 +131,10 @@ TEST_P(EchoServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
   ASSERT_EQ(flood.connections.size(), 20u);
   EXPECT_EQ(flood.closed_by_server, 0);
   const uint64_t after = ResidentBytes();
-  EXPECT_LT(after - std::min(before, after), 20 * (64u * 1024 + 128u * 1024) + (16u << 20))
-      << flood.bytes_sent << " bytes sent";
+  if (kResidentBytesMeaningful) {
+    EXPECT_LT(after - std::min(before, after), 20 * (64u * 1024 + 128u * 1024) + (16u << 20))
+        << flood.bytes_sent << " bytes sent";
+  }
   UniqueFd other = ConnectClient();
   ASSERT_TRUE(WriteAll(other.get(), Message(7)));
   EXPECT_EQ(ReadExactly(other.get(), 22), Message(7));

@@ -182,8 +182,10 @@ TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) 
   ASSERT_EQ(flood.connections.size(), 20u);
   EXPECT_EQ(flood.closed_by_server, 0);
   const uint64_t after = ResidentBytes();
-  EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
-      << flood.bytes_sent << " bytes sent";
+  if (kResidentBytesMeaningful) {
+    EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
+        << flood.bytes_sent << " bytes sent";
+  }
   UniqueFd fd = Dial();
   SendAll(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   std::vector<int> statuses;

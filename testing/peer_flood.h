@@ -40,8 +40,24 @@ struct PeerFlood {
 // short.
 PeerFlood FloodWithoutReading(int port, const PeerFloodOptions& options);
 
-// This process's resident set (VmRSS in /proc/self/status), in bytes; 0 where there is no /proc.
+// This process's resident set, in bytes (common/platform.h's ResidentMemoryBytes).
 uint64_t ResidentBytes();
+
+// Sanitizer runtimes keep shadow memory and quarantined frees: under them the resident set says
+// nothing about what the code under test holds, and the memory tests check only the servers' own
+// counters.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kResidentBytesMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+inline constexpr bool kResidentBytesMeaningful = false;
+#else
+inline constexpr bool kResidentBytesMeaningful = true;
+#endif
+#else
+inline constexpr bool kResidentBytesMeaningful = true;
+#endif
 
 }  // namespace netbench
 
