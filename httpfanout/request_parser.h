@@ -1,6 +1,6 @@
 // An incremental, zero-copy HTTP/1.x request-head parser for the origin server; the same
 // conventions as ParseResponseHead (response_parser.h): bytes consumed, kHttpNeedMore or
-// kHttpParseError.
+// kHttpParseError, and with last_len != 0 no parse (and so no error) before the empty line.
 //
 //   RequestHead head;
 //   HttpError error;

@@ -61,6 +61,9 @@ struct ResponseHead {
 // the previous call for the same response (0 on the first), which lets an incomplete head return
 // kHttpNeedMore after scanning only the new bytes. On kHttpParseError `*error` says why; a head
 // that is still incomplete after `limits.max_head_bytes` fails with HttpError::kHeadTooLarge.
+// With last_len != 0 the head is parsed only once its empty line has arrived (as picohttpparser
+// does), so a malformed head is reported when it completes or grows too large, not at its first
+// bad byte: the first call, with last_len 0, is the one that fails fast (response_parser_fuzzer).
 int ParseResponseHead(const char* buf, size_t len, size_t last_len, ResponseHead* head,
                       HttpError* error, const HttpLimits& limits = HttpLimits());
 

@@ -81,6 +81,19 @@ TEST(ResponseParserTest, ByteByByteIncremental) {
   EXPECT_EQ(head.headers[1].value, "Sun, 29 Nov 2026 20:00:00 GMT");
 }
 
+// Found by response_parser_fuzzer (testdata/fuzz/response_parser_fuzzer/incremental_late_error): a
+// call with last_len parses nothing before the empty line, so a bad version seen whole at once is
+// reported by the incremental caller only when the head completes.
+TEST(ResponseParserTest, IncrementalCallReportsAMalformedHeadWhenItCompletes) {
+  const std::string text = "HTTP/1.o 200 OK\r\nServer: x\r\n";
+  ResponseHead head;
+  HttpError error;
+  EXPECT_EQ(Parse(text, &head, &error), kHttpParseError);
+  EXPECT_EQ(Parse(text, &head, &error, /*last_len=*/8), kHttpNeedMore);
+  EXPECT_EQ(Parse(text + "\r\n", &head, &error, /*last_len=*/text.size()), kHttpParseError);
+  EXPECT_NE(error, HttpError::kNone);
+}
+
 TEST(ResponseParserTest, Http10WithoutLengthIsCloseDelimited) {
   ResponseHead head;
   HttpError error;
