@@ -31,10 +31,11 @@ command -v apt-get >/dev/null || die "apt-get not found."
 
 # Build and test: compiler, Bazel and what Abseil's BUILD files need of it (Skylib, a newer @platforms), and the
 # interop peers the tests run. The C++ libraries are not among them: they are built from source (below). clang 14
-# with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc).
+# with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc); its sanitizer runtimes
+# and libFuzzer (libclang-rt-14-dev) build the fuzz targets (`tools/fuzz.sh`, --config=fuzz).
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
-  clang-14 libc++-14-dev libc++abi-14-dev
+  clang-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev
   python3 python3-websockets python3-scipy curl nginx openssl iproute2
 )
 if [ "$want_peers" = 1 ]; then
