@@ -2,20 +2,16 @@
 //
 // Checked: the size it returns is within the input; an accepted head has a method, a target, at
 // most kMaxHttpHeaders fields, and views inside the head; keep_alive() answers; and
-// incremental parsing agrees with one-shot parsing: a prefix that asks for more, parsed again whole
-// with last_len set to the prefix's size, gives the same result as parsing the whole at once,
-// except that an error in a head without its empty line yet is reported later (response_parser.h).
-// Prefixes are parsed from exact-size copies, so a read past their end is a heap overflow.
+// incremental parsing agrees with one-shot parsing (internal/head_parser_fuzz.h).
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <memory>
 
 #include "absl/strings/string_view.h"
 #include "common/fuzz_check.h"
 #include "httpfanout/http_error.h"
 #include "httpfanout/http_header.h"
+#include "httpfanout/internal/head_parser_fuzz.h"
 #include "httpfanout/request_parser.h"
 
 namespace {
@@ -35,42 +31,19 @@ void CheckHead(const RequestHead& head, absl::string_view whole) {
   (void)head.keep_alive();
 }
 
+bool SameHead(const RequestHead& a, const RequestHead& b) {
+  return a.method == b.method && a.num_headers == b.num_headers &&
+         a.content_length == b.content_length && a.chunked == b.chunked;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const char* buf = reinterpret_cast<const char*>(data);
-  RequestHead head;
-  HttpError error = HttpError::kNone;
-  const int n = ParseRequestHead(buf, size, 0, &head, &error);
-  FUZZ_CHECK(n == kHttpNeedMore || n == kHttpParseError ||
-             (n > 0 && static_cast<size_t>(n) <= size));
-  if (n == kHttpParseError) FUZZ_CHECK(error != HttpError::kNone);
-  if (n > 0) CheckHead(head, absl::string_view(buf, n));
-
-  // A prefix first, then the whole with last_len: the same answer.
-  if (size > 1) {
-    const size_t cut = size / 2 + (data[0] % (size / 2 + 1)) / 2;
-    auto prefix = std::make_unique<char[]>(cut);
-    std::memcpy(prefix.get(), buf, cut);
-    RequestHead first;
-    HttpError first_error = HttpError::kNone;
-    const int m = ParseRequestHead(prefix.get(), cut, 0, &first, &first_error);
-    if (m == kHttpNeedMore) {
-      RequestHead again;
-      HttpError again_error = HttpError::kNone;
-      const int k = ParseRequestHead(buf, size, cut, &again, &again_error);
-      // Until its empty line arrives, an incomplete head is not parsed again: a malformed one is
-      // reported once it is complete (or too large), never a complete head missed.
-      FUZZ_CHECK(k == n || (k == kHttpNeedMore && n == kHttpParseError));
-      if (k == kHttpParseError) FUZZ_CHECK(again_error == error);
-      if (k > 0) {
-        FUZZ_CHECK(again.method == head.method && again.num_headers == head.num_headers &&
-                   again.content_length == head.content_length && again.chunked == head.chunked);
-      }
-    } else if (m > 0) {
-      // A complete head in the prefix is the same head in the whole.
-      FUZZ_CHECK(m == n);
-    }
-  }
+  netbench::http_internal::FuzzHeadParser<RequestHead>(
+      data, size,
+      [](const char* buf, size_t n, size_t last_len, RequestHead* head, HttpError* error) {
+        return ParseRequestHead(buf, n, last_len, head, error);
+      },
+      CheckHead, SameHead);
   return 0;
 }
