@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -196,15 +195,6 @@ TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) 
   EXPECT_LE(server_->stats().peak_pending_output, kOutputBound + content_->body().size() + 1024);
 }
 
-// Sends `bytes` one at a time, `interval` apart (the peer's pace, not a synchronisation), until
-// all are sent or a send fails because the server closed the connection.
-void Trickle(int fd, std::string bytes, std::chrono::milliseconds interval) {
-  for (char c : bytes) {
-    if (SendNoSignal(fd, &c, 1) != 1) return;
-    std::this_thread::sleep_for(interval);
-  }
-}
-
 // A silent connection is closed by the idle timeout, one that trickles its request head a byte at a
 // time (often enough never to be idle) by the head timeout, and another client is served meanwhile.
 TEST_P(OriginTest, SilentAndTricklingConnectionsAreClosed) {
@@ -215,7 +205,7 @@ TEST_P(OriginTest, SilentAndTricklingConnectionsAreClosed) {
   // Long enough that sending it whole would take 20 s.
   std::string head =
       absl::StrCat("GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ", std::string(1000, 'p'), "\r\n\r\n");
-  std::thread trickler(Trickle, trickling.get(), head, std::chrono::milliseconds(20));
+  std::thread trickler(TrickleUntilClosed, trickling.get(), head, 20);
   UniqueFd fd = Dial();
   SendAll(fd.get(), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   std::vector<int> statuses;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -55,6 +56,15 @@ bool ServerCloses(int fd, int guard_seconds) {
   int error = 0;
   ReadToEnd(fd, &error);
   return error == 0 || error == ECONNRESET;
+}
+
+void TrickleUntilClosed(int fd, std::string bytes, int interval_ms) {
+  for (char c : bytes) {
+    if (SendNoSignal(fd, &c, 1) != 1) return;
+    // Readable means the server closed (EOF) or answered: either way the trickle is over.
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, interval_ms) != 0) return;
+  }
 }
 
 }  // namespace netbench

@@ -24,6 +24,10 @@ std::string ReadToEnd(int fd, int* error = nullptr);
 // returns true when it did (EOF or a reset). A hang guard, not a timing check: after
 // `guard_seconds` with nothing read, it gives up and returns false.
 bool ServerCloses(int fd, int guard_seconds = 60);
+// A slow peer: sends `bytes` one at a time, waiting up to `interval_ms` after each for the server
+// to close `fd` (or answer), and stops as soon as it does or a send fails. The wait is on that
+// event; `interval_ms` is only the pace at which a peer that is not closed goes on.
+void TrickleUntilClosed(int fd, std::string bytes, int interval_ms);
 
 }  // namespace netbench
 

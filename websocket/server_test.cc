@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -381,15 +380,6 @@ TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
   EXPECT_LE(server_->stats().peak_pending_input, kInputBound);
 }
 
-// Sends `bytes` one at a time, `interval` apart (the peer's pace, not a synchronisation), until
-// all are sent or a send fails because the server closed the connection.
-void Trickle(int fd, std::string bytes, std::chrono::milliseconds interval) {
-  for (char c : bytes) {
-    if (SendNoSignal(fd, &c, 1) != 1) return;
-    std::this_thread::sleep_for(interval);
-  }
-}
-
 // A connection that trickles its opening handshake is closed by the handshake (head) timeout, a
 // silent one by the idle timeout, and another client is served meanwhile.
 TEST_P(WebSocketServerTest, SilentAndTricklingHandshakesAreClosed) {
@@ -399,9 +389,8 @@ TEST_P(WebSocketServerTest, SilentAndTricklingHandshakesAreClosed) {
   StartServer(WebSocketServerMode::kEcho, kDefaultMaxMessageSize, options);
   RawClient silent(server_->port());
   RawClient trickling(server_->port());
-  std::thread trickler(Trickle, trickling.fd(),
-                       BuildHandshakeRequest("127.0.0.1", "/echo", GenerateHandshakeKey()),
-                       std::chrono::milliseconds(20));
+  std::thread trickler(TrickleUntilClosed, trickling.fd(),
+                       BuildHandshakeRequest("127.0.0.1", "/echo", GenerateHandshakeKey()), 20);
   ExpectStillServing();
   EXPECT_TRUE(ServerCloses(trickling.fd()));
   EXPECT_TRUE(ServerCloses(silent.fd()));
