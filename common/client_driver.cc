@@ -45,6 +45,14 @@ int64_t ClientStats::error_count() const {
   return total;
 }
 
+std::string DescribeErrorCounts(const std::map<std::string, int64_t>& errors) {
+  std::string text;
+  for (const auto& [cause, count] : errors) {
+    absl::StrAppend(&text, text.empty() ? "" : ", ", cause, " x", count);
+  }
+  return text;
+}
+
 double ClientDriverResult::sent_per_second() const {
   return elapsed_nanos > 0 ? static_cast<double>(sent) * 1e9 / elapsed_nanos : 0.0;
 }
@@ -102,14 +110,6 @@ Counts Sum(const std::vector<std::unique_ptr<ClientConnection>>& connections) {
     total.received += counts.received;
   }
   return total;
-}
-
-std::string DescribeErrors(const std::map<std::string, int64_t>& errors) {
-  std::string text;
-  for (const auto& [cause, count] : errors) {
-    absl::StrAppend(&text, text.empty() ? "" : ", ", cause, " x", count);
-  }
-  return text;
 }
 
 // "2 still connecting, 1 still in the TLS handshake": where the connections the deadline cut short
@@ -273,7 +273,7 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
       for (const auto& [cause, count] : open_errors) failures += static_cast<int>(count);
       result.failure = absl::StrFormat("%d of %d connections to %s could not be opened: %s (%s)",
                                        failures, n, options.address.ToString(),
-                                       DescribeErrors(open_errors), first_open_error);
+                                       DescribeErrorCounts(open_errors), first_open_error);
       return result;
     }
 
@@ -373,10 +373,11 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
         absl::StrFormat("timed out after %.1f s %s: %d of %d %s finished (%s)",
                         NanosToSeconds(options.timeout_nanos),
                         senders_done ? "waiting for the last answers" : "while sending",
-                        result.finished, units, unit, DescribeErrors(result.stats.errors));
+                        result.finished, units, unit, DescribeErrorCounts(result.stats.errors));
   } else if (result.failed > 0) {
-    result.failure = absl::StrFormat("%d of %d %s failed: %s (first: %s)", result.failed, units,
-                                     unit, DescribeErrors(result.stats.errors), result.first_error);
+    result.failure =
+        absl::StrFormat("%d of %d %s failed: %s (first: %s)", result.failed, units, unit,
+                        DescribeErrorCounts(result.stats.errors), result.first_error);
   }
   return result;
 }

@@ -70,6 +70,9 @@ struct ClientStats {
   int64_t error_count() const;
 };
 
+// "read.eof x3, timeout x1": error counts by cause, for a one-line failure.
+std::string DescribeErrorCounts(const std::map<std::string, int64_t>& errors);
+
 // What a session is made with.
 struct SessionContext {
   int slot = 0;  // 0..connections-1: the connection it runs on, or with replace_sessions its slot

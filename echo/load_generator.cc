@@ -89,14 +89,6 @@ double LoadResult::cpu_nanos_per_message() const {
 
 namespace {
 
-std::string DescribeErrors(const std::map<std::string, int64_t>& errors) {
-  std::string text;
-  for (const auto& [cause, count] : errors) {
-    absl::StrAppend(&text, text.empty() ? "" : ", ", cause, " x", count);
-  }
-  return text;
-}
-
 int64_t RunTimeout(const LoadOptions& options) {
   if (options.timeout_nanos > 0) return options.timeout_nanos;
   if (options.messages > 0) return 120 * kNanosPerSecond;
@@ -172,7 +164,7 @@ LoadResult RunLoad(const LoadOptions& options) {
     result.failure = run_result.failure;  // what stopped the connections opening, and where
   } else if (result.error_count() > 0) {
     result.failure = absl::StrCat("the server misbehaved or the run was cut short: ",
-                                  DescribeErrors(result.errors));
+                                  DescribeErrorCounts(result.errors));
     if (run_result.timed_out) absl::StrAppend(&result.failure, " (", run_result.failure, ")");
   }
   return result;
