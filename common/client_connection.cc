@@ -179,11 +179,21 @@ Step ClientConnection::Start() {
   info_.fd = fd_;
   info_.transport = transport_.get();
   session_->OnStart(info_);
-  if (in_.empty()) return Step::kIdle;
   // Bytes that followed the opening answer (a server may send frames right after its 101).
-  ClientSession::InputResult result = session_->OnInput(in_.view());
-  in_.Consume(result.consumed);
-  if (!result.error.empty()) return (Fail(result.error, result.error_text), Step::kFailed);
+  return in_.empty() ? Step::kIdle : DeliverInput(in_.view(), /*buffered=*/true);
+}
+
+Step ClientConnection::DeliverInput(absl::string_view input, bool buffered) {
+  ClientSession::InputResult result = session_->OnInput(input);
+  if (buffered) {
+    in_.Consume(result.consumed);
+  } else if (result.consumed < input.size()) {
+    in_.Append(input.substr(result.consumed));
+  }
+  if (!result.error.empty()) {
+    Fail(result.error, result.error_text);
+    return Step::kFailed;
+  }
   if (result.finished) {
     SetPhase(ConnectionPhase::kFinished);
     return Step::kDone;
@@ -239,16 +249,8 @@ Step ClientConnection::PumpInput(int max_reads, ReadScratch& scratch) {
         in_.CommitWrite(r.bytes);
         input = in_.view();
       }
-      ClientSession::InputResult result = session_->OnInput(input);
-      if (!direct) {
-        in_.Consume(result.consumed);
-      } else if (result.consumed < input.size()) {
-        in_.Append(input.substr(result.consumed));
-      }
-      if (!result.error.empty()) return (Fail(result.error, result.error_text), Step::kFailed);
-      if (result.finished) {
-        SetPhase(ConnectionPhase::kFinished);
-        return Step::kDone;
+      if (const Step step = DeliverInput(input, /*buffered=*/!direct); step != Step::kIdle) {
+        return step;
       }
       // A short read emptied the socket, and TLS holds nothing more: reading again would only
       // return EAGAIN (one wasted syscall a wakeup).

@@ -128,6 +128,10 @@ class ClientConnection {
 
  private:
   Step FailIo(const IoResult& r, const char* operation);
+  // Hands `input` to the session. Input that is in in_ (`buffered`) is consumed there; input read
+  // straight into the thread's scratch buffer leaves what the session did not consume in in_.
+  // kFailed, kDone (the session finished) or kIdle.
+  Step DeliverInput(absl::string_view input, bool buffered);
   // Hands what was received to the session: kFailed, kDone (the session finished) or kIdle.
   Step DeliverInput();
   Step BeginOpeningExchange();
