@@ -32,11 +32,12 @@ command -v apt-get >/dev/null || die "apt-get not found."
 # Build and test: compiler, Bazel and what Abseil's BUILD files need of it (Skylib, a newer @platforms), and the
 # interop peers the tests run. The C++ libraries are not among them: they are built from source (below). clang 14
 # with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc); its sanitizer runtimes
-# and libFuzzer (libclang-rt-14-dev) build the fuzz targets (`tools/fuzz.sh`, --config=fuzz).
+# and libFuzzer (libclang-rt-14-dev) build the fuzz targets (`tools/fuzz.sh`, --config=fuzz). matplotlib draws the
+# report's charts; openssh-server is the remote-host tests' SSH peer (tools/testnet.sh, the suite's --server-host).
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
   clang-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev
-  python3 python3-websockets python3-scipy curl nginx openssl iproute2
+  python3 python3-websockets python3-scipy python3-matplotlib curl nginx openssl iproute2 openssh-server
 )
 if [ "$want_peers" = 1 ]; then
   # The write-ups' systems, run from ../shared/peers by results/contestants.json: Go (echo server, spammer,
