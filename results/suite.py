@@ -13,6 +13,7 @@ verdict per claim and the table behind it, beside JSON with every sample.
     bazel run //:bench -- --skip=jvm --no-pin             # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the netbench-vs-Go detail benches (issues 3-5)
+    bazel run //:bench -- --rerender                      # tables and charts again from the stored samples
 """
 
 import argparse
@@ -24,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import binaries  # noqa: E402
+import charts  # noqa: E402
 import checkout  # noqa: E402
 import client_process  # noqa: E402
 import contest  # noqa: E402
@@ -187,7 +189,12 @@ def main(argv):
     parser.add_argument("--fanout_samples", type=int, default=3, help="rounds of the fan-out write-up (default 3)")
     parser.add_argument("--fanout_reps", type=int, default=5, help="timed fan-outs per client run (default 5)")
     parser.add_argument("--list", action="store_true", help="list the registry's contestants and exit")
+    parser.add_argument("--rerender", action="store_true",
+                        help="rewrite the detail benches' tables, REPORT.md and its charts from the stored samples "
+                             "(JSON) of this machine, running nothing")
     args = parser.parse_args(argv)
+    if args.rerender:
+        return rerender()
     if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
         parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
     try:
@@ -237,10 +244,31 @@ def main(argv):
     return 1 if failures else 0
 
 
+def rerender():
+    """Tables and charts again from the stored samples, running nothing: each detail bench's tables (its own
+    --rerender), then REPORT.md and its charts, with the environment of the run that wrote the report."""
+    directory = result_files.results_dir()
+    for name, module_name in (("echo_bench", "echo"), ("websocket_bench", "websocket"),
+                              ("httpfanout_bench", "httpfanout")):
+        if os.path.exists(os.path.join(directory, f"{name}.json")):
+            importlib.import_module(f"{module_name}_bench").main(["--rerender"])
+    stored = [os.path.join(directory, f"{name}.json") for name in
+              [f"{p}_writeup" for p in WRITEUP_PARTS] + ["microbenchmarks"]]
+    stored = [path for path in stored if os.path.exists(path)]
+    if not stored:
+        progress.log(f"bench --rerender: no stored write-up or microbenchmark results in {directory}")
+        return 1
+    with open(stored[0]) as f:
+        write_report(json.load(f)["environment"])
+    return 0
+
+
 def write_report(env):
     """REPORT.md, the page to read first: a verdict section per write-up, then the microbenchmarks and the
-    detail benches, each section from the newest run of its part on this machine."""
+    detail benches, each section from the newest run of its part on this machine, with its charts
+    (results/charts.py) beside its tables."""
     directory = result_files.results_dir()
+    drawn = charts.draw_report_charts(directory)
     sections = []
     for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + ["microbenchmarks", "echo_bench", "websocket_bench",
                                                            "httpfanout_bench"]:
@@ -250,7 +278,7 @@ def write_report(env):
                 text = f.read()
             if not name.endswith("_writeup"):
                 text = text.replace("# ", "## ", 1)
-            sections.append(text)
+            sections.append(charts.link_charts(text, drawn.get(name, [])))
     costs = env.get("kernel_costs_us") or {}
     header = (f"# netbench report: {run_environment.machine_label()}\n\n"
               f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit "
