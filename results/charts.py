@@ -279,6 +279,8 @@ def fanout_panels(figures, title, env, panels, out, name, floor_servers):
     colors = colors_for(entry[1] for entries in panels.values() for entry in entries)
     markers = {"fresh": "o", "reuse": "s", None: "o"}
     values = [v for entries in panels.values() for e in entries if e[3] for v in (e[3].low, e[3].high)]
+    if not values:  # every run failed: the report's table says why
+        return []
     figure, axes = figures.figure(title, env, panels=len(schemes) * len(servers), columns=len(servers),
                                   width=4.2 * len(servers) + 1.5, height=0.26 * len(labels) + 1.4, sharey=True)
     for row, scheme in enumerate(schemes):
@@ -304,7 +306,7 @@ def fanout_panels(figures, title, env, panels, out, name, floor_servers):
             ax.grid(axis="y", visible=False)
             if row == len(schemes) - 1:
                 ax.set_xlabel("wall time of one fan-out (log scale)")
-    return _save(figures, figure, out, name)
+    return [_save(figures, figure, out, name)]
 
 
 def fanout_writeup(figures, document, out):
@@ -318,7 +320,7 @@ def fanout_writeup(figures, document, out):
              f"fresh (filled) or reused (open) connections\n(median of {settings.get('samples', '?')} rounds of "
              f"{settings.get('reps', '?')} repetitions; whiskers: lowest and highest round)")
     floor = [s for s in dict.fromkeys(r["server"] for r in rows) if "50ms" in s]
-    return [fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)]
+    return fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)
 
 
 # ---- the detail benches (results/*_bench.py: cases with server, load, round, returncode)
@@ -397,7 +399,7 @@ def httpfanout_bench(figures, document, out):
     title = (f"HTTP fan-out detail bench: wall time of {requests} concurrent GETs by client\n(median of {samples} "
              "rounds, whiskers: lowest and highest round)")
     floor = [c["target"] for c in cases if "50ms" in c["target"]]
-    return [fanout_panels(figures, title, env, panels, out, "httpfanout_bench_wall", floor)]
+    return fanout_panels(figures, title, env, panels, out, "httpfanout_bench_wall", floor)
 
 
 # What the numeric argument of a microbenchmark family means, per binary.
@@ -485,9 +487,13 @@ def draw_report_charts(directory, out=None):
             path = os.path.join(directory, f"{section}.json")
             if not os.path.exists(path):
                 continue
-            with open(path) as f:
-                document = json.load(f)
-            drawn[section] = [(os.path.relpath(p, directory), alt) for p, alt in draw(figures, document, out)]
+            try:
+                with open(path) as f:
+                    document = json.load(f)
+                drawn[section] = [(os.path.relpath(p, directory), alt) for p, alt in draw(figures, document, out)]
+            except Exception as error:  # noqa: BLE001 - one section's charts must not cost the report the others
+                progress.log(f"charts of {section} not drawn: {error!r}")
+                figures.pyplot.close("all")
     written = {os.path.basename(p) for charts in drawn.values() for p, _ in charts}
     for stale in sorted(set(os.listdir(out)) - written):
         if stale.endswith(".svg"):

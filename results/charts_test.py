@@ -142,6 +142,28 @@ class DrawReportChartsTest(unittest.TestCase):
                              ["charts/echo_writeup_rate.svg", "charts/echo_writeup_cpu.svg"])
 
 
+    def test_failed_runs_leave_gaps_not_errors(self):
+        """A smoke run of one round where one server failed every run, and a fan-out where every run failed."""
+        env = {"cpu_model": "Test CPU", "cores": 2, "os": "Linux", "kernel": "6", "git_commit": "abc123",
+               "timestamp_utc": "2026-01-01T00:00:00Z"}
+        echo_rows = [{"status": "ok", "server": "go", "client": "go-spammer", "round": 0, "msgs_per_s": 1000.0,
+                      "server_cpu_us_per_msg": 5.0, "client_cpu_us_per_msg": 6.0},
+                     {"status": "failed", "server": "racket", "client": "go-spammer", "round": 0}]
+        fanout_rows = [{"status": "failed", "server": "origin-50ms", "scheme": "http", "client": "jvm",
+                        "condition": "fresh", "round": 0}]
+        with tempfile.TemporaryDirectory() as directory:
+            for part, rows, settings in (("echo", echo_rows, {"samples": 1, "seconds": 1.0, "clients": 3}),
+                                         ("fanout", fanout_rows, {"samples": 1, "requests": 50, "reps": 1})):
+                with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
+                    json.dump({"environment": env, "settings": settings, "rows": rows}, f)
+            drawn = charts.draw_report_charts(directory)
+            self.assertEqual(drawn["fanout_writeup"], [])
+            rate = svg_text(os.path.join(directory, drawn["echo_writeup"][0][0]))
+            self.assertIn("go-spammer", rate)
+            self.assertIn("racket", rate)  # its place on the axis stays, empty
+            self.assertIn("Test CPU, 2 cores", rate)
+
+
 class LinkChartsTest(unittest.TestCase):
     def test_images_go_before_the_contestants_table(self):
         section = "## 1. Echo\n\n| a |\n|---|\n| 1 |\n\nContestants:\n\n| contestant |\n"
