@@ -15,16 +15,16 @@ import tables
 RATIOS_HEADING = "\n\n## Ratios (the issue's targets)\n\n"
 
 
-def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios, env=None):
+def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios, env=None, schema=None):
     """The medians per case, the issue's ratios with their per-round ranges (appended to `notes`), and both
     result files; returns (summary, ratio_rows). `ratios(summary, env)` may read the run's kernel costs
-    from `env` (default: this machine now)."""
+    from `env` (default: this machine now); `schema` is the stored run's schema tag when re-rendering."""
     env = env or run_environment.environment()
     summary = summarize(rows, cases)
     ratio_rows = case_ratios.add_round_ranges(ratios(summary, env), rows) if with_ratios else []
     if ratio_rows:
         notes += RATIOS_HEADING + tables.markdown_table(ratio_rows)
-    result_files.write_results(name, rows, notes=notes, summary_rows=summary, env=env)
+    result_files.write_results(name, rows, notes=notes, summary_rows=summary, env=env, schema=schema)
     return summary, ratio_rows
 
 
@@ -35,5 +35,5 @@ def rerender(name, summarize, ratios):
     cases = [(entry["server"], entry["load"]) for entry in document["summary"]]
     notes, separator, _ = document["notes"].partition(RATIOS_HEADING)
     write_bench_report(name, document["cases"], cases, summarize, ratios, notes, with_ratios=bool(separator),
-                       env=document["environment"])
+                       env=document["environment"], schema=document["schema"])
     return 0
