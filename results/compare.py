@@ -155,8 +155,8 @@ def document_cases(document):
             round_index = row.get("round", 0)
             for figure, _ in figures:
                 add(case, figure, round_index, row.get(figure))
-            for name, histogram in (row.get("histograms") or {}).items():
-                case["histograms"].setdefault(name, []).append(histogram)
+        for entry in document.get("histograms", []):  # the clients' latency, merged per case over its rounds
+            case_of(entry)["histograms"].setdefault(entry["name"], []).append(entry["histogram"])
     return cases
 
 
@@ -398,10 +398,12 @@ def markdown(comparison, runs, warnings, notes, charts):
         commits = sorted({_short(e.get("git_commit")) + ("-dirty" if e.get("git_dirty") else "")
                           for e in environments})
         modes = sorted({str(e.get("build_mode", "unrecorded")) for e in environments})
-        first = environments[0] if environments else {}
-        out.append(f"| {run.label} | `{_shown_path(run.path)}` | {len(run.documents)} | "
-                   f"{first.get('cpu_model', '-')} | {first.get('cores', '-')} | {first.get('kernel', '-')} | "
-                   f"{', '.join(commits)} | {', '.join(modes)} |")
+
+        def each(field):  # a folder's documents may come from several runs, even several machines
+            return ", ".join(sorted({str(e.get(field, "-")) for e in environments})) or "-"
+
+        out.append(f"| {run.label} | `{_shown_path(run.path)}` | {len(run.documents)} | {each('cpu_model')} | "
+                   f"{each('cores')} | {each('kernel')} | {', '.join(commits)} | {', '.join(modes)} |")
     out.append("")
     by_document = {}
     for row in comparison["rows"]:

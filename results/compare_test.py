@@ -61,10 +61,12 @@ def histogram(values):
 
 
 def echo_bench(latencies_by_round):
+    """An echo_bench document whose one case's client recorded these latencies (ns) in each round."""
+    import histogram_merge
     cases = [{"server": "epoll", "load": "pingpong3", "round": i, "returncode": 0, "msgs_per_s": 1000.0,
               "histograms": {"rtt": histogram(values)}} for i, values in enumerate(latencies_by_round)]
     return {"schema": "netbench.bench/2", "benchmark": "echo_bench", "environment": copy.deepcopy(ENVIRONMENT),
-            "cases": cases, "summary": [], "notes": ""}
+            "histograms": histogram_merge.merge_case_histograms(cases), "cases": cases, "summary": [], "notes": ""}
 
 
 class CompareTest(unittest.TestCase):

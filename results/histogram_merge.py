@@ -136,6 +136,35 @@ def merge(histograms):
     return merged
 
 
+def merge_case_histograms(rows, key_fields=("server", "load")):
+    """The latency histograms of a detail bench's rows merged per case over its rounds: each row's
+    "histograms" (a client's, by name, with every bucket) is taken out of the row and added to its case's.
+    Returns [{server, load, name, rounds, histogram}] in the rows' order; rows whose client failed, and a
+    case whose histograms do not merge (another range), are left out. Stored per case rather than per round, a bench's histograms take a fifth of the space, and the
+    rounds' percentiles stay in the rows (p50_us, p99_us) for the U tests."""
+    merged, order = {}, []
+    for row in rows:
+        histograms = row.pop("histograms", None) or {}
+        if row.get("returncode", 0) != 0:
+            continue
+        for name, histogram in histograms.items():
+            key = tuple(row.get(k) for k in key_fields) + (name,)
+            if key not in merged:
+                merged[key] = ([], [])
+                order.append(key)
+            merged[key][0].append(row.get("round", 0))
+            merged[key][1].append(histogram)
+    out = []
+    for key in order:
+        try:
+            histogram = merge(merged[key][1])
+        except MergeError:
+            continue
+        out.append({**dict(zip(key_fields, key[:-1])), "name": key[-1], "rounds": merged[key][0],
+                    "histogram": histogram})
+    return out
+
+
 def _pooled_moments(recorded, total):
     if total == 0:
         return 0.0, 0.0

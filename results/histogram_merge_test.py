@@ -80,6 +80,22 @@ class HandComputedTest(unittest.TestCase):
         self.assertEqual(merged["percentiles"]["90"], 50)
         self.assertEqual(merged["buckets"], [[10, 1], [20, 1], [30, 1], [40, 1], [50, 1]])
 
+    def test_a_benchs_rows_merge_per_case_over_their_rounds(self):
+        rows = [{"server": "epoll", "load": "pingpong3", "round": 0, "returncode": 0,
+                 "histograms": {"rtt": self.histogram([10, 20])}},
+                {"server": "go", "load": "pingpong3", "round": 0, "returncode": 0,
+                 "histograms": {"rtt": self.histogram([70])}},
+                {"server": "epoll", "load": "pingpong3", "round": 1, "returncode": 0,
+                 "histograms": {"rtt": self.histogram([30])}},
+                {"server": "epoll", "load": "pingpong3", "round": 2, "returncode": 1,  # a failed client
+                 "histograms": {"rtt": self.histogram([9999])}}]
+        merged = histogram_merge.merge_case_histograms(rows)
+        self.assertEqual([(m["server"], m["name"], m["rounds"]) for m in merged],
+                         [("epoll", "rtt", [0, 1]), ("go", "rtt", [0])])
+        self.assertEqual(merged[0]["histogram"]["buckets"], [[10, 1], [20, 1], [30, 1]])
+        self.assertEqual(merged[0]["histogram"]["max"], 30)
+        self.assertFalse(any("histograms" in row for row in rows))  # taken out of the rows
+
     def test_different_ranges_refuse_to_merge(self):
         other = {**self.histogram([1]), "highest_trackable": 10**9}
         with self.assertRaisesRegex(histogram_merge.MergeError, "different ranges"):

@@ -10,12 +10,17 @@ when read.
 
 import json
 import os
+import re
 
 import checkout
 import progress
 import result_schema
 import run_environment
 import tables
+
+
+INTEGER_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
+PAIR_BREAK = re.compile(r"(?<=\d)\],\s*\n\s*\[(?=-?\d+, -?\d+\])")
 
 
 def results_dir():
@@ -25,14 +30,17 @@ def results_dir():
     return path
 
 
-def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None):
+def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None, histograms=None):
     """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `env` is the
     run's environment (default: this machine now); `schema` the document's schema tag (default: the current
-    version; a re-rendered run keeps the version it was stored with)."""
+    version; a re-rendered run keeps the version it was stored with); `histograms` the clients' latency
+    histograms per case (histogram_merge.merge_case_histograms)."""
     directory = results_dir()
     document = {"schema": schema or result_schema.current(result_schema.BENCH), "benchmark": name,
                 "environment": env or run_environment.environment(), "cases": cases, "summary": summary_rows or [],
                 "notes": notes}
+    if histograms:
+        document["histograms"] = histograms
     json_path = os.path.join(directory, f"{name}.json")
     errors = write_document(json_path, document, indent=2)
     env = document["environment"]
@@ -62,9 +70,11 @@ def write_document(path, document, indent=1):
     mistake, and the mismatches are logged; callers raise result_schema.SchemaError once their other files
     are written."""
     errors = result_schema.validate(document)
+    text = json.dumps(document, indent=indent)
+    # A histogram's buckets, thousands of [lowest value, count] pairs: one line for all, not four lines each.
+    text = PAIR_BREAK.sub("], [", INTEGER_PAIR.sub(r"[\1, \2]", text))
     with open(path, "w") as f:
-        json.dump(document, f, indent=indent)
-        f.write("\n")
+        f.write(text + "\n")
     if errors:
         progress.log(f"{path} does not match its schema ({document.get('schema')}):\n  " + "\n  ".join(errors[:10]))
     return errors

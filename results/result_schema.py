@@ -18,7 +18,7 @@ WRITEUP = "netbench.writeup"
 BENCH = "netbench.bench"
 CURRENT_VERSION = {WRITEUP: 2, BENCH: 2}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
-# websocket detail benches' cases the clients' latency histograms with every bucket (mergeable exactly).
+# websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
 
 
 class SchemaError(ValueError):
@@ -182,6 +182,15 @@ HISTOGRAM = Obj("a latency histogram (common/README.md)", {
     "buckets": Field(ListOf(Pair())),
 })
 
+# A detail bench's clients' histograms of one case, merged over its rounds (histogram_merge.py).
+CASE_HISTOGRAM = Obj("a case's latency histogram", {
+    "server": Field("str"),
+    "load": Field("str"),
+    "name": Field("str"),
+    "rounds": Field(ListOf("int")),
+    "histogram": Field(HISTOGRAM),
+})
+
 CONTESTANT = Obj("a contestant's fate", {
     "name": Field("str"),
     "role": Field(Enum("server", "client")),
@@ -294,7 +303,6 @@ MESSAGE_CASE = {
     "tcp_segs_per_msg": opt(NUMBER),
     "p50_us": opt(NUMBER),
     "p99_us": opt(NUMBER),
-    "histograms": opt(MapOf(HISTOGRAM), nullable=False, since=2),
 }
 SCALAR_ROW = MapOf(("str", "num", "bool", "null"))
 BENCH_CASES = {
@@ -337,6 +345,7 @@ def _bench_document(name):
         "cases": Field(ListOf(BENCH_CASES.get(name, ANY))),
         "summary": Field(ListOf(SCALAR_ROW)),
         "notes": Field("str"),
+        "histograms": opt(ListOf(CASE_HISTOGRAM), nullable=False, since=2),
     })
 
 

@@ -110,8 +110,10 @@ class ValidationTest(unittest.TestCase):
         document = {"schema": "netbench.bench/2", "benchmark": "echo_bench", "summary": [], "notes": "",
                     "environment": echo_writeup()["environment"],
                     "cases": [{"server": "epoll", "load": "pingpong3", "round": 0, "returncode": 0,
-                               "msgs_per_s": 1.0, "histograms": {"rtt": histogram}}]}
-        self.assert_error(document, "cases[0].histograms.rtt.buckets[0]: expected [lowest value, count]")
+                               "msgs_per_s": 1.0}],
+                    "histograms": [{"server": "epoll", "load": "pingpong3", "name": "rtt", "rounds": [0],
+                                    "histogram": histogram}]}
+        self.assert_error(document, "histograms[0].histogram.buckets[0]: expected [lowest value, count]")
         histogram["buckets"] = [[5, 1]]
         self.assertEqual(result_schema.validate(document), [])
 
