@@ -7,13 +7,13 @@ import glob
 import json
 import os
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import result_files  # noqa: E402
 import result_schema  # noqa: E402
 import run_environment  # noqa: E402
+import scratch_results_dir  # noqa: E402
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 
@@ -134,19 +134,7 @@ class ValidationTest(unittest.TestCase):
         self.assert_error(document, "schema: expected one of")
 
 
-class WrittenAndReadTest(unittest.TestCase):
-    def setUp(self):
-        self.directory = tempfile.TemporaryDirectory()
-        self.saved = os.environ.get("NETBENCH_RESULTS_DIR")
-        os.environ["NETBENCH_RESULTS_DIR"] = self.directory.name
-
-    def tearDown(self):
-        if self.saved is None:
-            del os.environ["NETBENCH_RESULTS_DIR"]
-        else:
-            os.environ["NETBENCH_RESULTS_DIR"] = self.saved
-        self.directory.cleanup()
-
+class WrittenAndReadTest(scratch_results_dir.ScratchResultsDirTest):
     def test_a_bad_case_is_written_then_refused_naming_the_field(self):
         cases = [{"binary": "//x:y", "benchmark": "BM_X", "cpu_ns": 1.0, "real_ns": 1.0},
                  {"binary": "//x:y", "benchmark": "BM_Y", "cpu_ns": "1", "real_ns": 1.0}]
