@@ -3,7 +3,6 @@ the report the run wrote, with the run's own kernel prices, not this machine's n
 
 import os
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
@@ -13,25 +12,14 @@ import kernel_costs  # noqa: E402
 import medians  # noqa: E402
 import result_files  # noqa: E402
 import run_environment  # noqa: E402
+import scratch_results_dir  # noqa: E402
 
 
 def sample(server, load, round_index, **values):
     return {"server": server, "load": load, "round": round_index, "returncode": 0, **values}
 
 
-class BenchReportTest(unittest.TestCase):
-    def setUp(self):
-        self.directory = tempfile.TemporaryDirectory()
-        self.saved = os.environ.get("NETBENCH_RESULTS_DIR")
-        os.environ["NETBENCH_RESULTS_DIR"] = self.directory.name
-
-    def tearDown(self):
-        if self.saved is None:
-            del os.environ["NETBENCH_RESULTS_DIR"]
-        else:
-            os.environ["NETBENCH_RESULTS_DIR"] = self.saved
-        self.directory.cleanup()
-
+class BenchReportTest(scratch_results_dir.ScratchResultsDirTest):
     def test_rerender_rewrites_the_same_report_and_keeps_the_runs_kernel_costs(self):
         rows = [sample("a", "x", 0, cpu=1.0), sample("b", "x", 0, cpu=2.0),
                 sample("a", "x", 1, cpu=1.5), sample("b", "x", 1, cpu=2.5)]

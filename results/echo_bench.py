@@ -113,6 +113,9 @@ def run_case(servers, server_name, load, seconds, rate):
         row["messages_echoed"] = counts.get("total_echoed")
         row["echoed_per_s"] = report["metrics"].get("echoed_msgs_per_s", {}).get("value")
         row["errors"] = counts.get("errors")
+        # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
+        if report.get("histograms"):
+            row["histograms"] = report["histograms"]
         for name, histogram in report.get("histograms", {}).items():
             if name in ("rtt", "rtt_corrected"):
                 row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3

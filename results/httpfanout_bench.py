@@ -217,10 +217,10 @@ def summarize(case_docs):
     return rows
 
 
-def write_report(case_docs, notes, env=None):
+def write_report(case_docs, notes, env=None, schema=None):
     rows = summarize(case_docs)
     result_files.write_results("httpfanout_bench", case_docs, notes=notes, summary_rows=rows, columns=COLUMNS,
-                               env=env)
+                               env=env, schema=schema)
     return rows
 
 
@@ -230,7 +230,7 @@ def rerender():
     notes = document["notes"]
     if PER_ROUND_NOTE not in notes:  # stored before the column existed
         notes += " " + PER_ROUND_NOTE
-    write_report(document["cases"], notes, env=document["environment"])
+    write_report(document["cases"], notes, env=document["environment"], schema=document["schema"])
     return 0
 
 

@@ -33,6 +33,7 @@ import kernel_costs  # noqa: E402
 import progress  # noqa: E402
 import registry  # noqa: E402
 import result_files  # noqa: E402
+import result_schema  # noqa: E402
 import run_environment  # noqa: E402
 import scenarios  # noqa: E402
 import tables  # noqa: E402
@@ -154,15 +155,16 @@ def run_writeup(part, entries, args, env):
               "not 10 ms ticks.\n\n")
     markdown = section["markdown"].replace("\n\n", "\n\n" + header, 1)
     directory = result_files.results_dir()
-    document = {"schema": "netbench.writeup/1", "part": part, "environment": env, "settings": settings,
+    document = {"schema": result_schema.current(result_schema.WRITEUP), "part": part, "environment": env,
+                "settings": settings,
                 "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
                 "verdicts": section["verdicts"], "rows": rows}
-    with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
-        json.dump(document, f, indent=1)
-        f.write("\n")
+    errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), document)
     with open(os.path.join(directory, f"{part}_writeup.md"), "w") as f:
         f.write(markdown)
     progress.log(f"wrote {directory}/{part}_writeup.json and .md")
+    if errors:
+        raise result_schema.SchemaError(f"{part}_writeup.json", errors)
     for line in section["verdicts"]:
         progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1

@@ -115,6 +115,9 @@ def run_case(servers, server_name, load, messages):
         counts = report.get("counts", {})
         row["messages_received_by_client"] = counts.get("messages_received")
         row["errors"] = sum(v for k, v in counts.items() if k.startswith("errors."))
+        # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
+        if report.get("histograms"):
+            row["histograms"] = report["histograms"]
         histogram = report.get("histograms", {}).get("latency")
         if histogram:
             row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
