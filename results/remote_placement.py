@@ -163,7 +163,9 @@ class RemotePlacement:
         """Where the programs ran, for the report."""
         parts = []
         if self.server_target:
-            parts.append(f"server on {self.server_target} (clients connect to {self.server_address})")
+            reached = "" if self.server_address == ssh_host.split_target(self.server_target)[1] else (
+                f" (clients connect to {self.server_address})")
+            parts.append(f"server on {self.server_target}{reached}")
         else:
             parts.append("server on this machine")
         if self.client_targets:
