@@ -78,6 +78,8 @@ if [ -n "$subnet" ]; then
 fi
 
 # --- Can this process make namespaces? --------------------------------------------------------------------
+# `ip` lives in /usr/sbin, which a non-login PATH (Bazel's test environment, cron, sudo -E) may lack.
+PATH=$PATH:/usr/sbin:/sbin
 command -v ip >/dev/null || die "'ip' (iproute2) not found: install iproute2 (tools/bootstrap.sh does)"
 [ "$(id -u)" = 0 ] || die "network namespaces need root (CAP_SYS_ADMIN and CAP_NET_ADMIN); this is uid $(id -u)"
 [ -e /proc/self/ns/net ] || die "this kernel has no network namespaces (/proc/self/ns/net is missing)"
@@ -128,13 +130,11 @@ end_processes() {
 
 remove_host() {
   local ns=$1 index=${1#"$name"}
-  if namespace_exists "$ns"; then
-    end_processes "$ns"
-    ip netns delete "$ns"
-  fi
-  # Deleting the namespace deletes its eth0 and with it the pair; a pair whose namespace vanished otherwise
-  # would stay.
+  if namespace_exists "$ns"; then end_processes "$ns"; fi
+  # The pair first: deleting one end deletes both at once, while a deleted namespace's interfaces go away
+  # later, in the kernel's own time, and an `up` right after would find the old pair's name still taken.
   if link_exists "$(veth "$index")"; then ip link delete "$(veth "$index")"; fi
+  if namespace_exists "$ns"; then ip netns delete "$ns"; fi
 }
 
 down() {
