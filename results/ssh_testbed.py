@@ -10,12 +10,20 @@ a client key generated for the test in a temporary folder, and an ssh config tha
         bed.sshd_pids[0]
 
 Hosts past `sshd_on` have no sshd: connecting to them is refused. Everything is removed on exit.
+
+Run as a program, it brings the testbed up around one command (the suite over "remote" hosts on this
+machine), filling {0}, {1}, ... with the hosts' addresses and {ssh_config} with the config's path:
+
+    /usr/bin/python3 results/ssh_testbed.py --hosts=3 -- bazel run //:bench -- --only=echo \
+        --server-host={0} --client-hosts={1},{2} --ssh-config={ssh_config} --compare-loopback
 """
 
+import argparse
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -145,3 +153,27 @@ class Testbed:
         subprocess.run([_testnet(), "down", "--name", self.name], capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
         return False
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Runs one command with SSH test hosts up (root).")
+    parser.add_argument("--name", default="nbssh", help="the namespaces' name (tools/testnet.sh --name)")
+    parser.add_argument("--hosts", type=int, default=3, help="test hosts, each running sshd")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...; {0} {1} ... {ssh_config}")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command after --")
+    why = unavailable()
+    if why:
+        print(f"ssh_testbed: {why}", file=sys.stderr)
+        return 1
+    with Testbed(args.name, hosts=args.hosts) as bed:
+        filled = [word.format(*bed.addresses, ssh_config=bed.ssh_config) for word in command]
+        print("ssh_testbed: " + " ".join(filled), file=sys.stderr, flush=True)
+        return subprocess.run(filled).returncode
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+    sys.exit(main(sys.argv[1:]))
