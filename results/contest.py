@@ -149,12 +149,10 @@ class Runner:
 
     @staticmethod
     def resolve(token):
-        if token.startswith("peer:"):
-            path = binaries.peer_binary(token[len("peer:"):])
-            if path is None:
-                raise Failure(f"the Go peer {token[5:]} is not available (needs golang-go: tools/bootstrap.sh)")
-            return path
-        return binaries.bazel_binary(token)
+        try:
+            return binaries.program_path(token)
+        except FileNotFoundError as error:
+            raise Failure(str(error)) from error
 
     @staticmethod
     def base_values():

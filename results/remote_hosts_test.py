@@ -106,6 +106,17 @@ class RemoteHostsTest(unittest.TestCase):
         self.assert_fleet_row(row, histograms=False)
         self.assertEqual(row["messages"], 2 * 2 * 2000)  # two hosts, each two connections of 2000
 
+    def test_a_client_failing_on_the_hosts_fails_its_row_naming_them(self):
+        server, client = shipped("echo", "netbench-epoll", "netbench-echo-client")
+        broken = {**client, "name": "broken-load", "command": client["command"] + ["--mode=nonsense"]}
+        rows = self.run_links([server, broken], lambda e, r: scenarios.run_echo(
+            e, {"remote": r["remote"]}, samples=1, seconds=0.5, clients=1))
+        (row,) = rows
+        self.assertEqual(row["status"], "failed")
+        for host in (self.client_a, self.client_b):
+            self.assertIn(f"{host}: exited 2", row["error"])
+        self.assertIn("--mode", row["tail"])
+
     def assert_stops_naming(self, host, words, **kwargs):
         placement = self.placement(**kwargs)
         try:

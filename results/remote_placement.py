@@ -53,15 +53,6 @@ def remote_path(directory, token):
     return f"{directory}/{package}/{name}"
 
 
-def local_path(token):
-    if token.startswith("peer:"):
-        path = binaries.peer_binary(token[len("peer:"):])
-        if path is None:
-            raise FileNotFoundError(f"the Go peer {token[5:]} is not built here (needs golang-go)")
-        return path
-    return binaries.bazel_binary(token)
-
-
 def tokens_of(entry):
     return sorted(set(_TOKEN.findall(" ".join(entry["command"]))))
 
@@ -112,7 +103,6 @@ class RemoteServer:
         self.clock_ticks = clock_ticks
         self.url = url
         self.process = None
-        self._lines = []
 
     @property
     def port(self):
@@ -260,7 +250,7 @@ class RemotePlacement:
             there = {line.split()[1]: line.split()[0] for line in sums.splitlines() if len(line.split()) == 2}
             for token, path in paths.items():
                 try:
-                    local = local_path(token)
+                    local = binaries.program_path(token)
                 except (FileNotFoundError, OSError) as error:
                     raise ssh_host.RemoteError(target, f"cannot get {token} to it: {error}") from error
                 if there.get(path) != _file_sha256(local):
