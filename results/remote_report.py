@@ -99,15 +99,19 @@ def fleet_table(rows, keys):
     return "| case | fleet msgs/s | each host's msgs/s (share) |\n|---|---|---|\n" + "\n".join(lines) + "\n"
 
 
-def section(rows, keys, where):
+def section(rows, keys, where, client_hosts=1):
     """(markdown, link summary) for a write-up that ran on remote hosts; the summary is [] without loopback."""
     summary = link_summary(rows, keys)
     out = [f"\n### Where it ran\n\n{where}.\n"]
     if summary:
+        fleet_note = (f" The link's rows are a fleet of {client_hosts} client hosts, each offering the loopback "
+                      f"case's load: {client_hosts} times its connections, so msgs/s is not the link's alone; "
+                      "CPU per message still compares." if client_hosts > 1 else "")
         out.append("\n**Loopback against the link**, the same cases interleaved in the same rounds (medians; the "
                    "ratio is link / loopback, with its lowest and highest value within single rounds). Over a link "
                    "client and server no longer share a kernel, its cores and its TCP path: every segment crosses "
-                   "the wire once, and each side pays only for its own half.\n\n" + link_table(summary, keys))
+                   "the wire once, and each side pays only for its own half." + fleet_note + "\n\n"
+                   + link_table(summary, keys))
     fleet = fleet_table(rows, keys)
     if fleet:
         out.append("\n**The client fleet**: every host's load started together; the row above is their sum "

@@ -190,7 +190,8 @@ def run_writeup(part, entries, args, env, placement=None):
         how = placement.describe() + ("; every case also on loopback on this machine, in the same rounds"
                                       if args.compare_loopback else "") + "; nothing pinned to CPUs"
         keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
-        extra, links_summary = remote_report.section(rows, keys, placement.describe())
+        extra, links_summary = remote_report.section(rows, keys, placement.describe(),
+                                                     max(len(placement.client_targets), 1))
         section["markdown"] = section["markdown"] + extra
     header = (f"{'QUICK SMOKE RUN: not a measurement. ' if quick else ''}Run {env['timestamp_utc']}, commit "
               f"{env['git_commit']}, {how}; servers run in a session of their own, as if started from a second "
