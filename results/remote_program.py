@@ -14,7 +14,6 @@ it, so /proc/$$/stat's cutime + cstime are the program's, in clock ticks), and e
 The script's own lines go to stderr and start with "netbench-remote-"; the program's output is not touched.
 """
 
-import re
 import threading
 
 import ssh_host
@@ -170,8 +169,3 @@ class RemoteProgram:
                 pass
         return self.proc.returncode
 
-
-def first_port(line):
-    """The port a ready line names (`listening on 10.0.0.11:7000`), else None."""
-    match = re.search(r"listening on \S*:(\d+)\b", line, re.IGNORECASE)
-    return int(match.group(1)) if match else None
