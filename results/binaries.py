@@ -89,3 +89,15 @@ def peer_binary(name):
             if not _peers_built:
                 progress.log(f"note: building the Go peers failed; Go comparisons are skipped:\n{result.stderr}")
     return path if _peers_built and os.path.exists(path) else None
+
+
+def program_path(token):
+    """The local path of a registry token's program: "peer:NAME" (a Go peer) or "//pkg:target" (netbench's);
+    FileNotFoundError saying why when it is not available."""
+    if token.startswith("peer:"):
+        path = peer_binary(token[len("peer:"):])
+        if path is None:
+            raise FileNotFoundError(f"the Go peer {token[len('peer:'):]} is not available (needs golang-go: "
+                                    "tools/bootstrap.sh)")
+        return path
+    return bazel_binary(token)

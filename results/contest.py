@@ -11,6 +11,10 @@ lines the program printed; every other case still runs.
     server = runner.start_server(entry, {"procs": 2})          # contest.Failure on failure
     row = runner.run_client(client_entry, server, {"clients": 3, "duration_s": 5}, timeout_s=60)
     runner.stop_all()
+
+With a remote_placement.RemotePlacement (issue 15) the server runs on --server-host and each client on every
+host of --client-hosts at once, over SSH; a fleet's row is the merge of its hosts' (figures summed, latency
+histograms merged exactly) with each host's share beside it in `hosts`.
 """
 
 import os
@@ -24,7 +28,9 @@ import ports
 import process_cpu
 import progress
 import registry
+import remote_placement
 import server_process
+import ssh_host
 import tcp_segments
 
 HOST = "127.0.0.1"
@@ -68,6 +74,23 @@ def cpu_sets(pin):
     return set(cpus[:half]), set(cpus[half:])
 
 
+_TOKEN_NETBENCH = re.compile(r"^\{//[^{}]+\}$")
+
+
+def find_results(entry, stdout):
+    """{figure: [every number its `result` regex found in stdout, in order]} of a client's output."""
+    found = {}
+    for key, pattern in entry["result"].items():
+        numbers = []
+        for match in re.finditer(pattern, stdout, re.MULTILINE):
+            try:
+                numbers.append(float(match.group("value").replace(",", "")))
+            except ValueError:
+                pass
+        found[key] = numbers
+    return found
+
+
 class Server:
     """One started server contestant: its process (or daemon), the URL or port it serves, its output."""
 
@@ -106,19 +129,30 @@ class Runner:
     """Starts servers and runs clients with one resolver for {peer:NAME} and {//pkg:target}, one CPU split
     (--pin) and one place that stops everything."""
 
-    def __init__(self, pin=False):
+    def __init__(self, pin=False, placement=None):
         self.server_cpus, self.client_cpus = cpu_sets(pin)
         self.pin = pin and self.server_cpus is not None
         self.servers = []
+        self.placement = placement  # None: everything on this machine, on loopback
+
+    def remote_server(self):
+        return self.placement is not None and self.placement.server_target is not None
+
+    def remote_clients(self):
+        return self.placement is not None and bool(self.placement.client_targets)
+
+    def unavailable(self, entry):
+        """None when `entry` can run where this runner puts it, else why not (registry.unavailable for this
+        machine; remote hosts run only the binaries the suite can put there)."""
+        remote = self.placement.unavailable(entry) if self.placement else None
+        return remote or registry.unavailable(entry)
 
     @staticmethod
     def resolve(token):
-        if token.startswith("peer:"):
-            path = binaries.peer_binary(token[len("peer:"):])
-            if path is None:
-                raise Failure(f"the Go peer {token[5:]} is not available (needs golang-go: tools/bootstrap.sh)")
-            return path
-        return binaries.bazel_binary(token)
+        try:
+            return binaries.program_path(token)
+        except FileNotFoundError as error:
+            raise Failure(str(error)) from error
 
     @staticmethod
     def base_values():
@@ -139,6 +173,8 @@ class Runner:
     def start_server(self, entry, values=None, extra_args=(), url_template=None):
         """Starts `entry` with `values` for its placeholders (a free {port} is added); returns a Server or
         raises Failure with the last lines it printed."""
+        if self.remote_server():
+            return self._start_remote_server(entry, values, extra_args, url_template)
         values = {**self.base_values(), "port": ports.free_port(HOST), **(values or {})}
         try:
             argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
@@ -161,6 +197,32 @@ class Runner:
                           server.output_tail())
         return server
 
+    def _start_remote_server(self, entry, values, extra_args, url_template):
+        placement = self.placement
+        why = remote_placement.why_not_remote(entry)
+        if why:
+            raise Failure(f"cannot run on {placement.server_target}: {why}")
+        try:
+            values = {**self.base_values(), "host": placement.server_address, "port": placement.free_port(),
+                      **(values or {})}
+            argv = registry.expand(entry["command"], values, placement.resolve) + list(extra_args)
+            env = {name: registry.expand([value], values)[0] for name, value in entry.get("env", {}).items()}
+            server = placement.start_server(entry, values, argv, env)
+        except KeyError as error:
+            raise Failure(f"cannot build its command: {error}") from error
+        except ssh_host.RemoteError as error:
+            raise Failure(str(error)) from error
+        except RuntimeError as error:
+            raise Failure(f"did not start: {str(error).splitlines()[0]}",
+                          tail_of(str(error).partition(": ")[2]))
+        server.url = registry.expand([url_template], values)[0] if url_template else None
+        self.servers.append(server)
+        if "{port}" in " ".join(entry["command"]) and not ports.wait_until_accepting(values["port"],
+                                                                                    values["host"]):
+            raise Failure(f"printed its ready line but accepts nothing on {values['host']}:{values['port']} "
+                          "(seen from this machine)", server.output_tail())
+        return server
+
     def _start_daemon(self, entry, values, argv, env, url):
         result = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60,
                                 preexec_fn=self._affinity(self.server_cpus))
@@ -180,7 +242,10 @@ class Runner:
         """Runs client `entry` to completion against `server`. Returns a row: status "ok" or "failed" (with
         `error` and `tail`), the values its result regexes found (all matches for per-repetition figures),
         wall time and both sides' CPU seconds over the run."""
-        values = {**self.base_values(), "port": server.port, "url": server.url, **values}
+        values = {**self.base_values(), "host": server.values.get("host", HOST), "port": server.port,
+                  "url": server.url, **values}
+        if self.remote_clients():
+            return self._run_fleet(entry, server, values, extra_args, timeout_s)
         row = {"status": "failed"}
         try:
             argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
@@ -200,18 +265,10 @@ class Runner:
         row["server_cpu_s"] = server.cpu_seconds() - server_before if server_alive else None
         row["client_cpu_s"] = result.cpu_seconds
         row["wall_s"] = result.wall_s
-        if segments_before is not None and segments_after is not None:
+        # The system-wide counter sees every segment on loopback, but only this machine's half of a link.
+        if segments_before is not None and segments_after is not None and not self.remote_server():
             row["tcp_segments"] = segments_after - segments_before
-        found = {}
-        for key, pattern in entry["result"].items():
-            matches = [m.group("value").replace(",", "") for m in re.finditer(pattern, result.stdout, re.MULTILINE)]
-            numbers = []
-            for text in matches:
-                try:
-                    numbers.append(float(text))
-                except ValueError:
-                    pass
-            found[key] = numbers
+        found = find_results(entry, result.stdout)
         row["found"] = found
         if not server_alive:
             row["error"] = "the server died during the run"
@@ -228,10 +285,74 @@ class Runner:
             row["status"] = "ok"
         return row
 
+    def _run_fleet(self, entry, server, values, extra_args, timeout_s):
+        """Runs client `entry` on every client host at once against `server`: one row, its figures summed
+        over the hosts, latency histograms merged (netbench's clients write run documents), and `hosts`
+        with each host's figures and share of the messages per second."""
+        placement = self.placement
+        row = {"status": "failed"}
+        why = remote_placement.why_not_remote(entry)
+        try:
+            if why:
+                raise Failure(why)
+            argv = registry.expand(entry["command"], values, placement.resolve) + list(extra_args)
+            env = {name: registry.expand([value], values)[0] for name, value in entry.get("env", {}).items()}
+        except (KeyError, Failure) as error:
+            row["error"] = f"cannot run on the client hosts: {error}"
+            return row
+        if not server.alive():
+            row.update(error="the server is not running", tail=server.output_tail())
+            return row
+        json_flag = "--json" if _TOKEN_NETBENCH.match(entry["command"][0]) else None
+        server_before = server.cpu_seconds()
+        started = time.monotonic()
+        try:
+            results = placement.run_fleet(entry, argv, env, timeout_s, json_flag=json_flag)
+        except ssh_host.RemoteError as error:
+            row["error"] = str(error)
+            return row
+        row["wall_s"] = time.monotonic() - started
+        server_alive = server.alive()
+        row["server_cpu_s"] = server.cpu_seconds() - server_before if server_alive else None
+        hosts = []
+        for result in results:
+            hosts.append({"host": result.target, "returncode": result.returncode, "cpu_s": result.cpu_seconds,
+                          "found": find_results(entry, result.stdout), "error": result.error,
+                          "histogram_counts": {name: h.get("count") for name, h in
+                                               ((result.document or {}).get("histograms") or {}).items()},
+                          "tail": tail_of(result.stdout + "\n" + result.stderr) if result.returncode else ""})
+        row["found"] = remote_placement.merge_found([h["found"] for h in hosts])
+        cpus = [h["cpu_s"] for h in hosts]
+        row["client_cpu_s"] = sum(cpus) if all(c is not None for c in cpus) else None
+        total_rate = (row["found"].get("msgs_per_s") or [None])[-1]
+        for host in hosts:
+            rate = (host["found"].get("msgs_per_s") or [None])[-1]
+            host["msgs_per_s"] = rate
+            host["messages"] = (host["found"].get("messages") or [None])[-1]
+            host["share"] = rate / total_rate if rate is not None and total_rate else None
+        row["hosts"] = hosts
+        histograms = remote_placement.merged_histograms(results)
+        if histograms:
+            row["histograms"] = histograms
+        failed = [h for h in hosts if h["returncode"] != 0]
+        if not server_alive:
+            row.update(error="the server died during the run", tail=server.output_tail())
+        elif failed:
+            row["error"] = "; ".join(f"{h['host']}: " + (h["error"] or f"exited {h['returncode']}") for h in failed)
+            row["tail"] = "\n".join(f"[{h['host']}] {h['tail']}" for h in failed)
+        elif not all(row["found"].values()):
+            missing = [k for k, v in row["found"].items() if not v]
+            row["error"] = f"printed no {', '.join(missing)} on some host (its 'result' regex matched nothing)"
+        else:
+            row["status"] = "ok"
+        return row
+
     def stop_all(self):
         for server in self.servers:
             try:
-                if server.process:
+                if hasattr(server, "stop"):
+                    server.stop()
+                elif server.process:
                     server.process.stop()
                 elif "stop" in server.entry:
                     subprocess.run(registry.expand(server.entry["stop"], server.values), capture_output=True,

@@ -175,3 +175,10 @@ def _pooled_moments(recorded, total):
     second = sum((h["stddev"] ** 2 + h["mean"] ** 2) * h["count"] for h in recorded) / total
     variance = second - mean * mean
     return mean, math.sqrt(variance) if variance > 0 else 0.0
+
+
+def merge_documents_histograms(documents):
+    """{name: merged histogram} over every histogram name in any of the run `documents` (netbench.run/1, one
+    per client process or host of a fleet); a name only some documents carry merges what they have."""
+    names = list(dict.fromkeys(name for d in documents for name in (d.get("histograms") or {})))
+    return {name: merge([(d.get("histograms") or {}).get(name) for d in documents]) for name in names}

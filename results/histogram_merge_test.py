@@ -54,6 +54,14 @@ class HistogramMergeTest(unittest.TestCase):
         self.assertEqual(histogram_merge.merge([b, empty, a])["buckets"], histogram_merge.merge([a, b])["buckets"])
         self.assertEqual(histogram_merge.merge([empty, a])["percentiles"], a["percentiles"])
 
+    def test_a_fleets_documents_merge_per_name_and_a_name_some_lack_merges_the_rest(self):
+        a, b = self.histograms["a"], self.histograms["b"]
+        merged = histogram_merge.merge_documents_histograms(
+            [{"histograms": {"rtt": a, "connect": b}}, {"histograms": {"rtt": b}}, {"histograms": {}}])
+        self.assertEqual(sorted(merged), ["connect", "rtt"])
+        self.assertEqual(merged["rtt"]["buckets"], self.histograms["merged"]["buckets"])
+        self.assertEqual(merged["connect"]["count"], b["count"])
+
 
 class HandComputedTest(unittest.TestCase):
     def histogram(self, values):

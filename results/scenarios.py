@@ -10,6 +10,9 @@
                and scheme
 
 Every case runs once per round and the cases are interleaved within each round, so drift hits all alike.
+`runner` is a contest.Runner, or a dict {link: Runner} (issue 15: "loopback" and "remote", the same cases
+on this machine and over the network to other hosts): every case then runs on each link within each round,
+and its rows carry `link`.
 Each function returns the scenario's rows (one per case and round; see contest.Runner.run_client) and the
 contestants' fate (ran, skipped with the install command, failed with the last lines they printed).
 """
@@ -25,15 +28,27 @@ WEBSOCKET_CLIENTS = (1, 4)
 WEBSOCKET_PROCS = (1, 2, 3, 4)
 
 
+def links(runner):
+    """{link name or None: Runner}: one runner (rows without `link`) or every link of a comparison."""
+    return dict(runner) if isinstance(runner, dict) else {None: runner}
+
+
+def _with_link(base, link):
+    return {**base, "link": link} if link is not None else base
+
+
 def _prepare(entries, scenario, runner):
-    """(servers, clients, fates) of `scenario`: the entries that can run here, and one fate per entry."""
+    """(servers, clients, fates) of `scenario`: the entries that can run here (on every link), and one fate
+    per entry."""
     servers, clients, fates = [], [], []
+    runners = list(links(runner).values())
+    runner = runners[0]
     for entry in entries:
         if entry["scenario"] != scenario:
             continue
         fate = {"name": entry["name"], "role": entry["role"], "system": entry["system"], "about": entry["about"],
                 "env": entry.get("env", {}), "command": " ".join(entry["command"])}
-        why = registry.unavailable(entry)
+        why = next((w for w in (r.unavailable(entry) for r in runners) if w), None)
         if why:
             fate.update(status="skipped", why=why)
             progress.log(f"skip {scenario} {entry['role']} {entry['name']}: {why}")
@@ -101,21 +116,27 @@ def _note_death(fates, server, running):
         _fail(fates, server, contest.Failure("died during the run", running.output_tail()))
 
 
+def _on(link):
+    return f" [{link}]" if link is not None else ""
+
+
 def run_echo(entries, runner, samples, seconds, clients=3):
     servers, loads, fates = _prepare(entries, "echo", runner)
+    runners = links(runner)
     started = {}
-    for entry in servers:
-        started[entry["name"]] = _start(runner, entry, fates)
-    cases = [(s, c) for c in loads for s in servers]
+    for link, link_runner in runners.items():
+        for entry in servers:
+            started[(link, entry["name"])] = _start(link_runner, entry, fates)
+    cases = [(link, s, c) for c in loads for s in servers for link in runners]
     rows = []
-    for round_index, (server, client) in rounds.interleaved(cases, samples):
-        base = {"server": server["name"], "client": client["name"], "round": round_index}
-        prefix = f"echo round {round_index + 1}/{samples}: {client['name']} -> {server['name']}"
-        running = started.get(server["name"])
+    for round_index, (link, server, client) in rounds.interleaved(cases, samples):
+        base = _with_link({"server": server["name"], "client": client["name"], "round": round_index}, link)
+        prefix = f"echo round {round_index + 1}/{samples}: {client['name']} -> {server['name']}{_on(link)}"
+        running = started.get((link, server["name"]))
         if running is None:
             rows.append(_failed_row(base, "the server did not start"))
             continue
-        rows.append(_message_case(runner, client, running, base, prefix, timeout_s=seconds + 60,
+        rows.append(_message_case(runners[link], client, running, base, prefix, timeout_s=seconds + 60,
                                   values={"clients": clients, "duration_s": f"{seconds:g}"}))
         _note_death(fates, server, running)
     return rows, fates
@@ -134,24 +155,26 @@ def websocket_pairs(servers, clients):
 
 def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, connections=WEBSOCKET_CLIENTS):
     servers, clients, fates = _prepare(entries, "websocket", runner)
+    runners = links(runner)
     pairs = websocket_pairs(servers, clients)
     started = {}
-    for server in {s["name"]: s for s, _ in pairs}.values():
-        for p in procs:
-            started[(server["name"], p)] = _start(runner, server, fates, {"procs": p},
-                                                  url_template="ws://{host}:{port}/echo")
-    cases = [(s, c, p, n) for n in connections for p in procs for s, c in pairs]
+    for link, link_runner in runners.items():
+        for server in {s["name"]: s for s, _ in pairs}.values():
+            for p in procs:
+                started[(link, server["name"], p)] = _start(link_runner, server, fates, {"procs": p},
+                                                            url_template="ws://{host}:{port}/echo")
+    cases = [(link, s, c, p, n) for n in connections for p in procs for s, c in pairs for link in runners]
     rows = []
-    for round_index, (server, client, p, n) in rounds.interleaved(cases, samples):
-        base = {"server": server["name"], "client": client["name"], "procs": p, "clients": n,
-                "round": round_index}
+    for round_index, (link, server, client, p, n) in rounds.interleaved(cases, samples):
+        base = _with_link({"server": server["name"], "client": client["name"], "procs": p, "clients": n,
+                           "round": round_index}, link)
         prefix = (f"websocket round {round_index + 1}/{samples}: {client['name']} x{n} -> {server['name']}, "
-                  f"procs {p}")
-        running = started.get((server["name"], p))
+                  f"procs {p}{_on(link)}")
+        running = started.get((link, server["name"], p))
         if running is None:
             rows.append(_failed_row(base, "the server did not start"))
             continue
-        rows.append(_message_case(runner, client, running, base, prefix, timeout_s=180,
+        rows.append(_message_case(runners[link], client, running, base, prefix, timeout_s=180,
                                   values={"clients": n, "messages": messages, "procs": p}))
         _note_death(fates, server, running)
     return rows, fates

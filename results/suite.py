@@ -14,6 +14,8 @@ verdict per claim and the table behind it, beside JSON with every sample.
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the netbench-vs-Go detail benches (issues 3-5)
     bazel run //:bench -- --rerender                      # tables and charts again from the stored samples
+    bazel run //:bench -- --server-host=bench@10.0.0.11 --client-hosts=10.0.0.12,10.0.0.13 --compare-loopback
+                                                          # echo and websocket over a network (README)
 """
 
 import argparse
@@ -32,10 +34,13 @@ import contest  # noqa: E402
 import kernel_costs  # noqa: E402
 import progress  # noqa: E402
 import registry  # noqa: E402
+import remote_placement  # noqa: E402
+import remote_report  # noqa: E402
 import result_files  # noqa: E402
 import result_schema  # noqa: E402
 import run_environment  # noqa: E402
 import scenarios  # noqa: E402
+import ssh_host  # noqa: E402
 import tables  # noqa: E402
 import writeups  # noqa: E402
 
@@ -121,20 +126,52 @@ def choose(args, entries):
     return [p for p in PARTS if p in parts and p not in skip], chosen
 
 
-def run_writeup(part, entries, args, env):
+# The write-ups that run on remote hosts (--server-host, --client-hosts): the fan-out's figure is one client's
+# wall time, which a fleet does not sum.
+REMOTE_PARTS = ["echo", "websocket"]
+
+
+def open_placement(args, entries):
+    """The remote hosts of --server-host/--client-hosts, connected, checked and given their binaries; None
+    without them. Raises ssh_host.RemoteError naming the host when one cannot be used."""
+    if not args.server_host:
+        return None
+    placement = remote_placement.RemotePlacement(
+        args.server_host, split_words(args.client_hosts), ssh_config=args.ssh_config, remote_dir=args.remote_dir,
+        server_address=args.server_address)
+    try:
+        placement.open()
+        placement.prepare([e for e in entries if e["scenario"] in REMOTE_PARTS])
+    except BaseException:
+        placement.close()
+        raise
+    return placement
+
+
+def _runners(args, placement):
+    """The writeup's runner, or {link: runner} for --compare-loopback (scenarios.py)."""
+    if placement is None:
+        return contest.Runner(pin=args.pin)
+    # Programs started over SSH are not pinned, so neither is the loopback case they are compared with.
+    remote = contest.Runner(pin=False, placement=placement)
+    return {"loopback": contest.Runner(pin=False), "remote": remote} if args.compare_loopback else remote
+
+
+def run_writeup(part, entries, args, env, placement=None):
     """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json and .md."""
-    runner = contest.Runner(pin=args.pin)
+    runners = _runners(args, placement)
+    runner = runners["remote"] if isinstance(runners, dict) else runners
     quick = args.quick
     samples = 1 if quick else args.samples
     try:
         if part == "echo":
             settings = {"samples": samples, "seconds": 1.0 if quick else args.echo_seconds, "clients": 3}
-            rows, fates = scenarios.run_echo(entries, runner, samples, settings["seconds"], settings["clients"])
-            section = writeups.echo_section(rows, fates, settings)
+            rows, fates = scenarios.run_echo(entries, runners, samples, settings["seconds"], settings["clients"])
+            section = writeups.echo_section(_on_the_link(rows), fates, settings)
         elif part == "websocket":
             settings = {"samples": samples, "messages": 2000 if quick else args.websocket_messages}
-            rows, fates = scenarios.run_websocket(entries, runner, samples, settings["messages"])
-            section = writeups.websocket_section(rows, fates, settings)
+            rows, fates = scenarios.run_websocket(entries, runners, samples, settings["messages"])
+            section = writeups.websocket_section(_on_the_link(rows), fates, settings)
         else:
             samples = 1 if quick else args.fanout_samples
             settings = {"samples": samples, "requests": 50 if quick else 500, "reps": 1 if quick else args.fanout_reps,
@@ -143,11 +180,22 @@ def run_writeup(part, entries, args, env):
                                                settings["warmup"])
             section = writeups.fanout_section(rows, fates, settings)
     finally:
-        runner.stop_all()
+        for each in scenarios.links(runners).values():
+            each.stop_all()
     settings["pinned"] = runner.pin
     how = ("servers pinned to CPUs " + ",".join(map(str, sorted(runner.server_cpus))) + ", clients to "
            + ",".join(map(str, sorted(runner.client_cpus))) if runner.pin else
            "servers and clients free to use every CPU (no --pin)")
+    links_summary = None
+    if placement is not None:
+        settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
+                             "clients": placement.client_targets, "compare_loopback": bool(args.compare_loopback)}
+        how = placement.describe() + ("; every case also on loopback on this machine, in the same rounds"
+                                      if args.compare_loopback else "") + "; nothing pinned to CPUs"
+        keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
+        extra, links_summary = remote_report.section(rows, keys, placement.describe(),
+                                                     max(len(placement.client_targets), 1))
+        section["markdown"] = section["markdown"] + extra
     header = (f"{'QUICK SMOKE RUN: not a measurement. ' if quick else ''}Run {env['timestamp_utc']}, commit "
               f"{env['git_commit']}, {how}; servers run in a session of their own, as if started from a second "
               "terminal (with Linux's autogroup scheduling that decides how server and load share the cores). CPU "
@@ -159,6 +207,8 @@ def run_writeup(part, entries, args, env):
                 "settings": settings,
                 "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
                 "verdicts": section["verdicts"], "rows": rows}
+    if links_summary is not None:
+        document["links"] = links_summary
     errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), document)
     with open(os.path.join(directory, f"{part}_writeup.md"), "w") as f:
         f.write(markdown)
@@ -168,6 +218,11 @@ def run_writeup(part, entries, args, env):
     for line in section["verdicts"]:
         progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
+
+
+def _on_the_link(rows):
+    """The rows the verdicts are computed from: with --compare-loopback, the remote link's."""
+    return [r for r in rows if r.get("link") in (None, "remote")]
 
 
 def main(argv):
@@ -194,11 +249,29 @@ def main(argv):
     parser.add_argument("--rerender", action="store_true",
                         help="rewrite the detail benches' tables, REPORT.md and its charts from the stored samples "
                              "(JSON) of this machine, running nothing")
+    remote = parser.add_argument_group("remote hosts, over OpenSSH (echo and websocket write-ups; README)")
+    remote.add_argument("--server-host", metavar="[USER@]HOST",
+                        help="run the servers there (ssh with BatchMode: a key the host accepts, no prompt)")
+    remote.add_argument("--client-hosts", default="", metavar="H1,H2,...",
+                        help="run each load on every one of these at once, started together, merged into one row")
+    remote.add_argument("--server-address", metavar="ADDR",
+                        help="the address the clients reach the server at (default: the HOST of --server-host)")
+    remote.add_argument("--remote-dir", metavar="DIR",
+                        help="the binaries are installed there on every host (<package>/<target>, peers/<name>); "
+                             "default: copy them to ~/.cache/netbench/bin there, when the host is this OS and CPU")
+    remote.add_argument("--ssh-config", metavar="FILE", help="ssh's -F: the configuration for these connections")
+    remote.add_argument("--compare-loopback", action="store_true",
+                        help="also run every case on loopback, in the same rounds, and report them side by side")
     args = parser.parse_args(argv)
     if args.rerender:
         return rerender()
     if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
         parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
+    remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
+                    if getattr(args, f)]
+    if remote_flags and not args.server_host:
+        parser.error(f"--{remote_flags[0].replace('_', '-')} needs --server-host (the server's machine; "
+                     "it may be this one's address)")
     try:
         entries = registry.load(args.contestants)
     except registry.RegistryError as error:
@@ -209,8 +282,29 @@ def main(argv):
             print(f"{e['scenario']:9} {e['role']:6} {e['name']:22} {e['about']}")
         return 0
     parts, chosen = choose(args, entries)
+    if args.server_host:
+        named = [p for p in split_words(args.only) if p in PARTS and p not in REMOTE_PARTS]
+        if named:
+            parser.error(f"--server-host runs the {' and '.join(REMOTE_PARTS)} write-ups; {', '.join(named)} "
+                         "runs on this machine only")
+        parts = [p for p in parts if p in REMOTE_PARTS]
     progress.log(f"bench: parts {', '.join(parts) or '(none)'}; {len(chosen)} contestant(s) from {args.contestants}")
+    if args.server_host and not (os.environ.get("NETBENCH_RESULTS_LABEL") or os.environ.get("NETBENCH_RESULTS_DIR")):
+        # Beside this machine's loopback results, not over them.
+        os.environ["NETBENCH_RESULTS_LABEL"] = run_environment.machine_label() + "-over-ssh"
+    try:
+        placement = open_placement(args, chosen)
+    except ssh_host.RemoteError as error:
+        progress.log(f"bench: {error}; nothing ran")
+        return 1
+    try:
+        return _run_parts(args, parts, chosen, placement)
+    finally:
+        if placement is not None:
+            placement.close()
 
+
+def _run_parts(args, parts, chosen, placement):
     started = time.monotonic()
     failures = []
     # The write-ups keep the kernel's prices of this run; the detail benches measure their own, and the
@@ -223,7 +317,7 @@ def main(argv):
         if part in WRITEUP_PARTS:
             progress.log(f"==== {part} write-up")
             try:
-                code = run_writeup(part, chosen, args, env)
+                code = run_writeup(part, chosen, args, env, placement)
             except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
                 progress.log(f"{part} write-up failed: {error!r}")
                 code = 1

@@ -1,0 +1,329 @@
+"""The test hosts of tools/testnet.sh, and every scenario across them (issue 15).
+
+Each scenario (echo, websocket, HTTP fan-out over http and https) runs twice with the same load: once on
+loopback in this namespace, once with the server in one test host's namespace, bound to that host's
+address, and the client in another's, both started with `ip netns exec`. The client's JSON report and the
+server's closing line must show the same messages, bytes and results both times (no errors), and the
+server host's veth must have carried at least the bytes the client sent, so the run did cross the link.
+The tool itself: up is idempotent, list names what up made, a subnet in use is refused, a second net gets
+its own subnet, the hosts have no route beyond their subnet, down twice is fine.
+
+Needs root (network namespaces); as another user it fails saying so: run it as root, as CI does, or leave
+it out with --test_tag_filters=-netns. Each test makes its own net under a name unique to this process, so
+it can run beside any other namespace test.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import unittest
+
+RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
+TESTNET = os.path.join(RUNFILES, "tools/testnet.sh")
+ECHO_SERVER = os.path.join(RUNFILES, "echo/server")
+ECHO_CLIENT = os.path.join(RUNFILES, "echo/client")
+WS_SERVER = os.path.join(RUNFILES, "websocket/server")
+WS_CLIENT = os.path.join(RUNFILES, "websocket/client")
+ORIGIN = os.path.join(RUNFILES, "httpfanout/origin")
+FANOUT = os.path.join(RUNFILES, "httpfanout/fanout")
+
+os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"  # `ip`, for the tests' own calls
+
+ECHO_MESSAGES = 30000
+ECHO_SIZE = 22
+WS_CLIENTS = 2
+WS_MESSAGES = 5000  # per connection
+WS_SIZE = 13
+FANOUT_REQUESTS = 100
+FANOUT_REPETITIONS = 2
+FANOUT_BODY = 25600
+
+
+def net_name(tag):
+    """A name no other process's test uses: a letter, the pid, a letter (testnet.sh wants no final digit)."""
+    return f"t{os.getpid() % 10_000_000}{tag}"
+
+
+def testnet(*args, check=True):
+    result = subprocess.run([TESTNET, *args], capture_output=True, text=True, timeout=60)
+    if check and result.returncode != 0:
+        raise AssertionError(f"testnet.sh {' '.join(args)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
+class TestNet:
+    """`with TestNet("e") as net:` net.hosts is [(namespace, address), ...]; down on the way out, whatever
+    happened."""
+
+    def __init__(self, tag, hosts=2):
+        self.name = net_name(tag)
+        self.count = hosts
+        self.hosts = []
+
+    def __enter__(self):
+        out = testnet("up", "--name", self.name, "--hosts", str(self.count)).stdout
+        self.hosts = [tuple(line.split()) for line in out.splitlines()]
+        return self
+
+    def __exit__(self, *exc):
+        testnet("down", "--name", self.name)
+
+    def veth_counters(self, index):
+        """The root namespace's end of host `index`'s pair: tx is what the host received, rx what it sent."""
+        base = f"/sys/class/net/{self.name}-v{index}/statistics"
+        counters = {}
+        for key in ("rx", "tx"):
+            with open(f"{base}/{key}_bytes") as f:
+                counters[key] = int(f.read())
+        return counters
+
+
+def in_namespace(namespace, argv):
+    return argv if namespace is None else ["ip", "netns", "exec", namespace, *argv]
+
+
+class Server:
+    """A server process, started and read until its 'listening on HOST:PORT' line (the line says it listens)."""
+
+    def __init__(self, namespace, argv):
+        self.process = subprocess.Popen(in_namespace(namespace, argv), stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+            match = re.match(r"listening on (\S+):(\d+)", line)
+            if match:
+                self.address, self.port = match.group(1), int(match.group(2))
+                return
+        self.process.wait()
+        raise AssertionError(f"{argv[0]} exited {self.process.returncode} before listening:\n" +
+                             "\n".join(self.lines))
+
+    def stop(self):
+        """SIGTERM; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
+        self.process.send_signal(signal.SIGTERM)
+        rest, _ = self.process.communicate(timeout=60)
+        self.lines += rest.splitlines()
+        closing = [line for line in self.lines if line.startswith("stopped by signal")]
+        if self.process.returncode != 0 or not closing:
+            raise AssertionError(f"server exited {self.process.returncode}:\n" + "\n".join(self.lines))
+        counted = closing[-1].split(": ", 1)[1]
+        return {what: int(number) for number, what in re.findall(r"(\d+) ([a-z]+(?: [a-z]+)*)", counted)}
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def run_client(namespace, argv):
+    """Runs a client to the end; returns its JSON report (params, counts, metrics)."""
+    with tempfile.TemporaryDirectory() as folder:
+        report = os.path.join(folder, "run.json")
+        result = subprocess.run(in_namespace(namespace, [*argv, f"--json={report}"]), capture_output=True,
+                                text=True, timeout=300)
+        if result.returncode != 0:
+            raise AssertionError(f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
+        with open(report) as f:
+            return json.load(f)
+
+
+def run_scenario(hosts, server_argv, client_argv):
+    """server_argv and client_argv are functions of the server's address (and port, for the client).
+    hosts None: both on loopback here; else [(namespace, address), ...], server on the first, client on the
+    second. Returns (server's closing counts, client's report, the address the server listened on)."""
+    server_ns, address = (None, "127.0.0.1") if hosts is None else hosts[0]
+    client_ns = None if hosts is None else hosts[1][0]
+    server = Server(server_ns, server_argv(address))
+    try:
+        if server.address != address:
+            raise AssertionError(f"server listens on {server.address}, asked for {address}")
+        report = run_client(client_ns, client_argv(address, server.port))
+        return server.stop(), report, server.address
+    finally:
+        server.kill()
+
+
+def show(scenario, loopback, veth, veth_bytes):
+    """The figures the test compared, for the log (test.log): they are the issue's loopback-vs-veth record."""
+    print(f"{scenario}: loopback {json.dumps(loopback, sort_keys=True)}")
+    print(f"{scenario}: veth     {json.dumps(veth, sort_keys=True)}")
+    print(f"{scenario}: server host's veth carried {veth_bytes['tx']} bytes in, {veth_bytes['rx']} bytes out")
+
+
+def counter_delta(before, after):
+    return {key: after[key] - before[key] for key in before}
+
+
+class TestnetTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0:
+            raise AssertionError(
+                "this test makes network namespaces (tools/testnet.sh), which needs root: run `bazel test` as "
+                "root, as CI does, or leave it out with --test_tag_filters=-netns")
+        if shutil.which("ip") is None:
+            raise AssertionError("`ip` (iproute2) not found: tools/bootstrap.sh installs it")
+
+    # --- the tool ------------------------------------------------------------------------------------------
+
+    def test_up_is_idempotent_and_list_names_the_hosts(self):
+        name = net_name("a")
+        try:
+            first = testnet("up", "--name", name, "--hosts", "3").stdout.splitlines()
+            self.assertEqual([line.split()[0] for line in first], [f"{name}1", f"{name}2", f"{name}3"])
+            prefix = first[0].split()[1].rsplit(".", 1)[0]
+            self.assertEqual([line.split()[1] for line in first], [f"{prefix}.11", f"{prefix}.12", f"{prefix}.13"])
+            self.assertEqual(testnet("up", "--name", name, "--hosts", "3").stdout.splitlines(), first)
+            self.assertEqual(testnet("list", "--name", name).stdout.splitlines(), first)
+            self.assertEqual(testnet("up", "--name", name, "--hosts", "2").stdout.splitlines(), first[:2])
+            self.assertNotIn(f"{name}3", subprocess.run(["ip", "netns", "list"], capture_output=True,
+                                                        text=True).stdout.split())
+            bridge = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", f"{name}-br"], capture_output=True,
+                                    text=True, check=True).stdout
+            self.assertIn(f"{prefix}.1/24", bridge)
+        finally:
+            testnet("down", "--name", name)
+        self.assertEqual(testnet("down", "--name", name).returncode, 0)  # nothing left to remove: fine
+        gone = testnet("list", "--name", name, check=False)
+        self.assertEqual(gone.returncode, 1)
+        self.assertIn("no test net", gone.stderr)
+
+    def test_hosts_have_no_route_beyond_their_subnet(self):
+        with TestNet("r") as net:
+            for namespace, address in net.hosts:
+                routes = subprocess.run(["ip", "-n", namespace, "-4", "route", "show"], capture_output=True,
+                                        text=True, check=True).stdout.splitlines()
+                prefix = address.rsplit(".", 1)[0]
+                self.assertEqual([route.split()[0] for route in routes], [f"{prefix}.0/24"], routes)
+
+    def test_a_second_net_gets_its_own_subnet_and_a_used_one_is_refused(self):
+        with TestNet("s") as first, TestNet("u") as second:
+            first_subnet = first.hosts[0][1].rsplit(".", 1)[0] + ".0/24"
+            self.assertNotEqual(first_subnet, second.hosts[0][1].rsplit(".", 1)[0] + ".0/24")
+            refused = testnet("up", "--name", net_name("w"), "--subnet", first_subnet, check=False)
+            self.assertEqual(refused.returncode, 1)
+            self.assertIn("already in use", refused.stderr)
+            self.assertEqual(testnet("list", "--name", net_name("w"), check=False).returncode, 1)
+
+    def test_usage_errors_exit_2(self):
+        for args in (["up", "--hosts", "0"], ["up", "--name", "ends1"], ["up", "--subnet", "8.8.8.0/24"],
+                     ["frob"], ["down", "--bogus"]):
+            result = testnet(*args, check=False)
+            self.assertEqual(result.returncode, 2, (args, result.stderr))
+            self.assertTrue(result.stderr.startswith("testnet: "), result.stderr)
+
+    # --- the scenarios across the link ---------------------------------------------------------------------
+
+    def test_echo_across_the_link_counts_as_on_loopback(self):
+        server = lambda host: [ECHO_SERVER, f"--host={host}", "--port=0", "--model=epoll"]
+        client = lambda host, port: [ECHO_CLIENT, f"--host={host}", f"--port={port}", "--clients=3",
+                                     f"--messages={ECHO_MESSAGES}", f"--size={ECHO_SIZE}", "--model=epoll",
+                                     "--progress=false", "--timeout=120s"]
+        results = {}
+        with TestNet("e") as net:
+            before = net.veth_counters(1)
+            for where in ("loopback", "veth"):
+                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
+                counts = report["counts"]
+                self.assertEqual(counts["errors"], 0, counts)
+                self.assertEqual(counts["total_written"], ECHO_MESSAGES, counts)
+                self.assertEqual(counts["total_echoed"], ECHO_MESSAGES, counts)
+                self.assertEqual(served["bytes read"], ECHO_MESSAGES * ECHO_SIZE, served)
+                self.assertEqual(served["bytes written"], ECHO_MESSAGES * ECHO_SIZE, served)
+                results[where] = {"messages": counts["total_echoed"], "client_errors": counts["errors"],
+                                  "bytes_each_way": served["bytes read"], "connections": served["connections"],
+                                  "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
+            carried = counter_delta(before, net.veth_counters(1))
+        self.assertGreaterEqual(carried["tx"], ECHO_MESSAGES * ECHO_SIZE)
+        self.assertGreaterEqual(carried["rx"], ECHO_MESSAGES * ECHO_SIZE)
+        show("echo", results["loopback"], results["veth"], carried)
+        self.assertEqual(without_rate(results["loopback"]), without_rate(results["veth"]))
+
+    def test_websocket_across_the_link_counts_as_on_loopback(self):
+        for mode in ("echo", "sink"):
+            with self.subTest(mode=mode):
+                self.websocket_case(mode)
+
+    def websocket_case(self, mode):
+        server = lambda host: [WS_SERVER, f"--host={host}", "--port=0", f"--mode={mode}", "--model=epoll"]
+        client = lambda host, port: [WS_CLIENT, f"--url=ws://{host}:{port}/echo", f"--clients={WS_CLIENTS}",
+                                     f"--messages={WS_MESSAGES}", f"--mode={mode}", "--model=epoll",
+                                     "--progress=false", "--timeout=120s"]
+        total = WS_CLIENTS * WS_MESSAGES
+        results = {}
+        tag = "k" if mode == "sink" else "m"
+        with TestNet(tag) as net:
+            before = net.veth_counters(1)
+            for where in ("loopback", "veth"):
+                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
+                counts = report["counts"]
+                self.assertEqual(counts["connections_failed"], 0, counts)
+                self.assertEqual(counts["messages_sent"], total, counts)
+                self.assertEqual(counts["messages_received"], total if mode == "echo" else 0, counts)
+                self.assertEqual(served["messages received"], total, served)
+                self.assertEqual(served["payload bytes"], total * WS_SIZE, served)
+                self.assertEqual(served["protocol errors"], 0, served)
+                self.assertEqual(served["closes"], WS_CLIENTS, served)
+                # The handshake names the host (Host: 10.x.y.11:port), so the raw byte counts differ between
+                # runs by that header's length; the payload bytes and messages are what must match.
+                results[where] = {"messages_sent": counts["messages_sent"],
+                                  "messages_received": counts["messages_received"],
+                                  "server_payload_bytes": served["payload bytes"],
+                                  "server_bytes_read": served["bytes read"],
+                                  "server_bytes_written": served["bytes written"],
+                                  "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
+            carried = counter_delta(before, net.veth_counters(1))
+        self.assertGreaterEqual(carried["tx"], total * WS_SIZE)
+        show(f"websocket {mode}", results["loopback"], results["veth"], carried)
+        comparable = lambda r: {k: v for k, v in without_rate(r).items() if not k.startswith("server_bytes")}
+        self.assertEqual(comparable(results["loopback"]), comparable(results["veth"]))
+
+    def test_fanout_across_the_link_counts_as_on_loopback(self):
+        for scheme in ("http", "https"):
+            with self.subTest(scheme=scheme):
+                self.fanout_case(scheme)
+
+    def fanout_case(self, scheme):
+        tls = ["--tls"] if scheme == "https" else []
+        server = lambda host: [ORIGIN, f"--host={host}", "--port=0", "--model=epoll", "--latency=0",
+                               f"--body_size={FANOUT_BODY}", *tls]
+        client = lambda host, port: [FANOUT, f"--url={scheme}://{host}:{port}/", f"--requests={FANOUT_REQUESTS}",
+                                     f"--repetitions={FANOUT_REPETITIONS}", "--model=epoll", "--quiet",
+                                     *(["--insecure"] if tls else [])]
+        total = FANOUT_REQUESTS * FANOUT_REPETITIONS
+        results = {}
+        tag = "h" if scheme == "http" else "x"
+        with TestNet(tag) as net:
+            before = net.veth_counters(1)
+            for where in ("loopback", "veth"):
+                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
+                counts = report["counts"]
+                self.assertEqual(counts["requests_ok"], total, counts)
+                self.assertEqual(counts["requests_failed"], 0, counts)
+                self.assertEqual(counts["status.200"], total, counts)
+                self.assertEqual(counts["body_bytes"], total * FANOUT_BODY, counts)
+                self.assertEqual(served["connections"], total, served)
+                results[where] = {"requests_ok": counts["requests_ok"], "body_bytes": counts["body_bytes"],
+                                  "client_bytes_read": counts["bytes_read"], "connections": counts["connections"],
+                                  "server_bytes_written": served["bytes written"],
+                                  "wall_median_s": report["metrics"]["wall_median"]["value"]}
+            carried = counter_delta(before, net.veth_counters(1))
+        self.assertGreaterEqual(carried["rx"], total * FANOUT_BODY)
+        show(f"fanout {scheme}", results["loopback"], results["veth"], carried)
+        timeless = lambda r: {k: v for k, v in r.items() if k != "wall_median_s"}
+        self.assertEqual(timeless(results["loopback"]), timeless(results["veth"]))
+
+
+def without_rate(result):
+    return {k: v for k, v in result.items() if k != "msgs_per_s"}
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
