@@ -223,6 +223,14 @@ VERDICT = Obj("a verdict", {
     "command": opt("str", nullable=False),
 })
 
+# Where a run's programs ran when the suite used other hosts (--server-host, --client-hosts: README).
+PLACEMENT = Obj("the hosts of a remote run", {
+    "server": Field("str"),
+    "server_address": Field("str"),
+    "clients": Field(ListOf("str")),
+    "compare_loopback": Field("bool"),
+})
+
 SETTINGS = Obj("the settings", {
     "samples": Field("int"),
     "pinned": Field("bool"),
@@ -232,6 +240,21 @@ SETTINGS = Obj("the settings", {
     "requests": opt("int", nullable=False),
     "reps": opt("int", nullable=False),
     "warmup": opt("int", nullable=False),
+    "hosts": opt(PLACEMENT, nullable=False, since=2),
+})
+
+# One client host of a fleet's run (contest.Runner.run_fleet): its own figures and its share of the row's rate.
+FLEET_HOST = Obj("a fleet host's part of a row", {
+    "host": Field("str"),
+    "returncode": Field(("int", "null")),
+    "cpu_s": opt(NUMBER),
+    "found": Field(MapOf(ListOf("num"))),
+    "error": opt("str"),
+    "tail": opt("str"),
+    "histogram_counts": Field(MapOf(("int", "null"))),
+    "msgs_per_s": opt(NUMBER),
+    "messages": opt(NUMBER),
+    "share": opt(NUMBER),
 })
 
 # Every write-up row: one run of one client against one server in one round (contest.Runner.run_client).
@@ -246,6 +269,9 @@ WRITEUP_ROW = {
     "client_cpu_s": opt(NUMBER),
     "wall_s": opt(NUMBER),
     "found": opt(MapOf(ListOf("num")), nullable=False),
+    "link": opt(Enum("loopback", "remote"), nullable=False, since=2),
+    "hosts": opt(ListOf(FLEET_HOST), nullable=False, since=2),
+    "histograms": opt(MapOf(HISTOGRAM), nullable=False, since=2),
 }
 MESSAGE_FIGURES = {
     "msgs_per_s": opt(NUMBER),
@@ -271,6 +297,25 @@ WRITEUP_ROWS = {
 }
 
 
+# A figure of one case on both links (remote_report.py): medians, their ratio (remote / loopback) and the
+# same ratio within each round.
+LINK_FIGURE = Obj("a figure on both links", {
+    "loopback": Field(NUMBER),
+    "remote": Field(NUMBER),
+    "ratio": Field(NUMBER),
+    "per_round": Field(ListOf("num")),
+})
+LINK_CASE = Obj("a case on both links", {
+    "server": Field("str"),
+    "client": Field("str"),
+    "procs": opt("int", nullable=False),
+    "clients": opt("int", nullable=False),
+    "msgs_per_s": Field(LINK_FIGURE),
+    "server_cpu_us_per_msg": Field(LINK_FIGURE),
+    "client_cpu_us_per_msg": Field(LINK_FIGURE),
+})
+
+
 def _writeup_document(part):
     return Obj(f"a {part} write-up", {
         "schema": Field("str"),
@@ -281,6 +326,7 @@ def _writeup_document(part):
         "contestants": Field(ListOf(CONTESTANT)),
         "verdicts": Field(ListOf(VERDICT)),
         "rows": Field(ListOf(WRITEUP_ROWS[part])),
+        "links": opt(ListOf(LINK_CASE), nullable=False, since=2),
     })
 
 
