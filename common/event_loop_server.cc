@@ -154,11 +154,23 @@ class Worker final : public FdHandler {
   // connection storm cannot starve the established connections.
   void OnEvents(int /*fd*/, int /*events*/) override {
     for (int i = 0; i < 64; ++i) {
+      ServerCounters::Add(counters_.accept_calls, 1);
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/true);
       if (!accepted.ok()) {
-        // EAGAIN: all taken. Anything else (EMFILE: out of fds) leaves the connection pending and
-        // the listener readable, so stop watching it for a moment rather than spin.
-        if (!absl::IsUnavailable(accepted.status())) PauseAccepting();
+        if (absl::IsUnavailable(accepted.status())) return;  // EAGAIN: all taken
+        if (absl::IsResourceExhausted(accepted.status())) {  // out of fds (EMFILE)
+          switch (RefusePending(spare_, listener_.fd.get(), counters_)) {
+            case SpareDescriptor::kRefused:
+              continue;  // perhaps more are waiting
+            case SpareDescriptor::kNonePending:
+              return;
+            default:
+              break;
+          }
+        }
+        // The connection is still pending and the listener readable: stop watching it for a
+        // moment rather than spin.
+        PauseAccepting();
         return;
       }
       if (live_.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections) {
@@ -257,6 +269,7 @@ class Worker final : public FdHandler {
   std::unique_ptr<EventLoop> loop_;
   Listener listener_;
   ServerCounters counters_;  // written by this worker's thread only
+  SpareDescriptor spare_;    // this worker's thread only
   std::unordered_map<int, std::unique_ptr<LoopConnection>> connections_;
   std::vector<LoopConnection*> backlog_;  // served after every pass; loop thread only
   bool running_ = true;                   // loop thread only: cleared through Post
@@ -281,6 +294,8 @@ LoopConnection::~LoopConnection() {
   if (head_timer_ != 0) loop_.CancelTimer(head_timer_);
   worker_.RemoveFromBacklog(this);
   loop_.Remove(fd_);
+  // Closed before it is counted closed: whoever sees the count finds the descriptor free.
+  transport_.reset();
   worker_.Closed();
 }
 

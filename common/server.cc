@@ -182,10 +182,20 @@ std::thread StartServerThread(std::function<void()> body) {
   return thread;
 }
 
+SpareDescriptor::Outcome RefusePending(SpareDescriptor& spare, int listen_fd,
+                                       ServerCounters& counters) {
+  const SpareDescriptor::Outcome outcome =
+      spare.RefuseOne(listen_fd, [&counters] { ServerCounters::Add(counters.refused, 1); });
+  if (outcome != SpareDescriptor::kNoSpare) ServerCounters::Add(counters.accept_calls, 1);
+  return outcome;
+}
+
 void ServerCounters::AddTo(ServerStats& stats) const {
   constexpr auto kRelaxed = std::memory_order_relaxed;
   stats.connections_accepted += accepted.load(kRelaxed);
   stats.connections_rejected += rejected.load(kRelaxed);
+  stats.connections_refused += refused.load(kRelaxed);
+  stats.accept_calls += accept_calls.load(kRelaxed);
   stats.connections_closed += closed.load(kRelaxed);
   stats.bytes_read += bytes_read.load(kRelaxed);
   stats.bytes_written += bytes_written.load(kRelaxed);
@@ -231,10 +241,10 @@ absl::StatusOr<std::string> ServeUntilTerminated(Server& server) {
 
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats) {
   return absl::StrFormat(
-      "stopped by signal %d after %.3f s: %d connections (%d rejected), %d bytes read, %d bytes "
-      "written",
+      "stopped by signal %d after %.3f s: %d connections (%d rejected, %d refused for want of "
+      "descriptors), %d bytes read, %d bytes written",
       signal_number, seconds, stats.connections_accepted, stats.connections_rejected,
-      stats.bytes_read, stats.bytes_written);
+      stats.connections_refused, stats.bytes_read, stats.bytes_written);
 }
 
 }  // namespace netbench

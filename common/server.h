@@ -11,6 +11,12 @@
 // connection and the first to accept it serves it, which keeps all loops busy but balances nothing;
 // ConnectionSpreadNote says so for a program to print.
 //
+// Out of descriptors (RLIMIT_NOFILE), every model refuses what it cannot hold: it accepts the
+// connection into a descriptor kept spare for this and closes it at once, so that the peer sees EOF
+// (or a reset) at once rather than waiting in the backlog, counts it (connections_refused), and
+// accepts again as soon as a connection closes. Should even the spare's slot be taken, it stops
+// accepting for 10 ms at a time (the connections wait in the backlog meanwhile), never spinning.
+//
 //   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
 //       {.port = 0, .model = ServerModel::kEpoll},
 //       [] { return std::make_unique<EchoHandler>(); });
@@ -57,6 +63,9 @@ struct ServerOptions {
   int port = 0;  // 0: a free port; Server::port() says which
   ServerModel model = DefaultServerModel();
   int threads = 1;  // event loops (poll, epoll); ignored by the threads model. See the top.
+  // Over this, a new connection is accepted and closed at once (ServerStats::connections_rejected).
+  // Whatever it says, a server out of descriptors (RLIMIT_NOFILE) refuses connections the same way
+  // (connections_refused) and accepts again as soon as descriptors free up.
   int max_connections = 100000;
   size_t read_size = 64 * 1024;  // bytes asked of each read() (less when the input bound is near)
   // What one connection may cost, whatever its peer does; the model stops reading from a
@@ -83,7 +92,17 @@ struct ServerOptions {
 struct ServerStats {
   uint64_t connections_accepted = 0;
   uint64_t connections_rejected = 0;  // over max_connections
+  // Out of descriptors (accept(2) failed with EMFILE or ENFILE): accepted into a spare descriptor
+  // kept for this and closed at once, so that the peer sees its connection end (EOF or a reset)
+  // instead of waiting in the listen backlog. Neither these nor the rejected ones count as
+  // accepted.
+  uint64_t connections_refused = 0;
   uint64_t connections_closed = 0;
+  // accept(2) calls, the ones that found nothing or failed included: a server that spun on a
+  // listener it could not drain would show here. Each connection costs one, a refused one two, and
+  // an event loop's wakeup for its listener ends with one that finds nothing (two when out of
+  // descriptors: accept(2) fails before it looks, then the spare's finds nothing).
+  uint64_t accept_calls = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
   // Backpressure, observable without timing: the most output any connection held after a handler
@@ -129,8 +148,8 @@ std::string ConnectionSpreadNote(const ServerOptions& options);
 int WaitForTerminationSignal();
 
 // The line a server program prints when it stops: "stopped by signal 2 after 12.345 s: 3
-// connections (0 rejected), 6600 bytes read, 6600 bytes written". Programs append their own
-// protocol counters.
+// connections (0 rejected, 0 refused for want of descriptors), 6600 bytes read, 6600 bytes
+// written". Programs append their own protocol counters.
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats);
 // For a program's main once its server runs: waits for SIGINT or SIGTERM, or for the server to
 // fail (status()), then stops the server. Returns its DescribeServerStop line (timed from this

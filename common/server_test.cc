@@ -1,8 +1,10 @@
 #include "common/server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <future>
 #include <string>
 #include <thread>
@@ -22,6 +25,7 @@
 #include "common/socket.h"
 #include "common/tls.h"
 #include "gtest/gtest.h"
+#include "testing/open_descriptors.h"
 #include "testing/scoped_fd_limit.h"
 #include "testing/socket_io.h"
 
@@ -77,6 +81,45 @@ std::string RoundTrip(int fd, const std::string& message) {
   std::string echo = ReadExactly(fd, message.size());
   writer.join();
   return echo;
+}
+
+// Waits, yielding (never sleeping), until `server` has closed every connection it accepted. Each
+// model closes a connection's socket before it counts it closed, so the descriptor is free then.
+void AwaitNoOpenConnections(const Server& server) {
+  while (true) {
+    ServerStats stats = server.stats();
+    if (stats.connections_closed >= stats.connections_accepted) return;
+    std::this_thread::yield();
+  }
+}
+
+// A client socket, not yet connected, numbered `floor` or above: opened while the limit is as the
+// process started, it then holds none of the descriptors below a limit lowered to `floor`, which
+// are left to the server under test, and connecting needs no new one.
+UniqueFd ClientSocketAtOrAbove(int floor) {
+  UniqueFd low(OpenStreamSocket(AF_INET, /*non_blocking=*/false));
+  if (!low.valid()) return UniqueFd();
+  return UniqueFd(fcntl(low.get(), F_DUPFD_CLOEXEC, floor));
+}
+
+enum class Fate { kServed, kRefused, kWaiting };
+
+// Says "x" on a connected client and waits for the echo (served) or for the server to close the
+// connection (EOF, or a reset since "x" came to a closed socket: refused). kWaiting: neither came
+// in `guard_seconds`, the connection was left in the backlog. A hang guard, not a timing check.
+Fate ServedOrRefused(int client, int guard_seconds = 60) {
+  WriteAll(client, "x");  // fails, harmlessly, if the reset is here already
+  pollfd entry{client, POLLIN, 0};
+  int ready;
+  do {
+    ready = poll(&entry, 1, guard_seconds * 1000);
+  } while (ready < 0 && errno == EINTR);
+  if (ready == 0) return Fate::kWaiting;
+  char byte = 0;
+  ssize_t n = recv(client, &byte, 1, 0);
+  if (n == 1 && byte == 'x') return Fate::kServed;
+  EXPECT_TRUE(n == 0 || (n < 0 && errno == ECONNRESET)) << "read " << n << ", errno " << errno;
+  return Fate::kRefused;
 }
 
 class ServerTest : public testing::TestWithParam<ServerModel> {
@@ -184,6 +227,89 @@ TEST_P(ServerTest, ThousandConnectDisconnectCycles) {
   UniqueFd last = ConnectClient();
   ExpectEcho(last.get(), "still serving");
   EXPECT_EQ(server_->stats().connections_accepted, 1001u);
+}
+
+// Out of descriptors, a server refuses what it cannot hold: the peer sees its connection closed,
+// instead of waiting in the backlog; the server does not spin on its listener meanwhile, and serves
+// again once descriptors free up. RLIMIT_NOFILE is lowered to leave the server kRoom descriptors
+// (and whatever holes lie below); the clients sit above the limit, so they take none of them.
+TEST_P(ServerTest, OutOfDescriptorsRefusesTheExcessAndServesAgainOnceTheyFree) {
+  StartServer();
+  const std::vector<int> idle = OpenDescriptors();
+  ASSERT_FALSE(idle.empty());
+  constexpr int kRoom = 16;
+  constexpr int kExcess = 16;
+  const int limit = idle.back() + 1 + kRoom;
+  const int room = limit - static_cast<int>(idle.size());  // every idle descriptor is below it
+  const int flood = room + kExcess;
+  std::vector<UniqueFd> clients;
+  for (int i = 0; i < flood; ++i) {
+    clients.push_back(ClientSocketAtOrAbove(limit));
+    ASSERT_TRUE(clients.back().valid()) << "socket " << i << ": errno " << errno;
+  }
+  UniqueFd latecomer = ClientSocketAtOrAbove(limit);
+  ASSERT_TRUE(latecomer.valid());
+  const SocketAddress& address = server_->address();
+  std::vector<int> served;
+  size_t refused = 0;
+  {
+    ScopedFdLimit lowered(limit);
+    ASSERT_TRUE(lowered.ok()) << "setrlimit(RLIMIT_NOFILE)";
+    // The flood: every connect completes in the kernel whatever the server does.
+    for (int i = 0; i < flood; ++i) {
+      ASSERT_EQ(connect(clients[i].get(), address.get(), address.length), 0)
+          << "client " << i << ": errno " << errno;
+    }
+    for (int i = 0; i < flood; ++i) {
+      switch (ServedOrRefused(clients[i].get())) {
+        case Fate::kServed:
+          served.push_back(i);
+          break;
+        case Fate::kRefused:
+          ++refused;
+          break;
+        case Fate::kWaiting:
+          FAIL() << "client " << i << " of " << flood << " neither served nor refused ("
+                 << served.size() << " served, " << refused << " refused before it)";
+      }
+    }
+    const ServerStats stats = server_->stats();
+    std::printf(
+        "%s: limit %d (room for %d), flood of %d: %zu served, %zu refused, %llu accept(2) "
+        "calls\n",
+        ServerModelName(GetParam()), limit, room, flood, served.size(), refused,
+        static_cast<unsigned long long>(stats.accept_calls));
+    EXPECT_EQ(served.size() + refused, static_cast<size_t>(flood));
+    EXPECT_GE(refused, static_cast<size_t>(kExcess));
+    EXPECT_LE(served.size(), static_cast<size_t>(room));
+    EXPECT_GE(served.size(), 1u);
+    EXPECT_EQ(stats.connections_refused, refused);
+    EXPECT_EQ(stats.connections_accepted, served.size());
+    // Never spins: a connection costs one accept(2), a refused one two, and each wakeup of an event
+    // loop's listener (at most one per connection) ends with one that finds nothing, two when out
+    // of descriptors (accept(2) then fails before it looks, and the spare's finds nothing).
+    EXPECT_LE(stats.accept_calls, 3 * served.size() + 4 * refused);
+    for (int i : served) ExpectEcho(clients[i].get(), "still served");
+
+    // The served leave; once the server has closed its side of each, a newcomer is served.
+    for (int i : served) {
+      ASSERT_EQ(shutdown(clients[i].get(), SHUT_WR), 0);
+      EXPECT_EQ(ReadToEnd(clients[i].get()), ".");  // OnPeerClosed's last word
+    }
+    AwaitNoOpenConnections(*server_);
+    ASSERT_EQ(connect(latecomer.get(), address.get(), address.length), 0) << errno;
+    ExpectEcho(latecomer.get(), "served again");
+    EXPECT_EQ(server_->stats().connections_refused, refused);
+    // The poll model watched no more descriptors than it may hold: its poll(2) never failed.
+    EXPECT_TRUE(server_->status().ok()) << server_->status();
+  }
+  clients.clear();
+  latecomer.reset();
+  AwaitNoOpenConnections(*server_);
+  const std::vector<int> after = OpenDescriptors();
+  std::printf("%s: %zu descriptors open idle, %zu after\n", ServerModelName(GetParam()),
+              idle.size(), after.size());
+  EXPECT_EQ(after, idle);
 }
 
 TEST_P(ServerTest, ClientThatNeverReadsIsBoundedAndOthersAreServed) {
@@ -390,6 +516,42 @@ INSTANTIATE_TEST_SUITE_P(Models, ServerTest, testing::ValuesIn(AvailableServerMo
                          [](const testing::TestParamInfo<ServerModel>& info) {
                            return std::string(ServerModelName(info.param));
                          });
+
+// A thread per connection: 10,000 connections come and go, every other one saying something and
+// closing, the rest closing at once with a reset, and the server is left with exactly the
+// descriptors it held idle (every connection thread has closed its socket).
+TEST(ThreadModelTest, TenThousandConnectCloseCyclesLeaveTheIdleDescriptors) {
+  Observer observer;
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.port = 0, .model = ServerModel::kThreads},
+                    [&observer] { return std::make_unique<TestHandler>(&observer); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  const std::vector<int> idle = OpenDescriptors();
+  constexpr int kCycles = 10000;
+  for (int i = 0; i < kCycles; ++i) {
+    absl::StatusOr<UniqueFd> client = Connect((*server)->address());
+    ASSERT_TRUE(client.ok()) << "cycle " << i << ": " << client.status();
+    // The last one talks: every connection before it has been accepted once it is answered.
+    if (i % 2 == 1 || i == kCycles - 1) {
+      ASSERT_TRUE(WriteAll(client->get(), "x"));
+      ASSERT_EQ(ReadExactly(client->get(), 1), "x") << "cycle " << i;
+    } else {
+      linger hard{.l_onoff = 1, .l_linger = 0};  // close() now sends RST
+      ASSERT_EQ(setsockopt(client->get(), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard)), 0);
+    }
+  }
+  AwaitNoOpenConnections(**server);
+  const ServerStats stats = (*server)->stats();
+  const std::vector<int> after = OpenDescriptors();
+  std::printf(
+      "threads: %d cycles, %llu accepted, %llu closed; %zu descriptors open idle, %zu "
+      "after\n",
+      kCycles, static_cast<unsigned long long>(stats.connections_accepted),
+      static_cast<unsigned long long>(stats.connections_closed), idle.size(), after.size());
+  EXPECT_EQ(after, idle);
+  EXPECT_EQ(stats.connections_refused, 0u);
+  EXPECT_TRUE((*server)->status().ok()) << (*server)->status();
+}
 
 // The poll model's loop watches its wake-up pipe and its listener; with RLIMIT_NOFILE lowered to 1,
 // its next poll(2) fails with EINVAL, as every one after it would. The server must not spin on it:

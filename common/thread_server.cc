@@ -53,6 +53,8 @@ int MillisUntil(int64_t deadline) {
 void MergeStats(const ServerStats& from, ServerStats& into) {
   into.connections_accepted += from.connections_accepted;
   into.connections_rejected += from.connections_rejected;
+  into.connections_refused += from.connections_refused;
+  into.accept_calls += from.accept_calls;
   into.connections_closed += from.connections_closed;
   into.bytes_read += from.bytes_read;
   into.bytes_written += from.bytes_written;
@@ -146,11 +148,21 @@ class ThreadServer final : public Server {
       if (fds[0].revents == 0) continue;
       // The listener is non-blocking, so a connection reset before accept() cannot block this loop;
       // the accepted socket is blocking.
+      ServerCounters::Add(acceptor_counters_.accept_calls, 1);
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/false);
       if (!accepted.ok()) {
-        // Out of fds (EMFILE) leaves the connection pending and the listener readable: back off a
-        // little instead of spinning, unless Stop() comes first.
-        if (!absl::IsUnavailable(accepted.status())) poll(&fds[1], 1, 10);
+        if (absl::IsUnavailable(accepted.status())) continue;  // EAGAIN, or the peer reset it
+        // Out of fds (EMFILE): refused with the spare's help, or, failing that, left pending with
+        // the listener readable: then back off a little instead of spinning, unless Stop() comes
+        // first.
+        if (absl::IsResourceExhausted(accepted.status())) {
+          const SpareDescriptor::Outcome outcome =
+              RefusePending(spare_, listener_.fd.get(), acceptor_counters_);
+          if (outcome == SpareDescriptor::kRefused || outcome == SpareDescriptor::kNonePending) {
+            continue;
+          }
+        }
+        poll(&fds[1], 1, 10);
         continue;
       }
       JoinFinished();
@@ -334,6 +346,7 @@ class ThreadServer final : public Server {
   UniqueFd wake_write_;
   std::thread acceptor_;
   ServerCounters acceptor_counters_;  // written by the acceptor thread only
+  SpareDescriptor spare_;             // acceptor thread only
 
   mutable std::mutex mutex_;
   std::condition_variable stop_changed_;

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/internal/spare_descriptor.h"
 #include "common/server.h"
 #include "common/transport.h"
 #include "common/unique_fd.h"
@@ -49,6 +50,8 @@ class ServerFailure {
 struct ServerCounters {
   std::atomic<uint64_t> accepted{0};
   std::atomic<uint64_t> rejected{0};
+  std::atomic<uint64_t> refused{0};
+  std::atomic<uint64_t> accept_calls{0};
   std::atomic<uint64_t> closed{0};
   std::atomic<uint64_t> bytes_read{0};
   std::atomic<uint64_t> bytes_written{0};
@@ -68,6 +71,14 @@ struct ServerCounters {
   // Adds these counters into `stats` (peak: the maximum of both).
   void AddTo(ServerStats& stats) const;
 };
+
+// An accept(2) on `listen_fd` failed for want of descriptors (EMFILE, ENFILE): refuses the pending
+// connection with `spare`'s help (spare_descriptor.h), counting the accept(2) call and the
+// refusal in `counters`. kRefused: more may be waiting. kNonePending: the listener is drained (out
+// of descriptors, accept(2) fails even when nothing is pending). Otherwise the connection is still
+// pending and the acceptor must back off rather than spin.
+SpareDescriptor::Outcome RefusePending(SpareDescriptor& spare, int listen_fd,
+                                       ServerCounters& counters);
 
 }  // namespace internal
 }  // namespace netbench
