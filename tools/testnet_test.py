@@ -19,6 +19,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -32,6 +33,10 @@ ORIGIN = os.path.join(RUNFILES, "httpfanout/origin")
 FANOUT = os.path.join(RUNFILES, "httpfanout/fanout")
 
 os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"  # `ip`, for the tests' own calls
+
+# The servers' and clients' model: epoll, or poll where the build has no epoll (--config=libcxx); BUILD.bazel
+# passes it as --model=M.
+MODEL = "poll"
 
 ECHO_MESSAGES = 30000
 ECHO_SIZE = 22
@@ -151,7 +156,7 @@ def run_scenario(hosts, server_argv, client_argv):
 
 def show(scenario, loopback, veth, veth_bytes):
     """The figures the test compared, for the log (test.log): they are the issue's loopback-vs-veth record."""
-    print(f"{scenario}: loopback {json.dumps(loopback, sort_keys=True)}")
+    print(f"{scenario} (--model={MODEL}): loopback {json.dumps(loopback, sort_keys=True)}")
     print(f"{scenario}: veth     {json.dumps(veth, sort_keys=True)}")
     print(f"{scenario}: server host's veth carried {veth_bytes['tx']} bytes in, {veth_bytes['rx']} bytes out")
 
@@ -222,9 +227,9 @@ class TestnetTest(unittest.TestCase):
     # --- the scenarios across the link ---------------------------------------------------------------------
 
     def test_echo_across_the_link_counts_as_on_loopback(self):
-        server = lambda host: [ECHO_SERVER, f"--host={host}", "--port=0", "--model=epoll"]
+        server = lambda host: [ECHO_SERVER, f"--host={host}", "--port=0", f"--model={MODEL}"]
         client = lambda host, port: [ECHO_CLIENT, f"--host={host}", f"--port={port}", "--clients=3",
-                                     f"--messages={ECHO_MESSAGES}", f"--size={ECHO_SIZE}", "--model=epoll",
+                                     f"--messages={ECHO_MESSAGES}", f"--size={ECHO_SIZE}", f"--model={MODEL}",
                                      "--progress=false", "--timeout=120s"]
         results = {}
         with TestNet("e") as net:
@@ -252,9 +257,9 @@ class TestnetTest(unittest.TestCase):
                 self.websocket_case(mode)
 
     def websocket_case(self, mode):
-        server = lambda host: [WS_SERVER, f"--host={host}", "--port=0", f"--mode={mode}", "--model=epoll"]
+        server = lambda host: [WS_SERVER, f"--host={host}", "--port=0", f"--mode={mode}", f"--model={MODEL}"]
         client = lambda host, port: [WS_CLIENT, f"--url=ws://{host}:{port}/echo", f"--clients={WS_CLIENTS}",
-                                     f"--messages={WS_MESSAGES}", f"--mode={mode}", "--model=epoll",
+                                     f"--messages={WS_MESSAGES}", f"--mode={mode}", f"--model={MODEL}",
                                      "--progress=false", "--timeout=120s"]
         total = WS_CLIENTS * WS_MESSAGES
         results = {}
@@ -292,10 +297,10 @@ class TestnetTest(unittest.TestCase):
 
     def fanout_case(self, scheme):
         tls = ["--tls"] if scheme == "https" else []
-        server = lambda host: [ORIGIN, f"--host={host}", "--port=0", "--model=epoll", "--latency=0",
+        server = lambda host: [ORIGIN, f"--host={host}", "--port=0", f"--model={MODEL}", "--latency=0",
                                f"--body_size={FANOUT_BODY}", *tls]
         client = lambda host, port: [FANOUT, f"--url={scheme}://{host}:{port}/", f"--requests={FANOUT_REQUESTS}",
-                                     f"--repetitions={FANOUT_REPETITIONS}", "--model=epoll", "--quiet",
+                                     f"--repetitions={FANOUT_REPETITIONS}", f"--model={MODEL}", "--quiet",
                                      *(["--insecure"] if tls else [])]
         total = FANOUT_REQUESTS * FANOUT_REPETITIONS
         results = {}
@@ -326,4 +331,8 @@ def without_rate(result):
 
 
 if __name__ == "__main__":
+    for arg in sys.argv[1:]:
+        if arg.startswith("--model="):
+            MODEL = arg.split("=", 1)[1]
+            sys.argv.remove(arg)
     unittest.main(verbosity=2)
