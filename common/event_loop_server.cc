@@ -273,6 +273,7 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
       handler_(std::move(handler)),
       fd_(transport_->fd()) {
   handler_->set_output_bound(options_.max_pending_output);
+  handler_->set_input_bound(options_.max_pending_input);
 }
 
 LoopConnection::~LoopConnection() {

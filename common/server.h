@@ -67,8 +67,9 @@ struct ServerOptions {
   size_t max_pending_output = 1 << 20;
   // Input read and not yet consumed by the handler: a partial request head or frame header, or
   // pipelined requests waiting for output room. Reads never take the buffer past it; a handler that
-  // consumes nothing of a full buffer (a head larger than this) gets its connection closed. Message
-  // reassembly inside a handler is its own bound (the WebSocket server's --max_message_size).
+  // consumes nothing of a full buffer (a head larger than this) gets its connection closed. Input a
+  // handler consumed and keeps counts too (ConnectionHandler::input_bound): the WebSocket server
+  // refuses a message it would reassemble past this bound with 1009.
   size_t max_pending_input = 256 << 10;
   // What one connection may hold the server for. A connection on which no byte has moved either way
   // for idle_timeout_nanos is closed (a silent peer, or one that stopped reading); one whose

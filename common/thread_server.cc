@@ -224,6 +224,7 @@ class ThreadServer final : public Server {
     }
     std::unique_ptr<ConnectionHandler> handler = handler_factory_();
     handler->set_output_bound(options_.max_pending_output);
+    handler->set_input_bound(options_.max_pending_input);
     ServerCounters& counters = connection.counters;
     if (idle > 0) {
       timeval limit{};
