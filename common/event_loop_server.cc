@@ -297,6 +297,14 @@ bool LoopConnection::Start() {
         loop_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
   }
   if (!ContinueHandshake()) return false;
+  if (handshaking_ && options_.head_timeout_nanos > 0) {
+    // A TLS handshake is a head too: it must be whole within the head timeout, however its bytes
+    // trickle in (ContinueHandshake cancels this once it is).
+    head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+      head_timer_ = 0;
+      TimeOut();
+    });
+  }
   if (HoldsReadableInput() && !ReadAndHandle()) return false;
   UpdateInterest();
   return true;
@@ -307,6 +315,10 @@ bool LoopConnection::ContinueHandshake() {
   switch (r.status) {
     case IoStatus::kOk:
       handshaking_ = false;
+      if (head_timer_ != 0) {
+        loop_.CancelTimer(head_timer_);
+        head_timer_ = 0;
+      }
       return true;
     case IoStatus::kWantRead:
       handshake_wants_ = kReadable;

@@ -74,7 +74,8 @@ struct ServerOptions {
   // What one connection may hold the server for. A connection on which no byte has moved either way
   // for idle_timeout_nanos is closed (a silent peer, or one that stopped reading); one whose
   // request head or handshake began (ConnectionHandler::AwaitingHead) and has not arrived whole
-  // head_timeout_nanos later is closed too (a peer that trickles a head). 0: never.
+  // head_timeout_nanos later is closed too (a peer that trickles a head), and so is one whose TLS
+  // handshake is not done head_timeout_nanos after the accept (silent or trickling). 0: never.
   int64_t idle_timeout_nanos = 0;
   int64_t head_timeout_nanos = 0;
   // TLS (wss, https) when set; not owned, must outlive the server.
