@@ -29,7 +29,8 @@ ABSL_FLAG(absl::Duration, idle_timeout, absl::ZeroDuration(),
           "comparison keeps to it");
 ABSL_FLAG(absl::Duration, handshake_timeout, absl::Seconds(10),
           "close a connection whose opening handshake began and has not arrived whole this long "
-          "after (0: never)");
+          "after (0: never); with TLS (wss), also one whose TLS handshake is not done this long "
+          "after it connected");
 
 namespace netbench::websocket {
 namespace {
