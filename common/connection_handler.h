@@ -59,16 +59,21 @@ class ConnectionHandler {
   // a connection that stays so for ServerOptions::head_timeout_nanos. Asked after each OnData.
   virtual bool AwaitingHead() const { return false; }
 
-  // Set by the server model before the first OnData (ServerOptions::max_pending_output); unbounded
-  // for a handler driven by hand.
+  // Set by the server model before the first OnData (ServerOptions::max_pending_output and
+  // max_pending_input); unbounded for a handler driven by hand.
   void set_output_bound(size_t bytes) { output_bound_ = bytes; }
+  void set_input_bound(size_t bytes) { input_bound_ = bytes; }
 
  protected:
   // True once `output` is over the bound: answer no more requests in this call.
   bool OutputFull(const ByteBuffer& output) const { return output.size() > output_bound_; }
+  // What the connection may hold of its peer's input. A handler that keeps input it consumed (a
+  // message being reassembled) keeps it within this bound.
+  size_t input_bound() const { return input_bound_; }
 
  private:
   size_t output_bound_ = SIZE_MAX;
+  size_t input_bound_ = SIZE_MAX;
 };
 
 using HandlerFactory = std::function<std::unique_ptr<ConnectionHandler>()>;

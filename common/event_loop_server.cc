@@ -286,6 +286,7 @@ LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transp
       handler_(std::move(handler)),
       fd_(transport_->fd()) {
   handler_->set_output_bound(options_.max_pending_output);
+  handler_->set_input_bound(options_.max_pending_input);
 }
 
 LoopConnection::~LoopConnection() {
@@ -311,6 +312,14 @@ bool LoopConnection::Start() {
         loop_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
   }
   if (!ContinueHandshake()) return false;
+  if (handshaking_ && options_.head_timeout_nanos > 0) {
+    // A TLS handshake is a head too: it must be whole within the head timeout, however its bytes
+    // trickle in (ContinueHandshake cancels this once it is).
+    head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+      head_timer_ = 0;
+      TimeOut();
+    });
+  }
   if (HoldsReadableInput() && !ReadAndHandle()) return false;
   UpdateInterest();
   return true;
@@ -321,6 +330,10 @@ bool LoopConnection::ContinueHandshake() {
   switch (r.status) {
     case IoStatus::kOk:
       handshaking_ = false;
+      if (head_timer_ != 0) {
+        loop_.CancelTimer(head_timer_);
+        head_timer_ = 0;
+      }
       return true;
     case IoStatus::kWantRead:
       handshake_wants_ = kReadable;

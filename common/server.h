@@ -76,13 +76,15 @@ struct ServerOptions {
   size_t max_pending_output = 1 << 20;
   // Input read and not yet consumed by the handler: a partial request head or frame header, or
   // pipelined requests waiting for output room. Reads never take the buffer past it; a handler that
-  // consumes nothing of a full buffer (a head larger than this) gets its connection closed. Message
-  // reassembly inside a handler is its own bound (the WebSocket server's --max_message_size).
+  // consumes nothing of a full buffer (a head larger than this) gets its connection closed. Input a
+  // handler consumed and keeps counts too (ConnectionHandler::input_bound): the WebSocket server
+  // refuses a message it would reassemble past this bound with 1009.
   size_t max_pending_input = 256 << 10;
   // What one connection may hold the server for. A connection on which no byte has moved either way
   // for idle_timeout_nanos is closed (a silent peer, or one that stopped reading); one whose
   // request head or handshake began (ConnectionHandler::AwaitingHead) and has not arrived whole
-  // head_timeout_nanos later is closed too (a peer that trickles a head). 0: never.
+  // head_timeout_nanos later is closed too (a peer that trickles a head), and so is one whose TLS
+  // handshake is not done head_timeout_nanos after the accept (silent or trickling). 0: never.
   int64_t idle_timeout_nanos = 0;
   int64_t head_timeout_nanos = 0;
   // TLS (wss, https) when set; not owned, must outlive the server.

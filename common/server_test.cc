@@ -462,6 +462,36 @@ TEST_P(ServerTest, EchoesOverTls) {
   EXPECT_GE((*tls)->stats().handshakes, 3);
 }
 
+// A TLS peer that never completes its handshake, sending nothing or trickling a ClientHello record,
+// is closed by the head timeout (no idle timeout here: nothing else would close it), and a client
+// whose handshake completes is served meanwhile.
+TEST_P(ServerTest, UnfinishedTlsHandshakesAreClosedByTheHeadTimeout) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  StartServer({.head_timeout_nanos = 300 * kNanosPerMilli, .tls = tls->get()});
+  UniqueFd silent = ConnectClient();
+  UniqueFd trickling = ConnectClient();
+  // A handshake record header announcing 16,000 bytes, then its body: over 5 minutes at the
+  // trickle's pace, so only the timeout can end it.
+  std::string record = std::string("\x16\x03\x01\x3e\x80", 5) + std::string(16000, '\x01');
+  std::thread trickler(TrickleUntilClosed, trickling.get(), record, 20);
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
+      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
+  ASSERT_TRUE(client_context.ok()) << client_context.status();
+  absl::StatusOr<std::unique_ptr<Transport>> client =
+      (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
+  ASSERT_TRUE(client.ok()) << client.status();
+  IoResult handshake = (*client)->Handshake();
+  ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
+  EXPECT_TRUE(ClientTlsRoundTrip(**client, "still served"));
+  EXPECT_TRUE(ServerCloses(silent.get()));
+  EXPECT_TRUE(ServerCloses(trickling.get()));
+  trickler.join();
+  EXPECT_GE(server_->stats().connections_timed_out, 2u);
+  // The one whose handshake completed outlives the timeout: it is still served after the others.
+  EXPECT_TRUE(ClientTlsRoundTrip(**client, "and still"));
+}
+
 // A burst of small records, sent in one go (corked), against reads of 5 bytes and an output limit
 // of 16 bytes: the server's TLS transport takes many records off the socket in one recv, so most of
 // the burst is input the socket no longer signals. It must be read in turns of 5 bytes (event-loop

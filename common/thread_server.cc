@@ -6,7 +6,8 @@
 // output is written, before the next read.
 //
 // Timeouts: before each read the thread polls with the nearer of the idle and head deadlines, and
-// writes carry SO_SNDTIMEO, so a peer that stops reading fails a write after idle_timeout.
+// writes carry SO_SNDTIMEO, so a peer that stops reading fails a write after idle_timeout. A TLS
+// handshake runs on the socket made non-blocking, against the head deadline.
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -226,16 +227,33 @@ class ThreadServer final : public Server {
     const int64_t idle = options_.idle_timeout_nanos;
     // How long a wait for the socket may last: an idle timeout bounds TLS's waits too.
     auto idle_wait_ms = [idle] { return idle > 0 ? MillisUntil(MonotonicNanos() + idle) : -1; };
+    // A TLS handshake is a head too: it must be whole within the head timeout of the accept,
+    // however its bytes trickle in. On a blocking socket the TLS library would wait inside its read
+    // for a whole record, past any deadline, so the socket is non-blocking until the handshake is
+    // done.
+    const int64_t handshake_deadline =
+        options_.head_timeout_nanos > 0 ? MonotonicNanos() + options_.head_timeout_nanos : 0;
+    const bool tls = options_.tls != nullptr;
+    if (tls && !SetNonBlocking(transport.fd()).ok()) return;
     while (true) {
       IoResult r = transport.Handshake();
       if (r.status == IoStatus::kOk) break;
-      if ((r.status != IoStatus::kWantRead && r.status != IoStatus::kWantWrite) ||
-          !WaitFor(transport.fd(), r.status, idle_wait_ms())) {
+      if (r.status != IoStatus::kWantRead && r.status != IoStatus::kWantWrite) return;
+      int wait_ms = idle_wait_ms();
+      if (handshake_deadline > 0) {
+        const int head_ms = MillisUntil(handshake_deadline);
+        if (wait_ms < 0 || head_ms < wait_ms) wait_ms = head_ms;
+      }
+      if ((handshake_deadline > 0 && MonotonicNanos() >= handshake_deadline) ||
+          !WaitFor(transport.fd(), r.status, wait_ms)) {
+        ServerCounters::Add(connection.counters.timed_out, 1);
         return;
       }
     }
+    if (tls && !SetNonBlocking(transport.fd(), false).ok()) return;
     std::unique_ptr<ConnectionHandler> handler = handler_factory_();
     handler->set_output_bound(options_.max_pending_output);
+    handler->set_input_bound(options_.max_pending_input);
     ServerCounters& counters = connection.counters;
     if (idle > 0) {
       timeval limit{};

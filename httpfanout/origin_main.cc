@@ -28,7 +28,8 @@ ABSL_FLAG(absl::Duration, idle_timeout, absl::Seconds(60),
           "requests or with responses unread (0: never; nginx's keepalive_timeout is 75s)");
 ABSL_FLAG(absl::Duration, head_timeout, absl::Seconds(10),
           "close a connection whose request head began and has not arrived whole this long after "
-          "(0: never; nginx's client_header_timeout is 60s)");
+          "(0: never; nginx's client_header_timeout is 60s); with TLS, also one whose TLS "
+          "handshake is not done this long after it connected");
 ABSL_FLAG(bool, chunked, false,
           "send the page with Transfer-Encoding: chunked instead of Content-Length");
 ABSL_FLAG(int64_t, chunk_size, 8192, "bytes per chunk with --chunked");

@@ -73,6 +73,12 @@ class MessageReader {
   // completes.
   size_t Read(absl::string_view input, WebSocketEvent* event);
 
+  // Changes the limit of MessageReaderOptions; for a message that has not begun.
+  void set_max_message_size(uint64_t bytes) {
+    options_.max_message_size = bytes;
+    parse_options_.max_payload = bytes;
+  }
+
   // True once a close frame or an error was read.
   bool closed() const { return state_ == State::kClosed; }
   // True inside a fragmented message.

@@ -59,6 +59,11 @@ size_t WebSocketHandler::Handshake(absl::string_view input, ByteBuffer& output) 
     return input.size();
   }
   AppendHandshakeResponse(request.key, output);
+  // An echoed message is reassembled in full before it goes back: that is input the connection
+  // holds, within the server's input bound (a sink keeps no message bytes).
+  if (options_.mode == WebSocketServerMode::kEcho && input_bound() < options_.max_message_size) {
+    reader_.set_max_message_size(input_bound());
+  }
   if (counters_ != nullptr) counters_->handshakes.fetch_add(1, std::memory_order_relaxed);
   state_ = State::kOpen;
   return static_cast<size_t>(n);

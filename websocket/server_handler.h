@@ -11,8 +11,9 @@
 // A misbehaving peer gets its own connection closed with the right status and nothing else: an HTTP
 // 400, 404 or 426 for a bad handshake, a close frame with 1002, 1007 or 1009 for a bad frame or
 // message. Memory per connection is bounded: the handshake by kMaxHandshakeSize, messages by
-// max_message_size (and sink mode keeps no message bytes at all), and replies by the server model's
-// backpressure.
+// max_message_size and, in echo mode, by the server model's input bound (a message that would be
+// reassembled past either is refused with 1009 "message too big"; sink mode keeps no message bytes
+// at all), and replies by the server model's backpressure.
 #ifndef NETBENCH_WEBSOCKET_SERVER_HANDLER_H_
 #define NETBENCH_WEBSOCKET_SERVER_HANDLER_H_
 

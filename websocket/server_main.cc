@@ -17,7 +17,9 @@ ABSL_FLAG(std::string, path, "/echo", "the WebSocket endpoint; other paths are a
 ABSL_FLAG(std::string, mode, "echo",
           "echo: send every message back; sink: read and drop messages (the write-up's server)");
 ABSL_FLAG(int64_t, max_message_size, 16 << 20,
-          "largest message accepted, in bytes; a frame announcing more is closed with 1009");
+          "largest message accepted, in bytes; a frame announcing more is closed with 1009. In "
+          "echo mode a message is held whole before it goes back, so --max_pending_input_kib "
+          "caps it too");
 ABSL_FLAG(std::string, cert, "", "wss: certificate chain (PEM file); needs --key");
 ABSL_FLAG(std::string, key, "", "wss: private key (PEM file); needs --cert");
 ABSL_FLAG(bool, tls, false, "wss with a fresh self-signed certificate (prints its SHA-256)");
@@ -27,7 +29,8 @@ ABSL_FLAG(absl::Duration, idle_timeout, absl::ZeroDuration(),
           "comparison keeps to it");
 ABSL_FLAG(absl::Duration, handshake_timeout, absl::Seconds(10),
           "close a connection whose opening handshake began and has not arrived whole this long "
-          "after (0: never)");
+          "after (0: never); with TLS (wss), also one whose TLS handshake is not done this long "
+          "after it connected");
 
 namespace netbench::websocket {
 namespace {

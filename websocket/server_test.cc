@@ -249,6 +249,53 @@ TEST_P(WebSocketServerTest, OversizeFrameStillClosesWith1009WhileThePayloadKeeps
   ExpectStillServing();
 }
 
+// In echo mode a message is held whole before it goes back: the server's input bound caps it
+// (here far below --max_message_size). A frame announcing more than the bound is refused at its
+// header, and a fragmented message that never ends once it passes the bound, both with 1009, while
+// another client is served.
+TEST_P(WebSocketServerTest, MessagesPastTheInputBoundCloseWith1009) {
+  constexpr size_t kInputBound = 64 * 1024;
+  StartServer(WebSocketServerMode::kEcho, kDefaultMaxMessageSize,
+              {.max_pending_input = kInputBound});
+  RawClient huge(server_->port());
+  ASSERT_TRUE(huge.Upgrade());
+  ASSERT_TRUE(huge.SendHeader(Opcode::kBinary, kInputBound + 1));
+  WebSocketEvent event = huge.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, kCloseMessageTooBig);
+  EXPECT_EQ(event.payload, "message too big");
+
+  RawClient endless(server_->port());
+  ASSERT_TRUE(endless.Upgrade());
+  const std::string fragment(1000, 'e');
+  ASSERT_TRUE(endless.Send(Opcode::kBinary, fragment, /*fin=*/false));
+  // Fragments go on until the server refuses the message (a send may fail once it has closed).
+  uint64_t sent = fragment.size();
+  while (sent <= 2 * kInputBound && endless.Send(Opcode::kContinuation, fragment, /*fin=*/false)) {
+    sent += fragment.size();
+  }
+  event = endless.Next();
+  ASSERT_EQ(event.type, EventType::kClose);
+  EXPECT_EQ(event.close_code, kCloseMessageTooBig);
+  ExpectStillServing();
+  EXPECT_EQ(counters_.protocol_errors.load(), 2u);
+}
+
+// A message within the input bound, in fragments, is echoed whole.
+TEST_P(WebSocketServerTest, FragmentedMessageWithinTheInputBoundIsEchoed) {
+  constexpr size_t kInputBound = 64 * 1024;
+  StartServer(WebSocketServerMode::kEcho, kDefaultMaxMessageSize,
+              {.max_pending_input = kInputBound});
+  RawClient c(server_->port());
+  ASSERT_TRUE(c.Upgrade());
+  const std::string fragment(1000, 'w');
+  ASSERT_TRUE(c.Send(Opcode::kBinary, fragment, /*fin=*/false));
+  for (int i = 1; i < 60; ++i) ASSERT_TRUE(c.Send(Opcode::kContinuation, fragment, i == 59));
+  WebSocketEvent event = c.Next();
+  ASSERT_EQ(event.type, EventType::kMessage);
+  EXPECT_EQ(event.payload.size(), 60 * fragment.size());
+}
+
 TEST_P(WebSocketServerTest, InvalidUtf8ClosesWith1007) {
   StartServer(WebSocketServerMode::kEcho);
   RawClient bad(server_->port());
@@ -349,14 +396,12 @@ TEST_P(WebSocketServerTest, WssEchoWithAVerifiedCertificate) {
 }
 
 // 20 peers upgrade, then write masked 1000-byte frames and never read the echoes: the server stops
-// reading each once its bounds are reached, so its memory grows by no more than the bounds (and the
-// 4 KiB message limit) allow, and another client is served meanwhile.
+// reading each once its bounds are reached, so its memory grows by no more than the bounds (message
+// reassembly included) allow, and another client is served meanwhile. At the default bounds.
 TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
-  constexpr size_t kInputBound = 64 * 1024;
-  constexpr size_t kOutputBound = 256 * 1024;
-  constexpr uint64_t kMaxMessage = 4096;
-  StartServer(WebSocketServerMode::kEcho, kMaxMessage,
-              {.max_pending_output = kOutputBound, .max_pending_input = kInputBound});
+  const size_t kInputBound = ServerOptions().max_pending_input;
+  const size_t kOutputBound = ServerOptions().max_pending_output;
+  StartServer(WebSocketServerMode::kEcho);
   const uint64_t before = ResidentBytes();
   if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
   ByteBuffer frame;
@@ -372,8 +417,7 @@ TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
   EXPECT_EQ(flood.closed_by_server, 0);
   const uint64_t after = ResidentBytes();
   if (kResidentBytesMeaningful) {
-    EXPECT_LT(after - std::min(before, after),
-              20 * (kInputBound + kOutputBound + kMaxMessage) + (16u << 20))
+    EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
         << flood.bytes_sent << " bytes sent";
   }
   ExpectStillServing();
