@@ -45,7 +45,10 @@ def main():
         sys.exit("FAIL: no server models given")
 
     for model in models:
-        proc, m = start([server_bin, "--port=0", f"--model={model}", "--threads=2"],
+        # The peer echoes 1 MiB messages, which echo mode holds whole: room for them in the input bound
+        # (256 KiB by default, past which a message gets 1009; server_handler_test covers that).
+        proc, m = start([server_bin, "--port=0", f"--model={model}", "--threads=2",
+                         "--max_pending_input_kib=2048"],
                         r"listening on 127\.0\.0\.1:(\d+)")
         url = f"ws://127.0.0.1:{m.group(1)}/echo"
         try:
