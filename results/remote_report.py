@@ -99,6 +99,21 @@ def fleet_table(rows, keys):
     return "| case | fleet msgs/s | each host's msgs/s (share) |\n|---|---|---|\n" + "\n".join(lines) + "\n"
 
 
+def overall_change(summary):
+    """One sentence: how the link changed each figure over all cases (the median of the cases' ratios, and
+    their lowest and highest), or "" when no case has both links."""
+    parts = []
+    for figure, what in (("msgs_per_s", "msgs/s"), ("server_cpu_us_per_msg", "the server's CPU per message"),
+                         ("client_cpu_us_per_msg", "the client's CPU per message")):
+        ratios = sorted(case[figure]["ratio"] for case in summary if case[figure].get("ratio"))
+        if ratios:
+            parts.append(f"{what} {statistics.median(ratios):.2f}x ({ratios[0]:.2f}x .. {ratios[-1]:.2f}x)")
+    if not parts:
+        return ""
+    return (f"Over its {len(summary)} cases the link changed " + ", ".join(parts)
+            + " against loopback (the median of the cases' ratios, and the lowest and highest).\n\n")
+
+
 def section(rows, keys, where, client_hosts=1):
     """(markdown, link summary) for a write-up that ran on remote hosts; the summary is [] without loopback."""
     summary = link_summary(rows, keys)
@@ -109,9 +124,11 @@ def section(rows, keys, where, client_hosts=1):
                       "CPU per message still compares." if client_hosts > 1 else "")
         out.append("\n**Loopback against the link**, the same cases interleaved in the same rounds (medians; the "
                    "ratio is link / loopback, with its lowest and highest value within single rounds). Over a link "
-                   "client and server no longer share a kernel, its cores and its TCP path: every segment crosses "
-                   "the wire once, and each side pays only for its own half." + fleet_note + "\n\n"
-                   + link_table(summary, keys))
+                   "the segments leave loopback's short cut for a network device's transmit and receive path. On "
+                   "separate machines client and server then no longer share a kernel and its cores, and each side "
+                   "pays only for its own half; between network namespaces of one machine (tools/testnet.sh) they "
+                   "still share both, and every segment crosses two veth pairs and a bridge." + fleet_note + "\n\n"
+                   + overall_change(summary) + link_table(summary, keys))
     fleet = fleet_table(rows, keys)
     if fleet:
         out.append("\n**The client fleet**: every host's load started together; the row above is their sum "
