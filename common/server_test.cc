@@ -143,7 +143,28 @@ class ServerTest : public testing::TestWithParam<ServerModel> {
     EXPECT_EQ(RoundTrip(fd, message), message);
   }
 
+  // A TLS client of the server that trusts `tls`'s certificate, its handshake done; null (with the
+  // failure recorded) if any step failed.
+  std::unique_ptr<Transport> ConnectTlsClient(const TlsServerContext& tls) {
+    if (tls_client_context_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<TlsClientContext>> context =
+          TlsClientContext::Create({.ca_pem = tls.certificate_pem()});
+      EXPECT_TRUE(context.ok()) << context.status();
+      if (!context.ok()) return nullptr;
+      tls_client_context_ = *std::move(context);
+    }
+    absl::StatusOr<std::unique_ptr<Transport>> client =
+        tls_client_context_->Wrap(ConnectClient(), "127.0.0.1");
+    EXPECT_TRUE(client.ok()) << client.status();
+    if (!client.ok()) return nullptr;
+    IoResult handshake = (*client)->Handshake();
+    EXPECT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
+    if (handshake.status != IoStatus::kOk) return nullptr;
+    return *std::move(client);
+  }
+
   Observer observer_;
+  std::unique_ptr<TlsClientContext> tls_client_context_;
   std::unique_ptr<Server> server_;
 };
 
@@ -420,42 +441,34 @@ TEST_P(ServerTest, EchoesOverTls) {
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.tls = tls->get()});
-  TlsClientContext::Options client_options;
-  client_options.ca_pem = (*tls)->certificate_pem();
-  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
-      TlsClientContext::Create(client_options);
-  ASSERT_TRUE(client_context.ok()) << client_context.status();
   for (int c = 0; c < 3; ++c) {
-    absl::StatusOr<std::unique_ptr<Transport>> client =
-        (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
-    ASSERT_TRUE(client.ok()) << client.status();
-    IoResult handshake = (*client)->Handshake();
-    ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
+    std::unique_ptr<Transport> client = ConnectTlsClient(**tls);
+    ASSERT_NE(client, nullptr);
     // Up to 60 KB: the client is one blocking thread, so the echo must fit in the socket buffers
     // while it is still writing.
     for (size_t size : {1, 22, 1000, 16385, 60000}) {
-      EXPECT_TRUE(ClientTlsRoundTrip(**client, Pattern(size, c))) << size;
+      EXPECT_TRUE(ClientTlsRoundTrip(*client, Pattern(size, c))) << size;
     }
     // A burst of small records, each its own write: the server's TLS library may take several off
     // the socket at once, and must still hand every one of them to the handler.
     std::string burst;
     for (int i = 0; i < 50; ++i) {
       std::string record = Pattern(7, i);
-      ASSERT_EQ((*client)->Write(record.data(), record.size()).status, IoStatus::kOk);
+      ASSERT_EQ(client->Write(record.data(), record.size()).status, IoStatus::kOk);
       burst += record;
     }
     std::string echo(burst.size(), '\0');
     for (size_t got = 0; got < echo.size();) {
-      IoResult r = (*client)->Read(echo.data() + got, echo.size() - got);
+      IoResult r = client->Read(echo.data() + got, echo.size() - got);
       ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
       got += r.bytes;
     }
     EXPECT_EQ(echo, burst);
-    (*client)->ShutdownWrite();
+    client->ShutdownWrite();
     char byte = 0;
-    EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kOk);
+    EXPECT_EQ(client->Read(&byte, 1).status, IoStatus::kOk);
     EXPECT_EQ(byte, '.');  // OnPeerClosed's last word, then the server's close_notify
-    EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kEof);
+    EXPECT_EQ(client->Read(&byte, 1).status, IoStatus::kEof);
   }
   server_->Stop();
   EXPECT_EQ(server_->stats().connections_closed, 3u);
@@ -475,21 +488,15 @@ TEST_P(ServerTest, UnfinishedTlsHandshakesAreClosedByTheHeadTimeout) {
   // trickle's pace, so only the timeout can end it.
   std::string record = std::string("\x16\x03\x01\x3e\x80", 5) + std::string(16000, '\x01');
   std::thread trickler(TrickleUntilClosed, trickling.get(), record, 20);
-  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
-      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
-  ASSERT_TRUE(client_context.ok()) << client_context.status();
-  absl::StatusOr<std::unique_ptr<Transport>> client =
-      (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
-  ASSERT_TRUE(client.ok()) << client.status();
-  IoResult handshake = (*client)->Handshake();
-  ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
-  EXPECT_TRUE(ClientTlsRoundTrip(**client, "still served"));
+  std::unique_ptr<Transport> client = ConnectTlsClient(**tls);
+  ASSERT_NE(client, nullptr);
+  EXPECT_TRUE(ClientTlsRoundTrip(*client, "still served"));
   EXPECT_TRUE(ServerCloses(silent.get()));
   EXPECT_TRUE(ServerCloses(trickling.get()));
   trickler.join();
   EXPECT_GE(server_->stats().connections_timed_out, 2u);
   // The one whose handshake completed outlives the timeout: it is still served after the others.
-  EXPECT_TRUE(ClientTlsRoundTrip(**client, "and still"));
+  EXPECT_TRUE(ClientTlsRoundTrip(*client, "and still"));
 }
 
 // A burst of small records, sent in one go (corked), against reads of 5 bytes and an output limit
@@ -502,37 +509,31 @@ TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressur
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.read_size = 5, .max_pending_output = 16, .tls = tls->get()});
-  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
-      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
-  ASSERT_TRUE(client_context.ok()) << client_context.status();
-  absl::StatusOr<std::unique_ptr<Transport>> client =
-      (*client_context)->Wrap(ConnectClient(), "127.0.0.1");
-  ASSERT_TRUE(client.ok()) << client.status();
-  IoResult handshake = (*client)->Handshake();
-  ASSERT_EQ(handshake.status, IoStatus::kOk) << handshake.message;
-  const int fd = (*client)->fd();
+  std::unique_ptr<Transport> client = ConnectTlsClient(**tls);
+  ASSERT_NE(client, nullptr);
+  const int fd = client->fd();
   int on = 1, off = 0;
   for (int round = 0; round < 3; ++round) {
     ASSERT_EQ(setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)), 0);
     std::string burst = "DELAY";
-    ASSERT_EQ((*client)->Write(burst.data(), burst.size()).status, IoStatus::kOk);
+    ASSERT_EQ(client->Write(burst.data(), burst.size()).status, IoStatus::kOk);
     for (int i = 0; i < 100; ++i) {
       std::string record = Pattern(1 + i % 23, round * 100 + i);
-      ASSERT_EQ((*client)->Write(record.data(), record.size()).status, IoStatus::kOk);
+      ASSERT_EQ(client->Write(record.data(), record.size()).status, IoStatus::kOk);
       burst += record;
     }
     ASSERT_EQ(setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof(off)), 0);
     std::string echo(burst.size(), '\0');
     for (size_t got = 0; got < echo.size();) {
-      IoResult r = (*client)->Read(echo.data() + got, echo.size() - got);
+      IoResult r = client->Read(echo.data() + got, echo.size() - got);
       ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
       got += r.bytes;
     }
     EXPECT_EQ(echo, burst) << "round " << round;
   }
-  (*client)->ShutdownWrite();
+  client->ShutdownWrite();
   char byte = 0;
-  EXPECT_EQ((*client)->Read(&byte, 1).status, IoStatus::kOk);
+  EXPECT_EQ(client->Read(&byte, 1).status, IoStatus::kOk);
   EXPECT_EQ(byte, '.');
   server_->Stop();
   EXPECT_TRUE(server_->status().ok()) << server_->status();

@@ -39,11 +39,23 @@ std::string Message(uint32_t sequence) {
 class EchoServerTest : public testing::TestWithParam<ServerModel> {
  protected:
   void SetUp() override {
-    ServerOptions options;
-    options.model = GetParam();
+    ServerOptions options = DefaultOptions();
     options.max_pending_output = 128 * 1024;
     options.max_pending_input = 64 * 1024;
     options.read_size = 16 * 1024;
+    Restart(options);
+  }
+
+  // The server's own defaults on the model under test.
+  ServerOptions DefaultOptions() const {
+    ServerOptions options;
+    options.model = GetParam();
+    return options;
+  }
+
+  // Replaces the server SetUp started with one on `options`.
+  void Restart(const ServerOptions& options) {
+    server_.reset();
     absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -128,14 +140,10 @@ TEST_P(EchoServerTest, NonReaderStaysBoundedWhileOthersAreServed) {
 // reached, so its memory grows by no more than the bounds allow, and it serves another client. At
 // the default bounds, what a user gets.
 TEST_P(EchoServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
-  server_.reset();
-  ServerOptions options;
-  options.model = GetParam();
+  ServerOptions options = DefaultOptions();
   const size_t kInputBound = options.max_pending_input;
   const size_t kOutputBound = options.max_pending_output;
-  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
-  ASSERT_TRUE(server.ok()) << server.status();
-  server_ = *std::move(server);
+  ASSERT_NO_FATAL_FAILURE(Restart(options));
   const uint64_t before = ResidentBytes();
   if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
   PeerFlood flood = FloodWithoutReading(
@@ -159,12 +167,8 @@ TEST_P(EchoServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
 // the server has finished the writes that drained them). The connections stay open, idle, and the
 // server's memory is back near where it started: at most a read's worth per buffer, not its peak.
 TEST_P(EchoServerTest, IdleConnectionsGiveBackWhatABurstGrew) {
-  server_.reset();
-  ServerOptions options;
-  options.model = GetParam();
-  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
-  ASSERT_TRUE(server.ok()) << server.status();
-  server_ = *std::move(server);
+  ServerOptions options = DefaultOptions();
+  ASSERT_NO_FATAL_FAILURE(Restart(options));
   const uint64_t before = ResidentBytes();
   if (before == 0) GTEST_SKIP() << "no /proc/self/status here";
   PeerFlood flood = FloodWithoutReading(
@@ -204,13 +208,9 @@ TEST_P(EchoServerTest, IdleConnectionsGiveBackWhatABurstGrew) {
 // The idle timeout closes a silent connection (an echo server's peer can only be silent or
 // sending: there is no head to time out), and another client is served meanwhile.
 TEST_P(EchoServerTest, IdleTimeoutClosesASilentConnection) {
-  server_.reset();
-  ServerOptions options;
-  options.model = GetParam();
+  ServerOptions options = DefaultOptions();
   options.idle_timeout_nanos = 300 * kNanosPerMilli;
-  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
-  ASSERT_TRUE(server.ok()) << server.status();
-  server_ = *std::move(server);
+  ASSERT_NO_FATAL_FAILURE(Restart(options));
   UniqueFd silent = ConnectClient();
   UniqueFd other = ConnectClient();
   ASSERT_TRUE(WriteAll(other.get(), Message(1)));
@@ -222,14 +222,10 @@ TEST_P(EchoServerTest, IdleTimeoutClosesASilentConnection) {
 // A peer that writes and never reads stalls its echo; once nothing has moved for the idle timeout
 // the server gives up on it (a write that takes nothing counts as idle), on every model.
 TEST_P(EchoServerTest, IdleTimeoutClosesAPeerThatNeverReads) {
-  server_.reset();
-  ServerOptions options;
-  options.model = GetParam();
+  ServerOptions options = DefaultOptions();
   options.max_pending_output = 64 * 1024;
   options.idle_timeout_nanos = 300 * kNanosPerMilli;
-  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
-  ASSERT_TRUE(server.ok()) << server.status();
-  server_ = *std::move(server);
+  ASSERT_NO_FATAL_FAILURE(Restart(options));
   PeerFlood flood = FloodWithoutReading(
       server_->port(), {.connections = 2, .bytes_per_connection = 64 << 20, .unit = "unread "});
   ASSERT_EQ(flood.connections.size(), 2u);
