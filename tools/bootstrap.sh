@@ -130,4 +130,23 @@ say "library sources: $(wc -l <<< "$pinned") archives in $distfiles, every SHA-2
 if command -v systemctl >/dev/null && systemctl is-active --quiet nginx 2>/dev/null; then
   "${sudo[@]}" systemctl stop nginx >/dev/null 2>&1 || true
 fi
+# openssh-server is here for the tests' own sshd, started in test namespaces on addresses of their own. The package
+# also starts the system's sshd on port 22 of every interface: when this run installed it, stop and disable that
+# one (a machine that had it before keeps it as it was).
+if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev/null; then
+  if "${sudo[@]}" systemctl disable --now ssh >/dev/null 2>&1; then
+    say "stopped and disabled the system sshd that openssh-server started (the tests run their own)"
+  fi
+fi
+
+# The tests tagged netns make network namespaces (tools/testnet.sh) and need root; CI runs as root. For anyone else
+# `bazel test //...` leaves them out through the (untracked) user.bazelrc that .bazelrc imports.
+if [ "$(id -u)" != 0 ]; then
+  rc="$here/user.bazelrc"
+  if ! grep -q -- '--test_tag_filters=-netns' "$rc" 2>/dev/null; then
+    printf '%s\n' "# tools/bootstrap.sh: not root, so the network-namespace tests (tag netns) are left out; run them as root." \
+      "test --test_tag_filters=-netns" >>"$rc"
+    say "not root: user.bazelrc leaves out the tests tagged netns (network namespaces need root; run them as root)"
+  fi
+fi
 say "ready: bazel $(readlink /usr/bin/bazel-4.2.3 >/dev/null && echo 4.2.3), g++ $(g++ -dumpfullversion), clang $(clang-14 -dumpversion)"
