@@ -86,8 +86,9 @@ class RemoteHostsTest(unittest.TestCase):
             self.assertEqual(histogram["count"], sum(h["histogram_counts"][name] for h in hosts))
             self.assertEqual(histogram["count"], sum(n for _, n in histogram["buckets"]))
 
+    # The poll model, which every build has (the portable --config=libcxx build has no epoll).
     def test_echo_server_and_a_fleet_of_two_beside_loopback(self):
-        entries = shipped("echo", "netbench-epoll", "netbench-echo-client")
+        entries = shipped("echo", "netbench-poll", "netbench-echo-client")
         rows = self.run_links(entries, lambda e, r: scenarios.run_echo(e, r, samples=2, seconds=0.5, clients=2))
         self.assertEqual([(r["link"], r["round"]) for r in rows],
                          [("loopback", 0), ("remote", 0), ("loopback", 1), ("remote", 1)])
@@ -107,7 +108,7 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertEqual(row["messages"], 2 * 2 * 2000)  # two hosts, each two connections of 2000
 
     def test_a_client_failing_on_the_hosts_fails_its_row_naming_them(self):
-        server, client = shipped("echo", "netbench-epoll", "netbench-echo-client")
+        server, client = shipped("echo", "netbench-poll", "netbench-echo-client")
         broken = {**client, "name": "broken-load", "command": client["command"] + ["--mode=nonsense"]}
         rows = self.run_links([server, broken], lambda e, r: scenarios.run_echo(
             e, {"remote": r["remote"]}, samples=1, seconds=0.5, clients=1))
@@ -122,7 +123,7 @@ class RemoteHostsTest(unittest.TestCase):
         try:
             with self.assertRaises(ssh_host.RemoteError) as raised:
                 placement.open()
-                placement.prepare(shipped("echo", "netbench-epoll", "netbench-echo-client"))
+                placement.prepare(shipped("echo", "netbench-poll", "netbench-echo-client"))
         finally:
             placement.close()
         self.assertIn(host, raised.exception.hosts)
