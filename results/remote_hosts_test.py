@@ -24,8 +24,13 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 
 
 def shipped(scenario, *names):
-    return [e for e in registry.load(os.path.join(HERE, "contestants.json"))
-            if e["scenario"] == scenario and e["name"] in names]
+    """The registry's entries, on the poll model where they name epoll: every build has poll (the portable
+    --config=libcxx build has no epoll), and the placement, not the model, is what this test checks."""
+    entries = [e for e in registry.load(os.path.join(HERE, "contestants.json"))
+               if e["scenario"] == scenario and e["name"] in names]
+    for entry in entries:
+        entry["command"] = [part.replace("--model=epoll", "--model=poll") for part in entry["command"]]
+    return entries
 
 
 class RemoteHostsTest(unittest.TestCase):
@@ -86,7 +91,6 @@ class RemoteHostsTest(unittest.TestCase):
             self.assertEqual(histogram["count"], sum(h["histogram_counts"][name] for h in hosts))
             self.assertEqual(histogram["count"], sum(n for _, n in histogram["buckets"]))
 
-    # The poll model, which every build has (the portable --config=libcxx build has no epoll).
     def test_echo_server_and_a_fleet_of_two_beside_loopback(self):
         entries = shipped("echo", "netbench-poll", "netbench-echo-client")
         rows = self.run_links(entries, lambda e, r: scenarios.run_echo(e, r, samples=2, seconds=0.5, clients=2))
