@@ -180,9 +180,8 @@ TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) 
                                             .unit = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"});
   ASSERT_EQ(flood.connections.size(), 20u);
   EXPECT_EQ(flood.closed_by_server, 0);
-  const uint64_t after = ResidentBytes();
   if (kResidentBytesMeaningful) {
-    EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
+    EXPECT_LT(ResidentGrowthSince(before), FloodMemoryBudget(20, kInputBound, kOutputBound))
         << flood.bytes_sent << " bytes sent";
   }
   UniqueFd fd = Dial();

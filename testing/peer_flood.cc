@@ -70,4 +70,9 @@ PeerFlood FloodWithoutReading(int port, const PeerFloodOptions& options) {
 
 uint64_t ResidentBytes() { return ResidentMemoryBytes(); }
 
+uint64_t ResidentGrowthSince(uint64_t before) {
+  const uint64_t now = ResidentBytes();
+  return now > before ? now - before : 0;
+}
+
 }  // namespace netbench

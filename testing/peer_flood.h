@@ -8,7 +8,7 @@
 //   PeerFlood flood = FloodWithoutReading(port, {.connections = 20,
 //                                                .bytes_per_connection = 8 << 20,
 //                                                .unit = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"});
-//   EXPECT_LT(ResidentBytes() - before, 20 * (in_bound + out_bound) + (16 << 20));
+//   EXPECT_LT(ResidentGrowthSince(before), FloodMemoryBudget(20, in_bound, out_bound));
 #ifndef NETBENCH_TESTING_PEER_FLOOD_H_
 #define NETBENCH_TESTING_PEER_FLOOD_H_
 
@@ -42,6 +42,15 @@ PeerFlood FloodWithoutReading(int port, const PeerFloodOptions& options);
 
 // This process's resident set, in bytes (common/platform.h's ResidentMemoryBytes).
 uint64_t ResidentBytes();
+
+// How much the resident set grew since `before` (0 if it shrank).
+uint64_t ResidentGrowthSince(uint64_t before);
+
+// What `connections` flooding peers may cost a server at most: both of its per-connection bounds
+// for each, plus 16 MB for what does not scale with them (threads, allocator, the test itself).
+inline uint64_t FloodMemoryBudget(int connections, uint64_t input_bound, uint64_t output_bound) {
+  return static_cast<uint64_t>(connections) * (input_bound + output_bound) + (16u << 20);
+}
 
 // Sanitizer runtimes keep shadow memory and quarantined frees: under them the resident set says
 // nothing about what the code under test holds, and the memory tests check only the servers' own

@@ -415,9 +415,8 @@ TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
        .unit = std::string(frame.view())});
   ASSERT_EQ(flood.connections.size(), 20u);
   EXPECT_EQ(flood.closed_by_server, 0);
-  const uint64_t after = ResidentBytes();
   if (kResidentBytesMeaningful) {
-    EXPECT_LT(after - std::min(before, after), 20 * (kInputBound + kOutputBound) + (16u << 20))
+    EXPECT_LT(ResidentGrowthSince(before), FloodMemoryBudget(20, kInputBound, kOutputBound))
         << flood.bytes_sent << " bytes sent";
   }
   ExpectStillServing();
