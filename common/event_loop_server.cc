@@ -84,6 +84,10 @@ class LoopConnection final : public FdHandler {
   void OnIdleTimer();
   // Arms or cancels the head timer after the handler has seen input.
   void WatchHead();
+  // The head timer (a request head, or the TLS handshake, not yet whole): closes the connection
+  // head_timeout after it is armed.
+  void ArmHeadTimer();
+  void CancelHeadTimer();
   void NoteActivity() {
     if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
   }
@@ -315,10 +319,7 @@ bool LoopConnection::Start() {
   if (handshaking_ && options_.head_timeout_nanos > 0) {
     // A TLS handshake is a head too: it must be whole within the head timeout, however its bytes
     // trickle in (ContinueHandshake cancels this once it is).
-    head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
-      head_timer_ = 0;
-      TimeOut();
-    });
+    ArmHeadTimer();
   }
   if (HoldsReadableInput() && !ReadAndHandle()) return false;
   UpdateInterest();
@@ -330,10 +331,7 @@ bool LoopConnection::ContinueHandshake() {
   switch (r.status) {
     case IoStatus::kOk:
       handshaking_ = false;
-      if (head_timer_ != 0) {
-        loop_.CancelTimer(head_timer_);
-        head_timer_ = 0;
-      }
+      CancelHeadTimer();
       return true;
     case IoStatus::kWantRead:
       handshake_wants_ = kReadable;
@@ -511,16 +509,24 @@ void LoopConnection::OnIdleTimer() {
 
 void LoopConnection::WatchHead() {
   if (options_.head_timeout_nanos <= 0) return;
-  const bool awaiting = handler_->AwaitingHead();
-  if (awaiting && head_timer_ == 0) {
-    head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
-      head_timer_ = 0;
-      TimeOut();
-    });
-  } else if (!awaiting && head_timer_ != 0) {
-    loop_.CancelTimer(head_timer_);
-    head_timer_ = 0;
+  if (handler_->AwaitingHead()) {
+    if (head_timer_ == 0) ArmHeadTimer();
+  } else {
+    CancelHeadTimer();
   }
+}
+
+void LoopConnection::ArmHeadTimer() {
+  head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+    head_timer_ = 0;
+    TimeOut();
+  });
+}
+
+void LoopConnection::CancelHeadTimer() {
+  if (head_timer_ == 0) return;
+  loop_.CancelTimer(head_timer_);
+  head_timer_ = 0;
 }
 
 void LoopConnection::TimeOut() {
