@@ -1,12 +1,11 @@
-"""Where the programs under test come from: netbench's own from Bazel (the runfiles of `bazel run`, else
-built here on first use) and the Go reference peers from ../shared/peers (built with Debian's Go on first use).
+"""Where the programs under test come from: every one is a target of this repository, netbench's own and the
+write-ups' systems in contestants/ alike, taken from the runfiles of `bazel run` or else built here with bazel.
 
     server = binaries.bazel_binary("//echo:server")
-    spammer = binaries.peer_binary("spammer")     # None when Go or the peers are not available
+    spammer = binaries.program_path("//contestants/go:spammer")   # FileNotFoundError with the build's own words
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -46,7 +45,7 @@ def bazel_binary(label):
     bazel = os.environ.get("NETBENCH_BAZEL", "bazel").split()
     progress.log(f"building {label} ...")
     subprocess.run(bazel + ["build", "--symlink_prefix=/", label], cwd=checkout.repo_root(), check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     bin_dir = subprocess.run(bazel + ["info", "--symlink_prefix=/", "bazel-bin"], cwd=checkout.repo_root(),
                              check=True, capture_output=True, text=True).stdout.strip()
     path = os.path.join(bin_dir, relative)
@@ -56,48 +55,23 @@ def bazel_binary(label):
     return path
 
 
-def peers_dir():
-    return os.environ.get("NETBENCH_PEERS",
-                          os.path.join(os.path.dirname(checkout.repo_root()), "shared", "peers"))
-
-
-_peers_built = None
-
-
-def peer_binary(name):
-    """Path of a Go reference peer (echosrv, spammer, wsserver, wsclient, wsgorilla, fanout), building them
-    with Debian's Go on first use; None (with a message) when Go or the peers are not available."""
-    global _peers_built
-    out = os.environ.get("NETBENCH_PEERS_BIN", "/tmp/peers-bin")
-    path = os.path.join(out, name)
-    if os.path.exists(path):
-        return path
-    if _peers_built is None:
-        script = os.path.join(peers_dir(), "build.sh")
-        if not os.path.exists(script):
-            progress.log(f"note: no reference peers at {peers_dir()}; Go comparisons are skipped")
-            _peers_built = False
-        elif shutil.which("go") is None:
-            progress.log("note: Go is not installed (tools/bootstrap.sh installs golang-go); Go comparisons are "
-                         "skipped")
-            _peers_built = False
-        else:
-            progress.log("building the Go reference peers ...")
-            env = dict(os.environ, OUT=out)
-            result = subprocess.run(["sh", script], env=env, capture_output=True, text=True)
-            _peers_built = result.returncode == 0
-            if not _peers_built:
-                progress.log(f"note: building the Go peers failed; Go comparisons are skipped:\n{result.stderr}")
-    return path if _peers_built and os.path.exists(path) else None
-
-
 def program_path(token):
-    """The local path of a registry token's program: "peer:NAME" (a Go peer) or "//pkg:target" (netbench's);
-    FileNotFoundError saying why when it is not available."""
-    if token.startswith("peer:"):
-        path = peer_binary(token[len("peer:"):])
-        if path is None:
-            raise FileNotFoundError(f"the Go peer {token[len('peer:'):]} is not available (needs golang-go: "
-                                    "tools/bootstrap.sh)")
-        return path
-    return bazel_binary(token)
+    """The local path of a registry token's program ("//pkg:target"); FileNotFoundError saying why when it cannot
+    be had: the build's last lines, which name the missing package or the compile error."""
+    if not token.startswith("//"):
+        raise FileNotFoundError(f"'{token}' is not a program of this repository (//pkg:target)")
+    try:
+        return bazel_binary(token)
+    except subprocess.CalledProcessError as error:
+        lines = [line for line in (error.stderr or "").splitlines() if line.strip() and not line.startswith("INFO:")
+                 and not line.startswith("Loading:") and not line.startswith("Analyzing:")]
+        raise FileNotFoundError(f"bazel build {token} failed:\n  " + "\n  ".join(lines[-8:])) from error
+
+
+def available(label):
+    """program_path(label), or None after saying why it cannot be had (for benches that go on without it)."""
+    try:
+        return program_path(label)
+    except FileNotFoundError as error:
+        progress.log(f"note: {error}")
+        return None

@@ -126,7 +126,7 @@ class Server:
 
 
 class Runner:
-    """Starts servers and runs clients with one resolver for {peer:NAME} and {//pkg:target}, one CPU split
+    """Starts servers and runs clients with one resolver for {//pkg:target}, one CPU split
     (--pin) and one place that stops everything."""
 
     def __init__(self, pin=False, placement=None):
@@ -156,8 +156,7 @@ class Runner:
 
     @staticmethod
     def base_values():
-        return {"host": HOST, "peers": binaries.peers_dir(),
-                "results": os.path.dirname(os.path.realpath(__file__))}
+        return {"host": HOST, "results": os.path.dirname(os.path.realpath(__file__))}
 
     def _environment(self, entry, values):
         env = dict(os.environ)

@@ -5,7 +5,7 @@
     /usr/bin/python3 results/echo_bench.py --quick         # smoke check: 1 s loads, 1 sample
     bazel run //:bench -- --only=echo-models
 
-Servers: //echo:server --model=threads|poll|epoll and Go's echosrv (peers/go/echosrv, a goroutine per
+Servers: //echo:server --model=threads|poll|epoll and Go's echo server (//contestants/go:echo_server, a goroutine per
 connection). Loads, each against every server:
     stream3      3 clients writing the 22-byte message in a tight loop (the write-up's load), //echo:client
     stream3-go   the same load from the Go spammer (client vs client against the same server)
@@ -52,15 +52,15 @@ def start_servers(go_available):
         servers[model] = server_process.start_server([server_binary, "--port=0", f"--model={model}"],
                                                      ready=r"listening on", name=f"netbench-{model}")
     if go_available:
-        servers["go"] = server_process.start_server([binaries.peer_binary("echosrv"), "-addr", "127.0.0.1:0"],
+        servers["go"] = server_process.start_server([binaries.available("//contestants/go:echo_server"), "-addr", "127.0.0.1:0"],
                                                     ready=r"listening on", name="go-echosrv")
     return servers
 
 
 def client_command(load, port, seconds, rate, json_path):
     if load == "stream3-go":
-        return [binaries.peer_binary("spammer"), "-addr", f"127.0.0.1:{port}", "-clients", "3",
-                "-duration", f"{seconds}s", "-size", "22"]
+        return [binaries.available("//contestants/go:spammer"), "-addr", f"127.0.0.1:{port}", "-clients", "3",
+                "-duration", f"{seconds}s"]
     cmd = [binaries.bazel_binary("//echo:client"), f"--port={port}", f"--duration={seconds}s",
            "--progress=false", f"--json={json_path}"]
     if load == "stream3":
@@ -182,7 +182,7 @@ def main(argv):
     rate = args.rate or (20000 if args.quick else 50000)
     samples = 1 if args.quick and args.samples == 3 else args.samples
 
-    go_available = binaries.peer_binary("echosrv") is not None and binaries.peer_binary("spammer") is not None
+    go_available = binaries.available("//contestants/go:echo_server") is not None and binaries.available("//contestants/go:spammer") is not None
     server_names = SERVER_MODELS + (["go"] if go_available else [])
     loads = [load for load in LOADS if go_available or load != "stream3-go"]
     cases = [(s, load) for load in loads for s in server_names]

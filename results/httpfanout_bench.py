@@ -1,5 +1,5 @@
 """HTTP fan-out benchmark (issue 5): 500 concurrent GETs of a 25,600-byte page, timed per repetition, by
-each netbench client model, the Go fan-out peer and curl, against netbench's origin (latency 0 and 50 ms)
+each netbench client model, the Go fan-out contestant and curl, against netbench's origin (latency 0 and 50 ms)
 and nginx, over http and https, all in one run.
 
     /usr/bin/python3 results/httpfanout_bench.py               # 3 interleaved samples, 10 repetitions each
@@ -7,8 +7,8 @@ and nginx, over http and https, all in one run.
     bazel run //:bench -- --only=httpfanout-models
 
 Targets: //httpfanout:origin --latency=0 and --latency=50ms (epoll, one loop; https with its self-signed
-certificate), and the nginx peer (../shared/peers/nginx/start.sh: 127.0.0.1:8081 http, :8443 https).
-Clients: //httpfanout:fanout --model=threads|poll|epoll, Go's fanout peer (a goroutine per request, a
+certificate), and nginx (//contestants/nginx:serve on free ports, http and https).
+Clients: //httpfanout:fanout --model=threads|poll|epoll, Go's fan-out (//contestants/go:fanout, a goroutine per request, a
 fresh transport per repetition), curl --parallel (one process; curl 7.88 caps --parallel-max at 300) and
 two curl processes of 250 each (the fair row). Every https client skips certificate verification here
 (Go's -insecure, curl -k, netbench --insecure) so that all do the same work per handshake.
@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,7 @@ import binaries  # noqa: E402
 import case_ratios  # noqa: E402
 import client_process  # noqa: E402
 import medians  # noqa: E402
+import ports  # noqa: E402
 import process_cpu  # noqa: E402
 import progress  # noqa: E402
 import result_files  # noqa: E402
@@ -44,8 +46,6 @@ import server_process  # noqa: E402
 import tables  # noqa: E402
 
 NETBENCH_MODELS = ["threads", "poll", "epoll"]
-NGINX_HTTP = "http://127.0.0.1:8081/index.html"
-NGINX_HTTPS = "https://127.0.0.1:8443/index.html"
 
 
 def start_origins(tmp, servers):
@@ -60,38 +60,31 @@ def start_origins(tmp, servers):
                                                                      name=f"origin-{latency}-{scheme}")
 
 
-def start_nginx():
-    """Starts the nginx peer if it is not running; returns (started_by_us, available)."""
-    script = os.path.join(binaries.peers_dir(), "nginx", "start.sh")
-    if not os.path.exists(script) or subprocess.run(["sh", "-c", "command -v nginx"],
-                                                    capture_output=True).returncode != 0:
-        progress.log("note: nginx or its peer scripts are missing; nginx rows are skipped")
-        return False, False
-    result = subprocess.run(["sh", script], capture_output=True, text=True)
-    if result.returncode != 0:
-        progress.log(f"note: the nginx peer did not start; nginx rows are skipped:\n{result.stderr}")
-        return False, False
-    return "already running" not in result.stdout, True
-
-
-def nginx_pid():
-    """nginx's master and its workers."""
-    try:
-        with open("/tmp/peers-nginx/nginx.pid") as f:
-            master = int(f.read().strip())
-    except (OSError, ValueError):
-        return []
-    return process_cpu.descendants(master)
+def start_nginx(servers):
+    """nginx (contestants/nginx/serve.sh) on free ports, http and https, added to `servers` as ("nginx", scheme);
+    False, after saying why, when it cannot start."""
+    serve = binaries.available("//contestants/nginx:serve")
+    if serve is None:
+        return False
+    for scheme in ("http", "https"):
+        port = ports.free_port()
+        cmd = [serve, "--host=127.0.0.1", f"--port={port}"] + (["--tls"] if scheme == "https" else [])
+        try:
+            servers[("nginx", scheme)] = server_process.start_server(cmd, ready=r"listening on",
+                                                                      name=f"nginx-{scheme}")
+        except RuntimeError as error:
+            progress.log(f"note: nginx did not start; nginx rows are skipped:\n{error}")
+            return False
+    return True
 
 
 def target_cpu_seconds(target):
-    if target["server"] is not None:
-        return target["server"].cpu_seconds()
+    """The server's CPU seconds so far, its children included (nginx's master and workers under serve.sh)."""
     total = 0.0
-    for pid in nginx_pid():
+    for pid in process_cpu.descendants(target["server"].pid):
         try:
             total += process_cpu.cpu_seconds_of(pid)
-        except OSError:
+        except OSError:  # exited meanwhile
             pass
     return total
 
@@ -126,15 +119,15 @@ def run_netbench(model, url, requests, reps, cacert):
 
 
 def run_go(url, requests, reps):
-    go = binaries.peer_binary("fanout")
+    go = binaries.available("//contestants/go:fanout")
     if go is None:
         return None, None, None
     cmd = [go, "-url", url, "-n", str(requests), "-reps", str(reps)]
     if url.startswith("https"):
         cmd.append("-insecure")
     res = client_process.run_client(cmd, timeout_s=120 + reps * 30)
-    match = re.search(r"median: ([0-9.]+) s", res.stdout) or re.search(r"wall: ([0-9.]+) s", res.stdout)
-    wall = float(match.group(1)) if match else None
+    walls = [float(w) for w in re.findall(r"(?m)^rep \d+: .*wall ([0-9.]+) s$", res.stdout)]
+    wall = statistics.median(walls) if walls else None
     errors = sum(int(m) for m in re.findall(r"ok, (\d+) errors", res.stdout))
     if res.returncode != 0:
         progress.log(f"go fanout {url}: exit {res.returncode}: {res.stdout[-300:]}")
@@ -249,21 +242,18 @@ def main(argv=None):
 
     tmp = tempfile.mkdtemp(prefix="httpfanout-bench-")
     servers = {}
-    nginx_started = False
     try:
         start_origins(tmp, servers)
-        nginx_started, nginx_ok = start_nginx()
+        nginx_ok = start_nginx(servers)
     except BaseException:
         for server in servers.values():
             server.stop()
         raise
     targets = []
     for (latency, scheme), server in servers.items():
-        targets.append({"name": f"origin-{latency}", "scheme": scheme, "server": server,
-                        "url": f"{scheme}://127.0.0.1:{server.port()}/", "cacert": None})
-    if nginx_ok:
-        targets.append({"name": "nginx", "scheme": "http", "server": None, "url": NGINX_HTTP, "cacert": None})
-        targets.append({"name": "nginx", "scheme": "https", "server": None, "url": NGINX_HTTPS, "cacert": None})
+        name, path = ("nginx", "index.html") if latency == "nginx" else (f"origin-{latency}", "")
+        targets.append({"name": name, "scheme": scheme, "server": server,
+                        "url": f"{scheme}://127.0.0.1:{server.port()}/{path}", "cacert": None})
     clients = [f"netbench-{m}" for m in NETBENCH_MODELS] + ["go"]
     if have_curl:
         clients += ["curl", "curl-2x250"]
@@ -297,8 +287,6 @@ def main(argv=None):
     finally:
         for server in servers.values():
             server.stop()
-        if nginx_started:
-            subprocess.run(["sh", os.path.join(binaries.peers_dir(), "nginx", "stop.sh")], capture_output=True)
 
     case_docs = [{"target": name, "scheme": scheme, "client": client, "requests": requests, "repetitions": reps,
                   "samples": runs} for (name, scheme, client), runs in samples_by_case.items()]

@@ -24,7 +24,7 @@ ROLES = ("server", "client")
 SCHEMES = ("http", "https")
 
 # The placeholders each kind of entry may use, beyond the ones every entry may use.
-_EVERYWHERE = {"host", "peers", "results"}
+_EVERYWHERE = {"host", "results"}
 PLACEHOLDERS = {
     ("echo", "server"): {"port"},
     ("echo", "client"): {"port", "clients", "duration_s"},
@@ -180,10 +180,12 @@ def _placeholder_problems(field, strings, allowed):
     problems = []
     for text in strings:
         for name in _PLACEHOLDER.findall(text):
-            if name in allowed or name.startswith("peer:") or name.startswith("//"):
+            if name in allowed or name.startswith("//"):
                 continue
+            hint = (" ({peer:NAME} and {peers} are gone: the write-ups' programs are targets of contestants/, "
+                    "e.g. {//contestants/go:spammer})" if name.startswith("peer") else "")
             problems.append(f"field '{field}': unknown placeholder {{{name}}} (this entry may use "
-                            + ", ".join("{" + p + "}" for p in sorted(allowed)) + ", {peer:NAME}, {//pkg:target})")
+                            + ", ".join("{" + p + "}" for p in sorted(allowed)) + ", {//pkg:target})" + hint)
     return problems
 
 
@@ -205,13 +207,13 @@ def unknown_words(entries, words):
 
 
 def expand(strings, values, resolve=None):
-    """`strings` with every {placeholder} filled from `values`; {peer:NAME} and {//pkg:target} go to
-    `resolve(token)`, which returns a path (or raises)."""
+    """`strings` with every {placeholder} filled from `values`; {//pkg:target} goes to `resolve(token)`, which
+    returns a path (or raises)."""
     def fill(match):
         token = match.group(1)
         if token in values:
             return str(values[token])
-        if resolve is not None and (token.startswith("peer:") or token.startswith("//")):
+        if resolve is not None and token.startswith("//"):
             return resolve(token)
         raise KeyError(f"no value for placeholder {{{token}}}")
 
@@ -232,8 +234,8 @@ def unavailable(entry):
     """None when the entry can run here, else why not and the command that installs what it needs."""
     missing = missing_packages(entry)
     if missing:
-        return (f"not installed: {', '.join(missing)} (tools/bootstrap.sh installs the peers, or "
-                f"apt-get install {' '.join(missing)})")
+        return (f"not installed: {', '.join(missing)} (tools/bootstrap.sh installs every contestant's packages, "
+                f"or apt-get install {' '.join(missing)})")
     program = entry["command"][0]
     if not _PLACEHOLDER.search(program) and shutil.which(program) is None:
         return f"'{program}' is not on PATH" + (f" (apt-get install {' '.join(entry['packages'])})"
@@ -241,12 +243,13 @@ def unavailable(entry):
     return None
 
 
-def version_of(entry, values):
-    """The first line the entry's version command prints (stdout, else stderr); None when it fails."""
+def version_of(entry, values, resolve=None):
+    """The first line the entry's version command prints (stdout, else stderr); None when it fails. A
+    {//pkg:target} in it goes to `resolve`, as in expand."""
     try:
-        argv = expand(entry["version"], values)
+        argv = expand(entry["version"], values, resolve)
         result = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-    except (KeyError, OSError, subprocess.TimeoutExpired):
+    except (KeyError, OSError, ValueError, subprocess.TimeoutExpired):
         return None
     for text in (result.stdout, result.stderr):
         for line in text.splitlines():

@@ -156,9 +156,9 @@ class SelectionTest(unittest.TestCase):
 
 class ExpansionTest(unittest.TestCase):
     def test_placeholders_are_filled_and_tokens_resolved(self):
-        argv = registry.expand(["{peer:echosrv}", "-addr", "{host}:{port}", "{//echo:server}"],
+        argv = registry.expand(["{//contestants/go:echo_server}", "-addr", "{host}:{port}", "{//echo:server}"],
                                {"host": "127.0.0.1", "port": 7000}, resolve=lambda token: f"<{token}>")
-        self.assertEqual(argv, ["<peer:echosrv>", "-addr", "127.0.0.1:7000", "<//echo:server>"])
+        self.assertEqual(argv, ["<//contestants/go:echo_server>", "-addr", "127.0.0.1:7000", "<//echo:server>"])
         with self.assertRaises(KeyError):
             registry.expand(["{port}"], {})
 

@@ -9,13 +9,13 @@
     results = placement.run_fleet(client_entry, values, timeout_s=60)    # one HostResult per client host
     placement.close()                                # every program stopped, every connection closed
 
-Binaries. The programs a remote host runs are files the suite can put there: netbench's own ({//pkg:target},
-built here) and the Go peers ({peer:NAME}). Without --remote-dir the suite copies the ones it needs to
-DIR/<package>/<target> and DIR/peers/<name> under ~/.cache/netbench/bin there (only when the host's copy
-differs), after checking that the host's `uname -sm` is this machine's: these are builds for this OS and
-architecture. With --remote-dir=DIR it uses the same layout under DIR, installed by the user, and copies
-nothing. A contestant that is an installed program (racket, sh with a script of ../shared/peers) is skipped on
-remote hosts, with that reason.
+Binaries. The programs a remote host runs are files the suite can put there: the targets of this repository
+({//pkg:target}, built here: netbench's own and the write-ups' systems in contestants/, whose scripts run the
+host's racket, clojure or nginx). Without --remote-dir the suite copies the ones it needs to
+DIR/<package>/<target> under ~/.cache/netbench/bin there (only when the host's copy differs), after checking
+that the host's `uname -sm` is this machine's: these are builds for this OS and architecture. With
+--remote-dir=DIR it uses the same layout under DIR, installed by the user, and copies nothing. A contestant
+whose command is an installed program rather than a target is skipped on remote hosts, with that reason.
 
 Failures stop the run before anything starts: a host that is unreachable, refuses the key, runs another
 system, or lacks a binary is named in the RemoteError, and whatever had been opened is closed again.
@@ -38,17 +38,16 @@ import remote_program
 import ssh_host
 
 DEFAULT_COPY_DIR = ".cache/netbench/bin"  # relative to the remote login directory
-_TOKEN = re.compile(r"\{(//[^{}]+|peer:[^{}]+)\}")
-_LOCAL_PATHS = ("{peers}", "{results}")
+_TOKEN = re.compile(r"\{(//[^{}]+)\}")
+_LOCAL_PATHS = ("{results}",)
 # Ports for servers started there: below Linux's default ephemeral range (32768-60999), so that no client
 # connection of that host holds one.
 PORT_RANGE = (20000, 32000)
 
 
 def remote_path(directory, token):
-    """Where a program of `token` ("//echo:server", "peer:spammer") lies under `directory` on a host."""
-    if token.startswith("peer:"):
-        return f"{directory}/peers/{token[len('peer:'):]}"
+    """Where a program of `token` ("//echo:server", "//contestants/go:spammer") lies under `directory` on a
+    host."""
     package, _, name = token.lstrip("/").partition(":")
     return f"{directory}/{package}/{name}"
 
@@ -64,7 +63,7 @@ def why_not_remote(entry):
         return "a daemon (pidfile) is run on this machine only"
     if not _TOKEN.match(entry["command"][0]):
         return (f"'{entry['command'][0]}' is an installed program; on remote hosts the suite runs only the "
-                "binaries it can put there ({//pkg:target}, {peer:NAME})")
+                "binaries it can put there ({//pkg:target})")
     for local in _LOCAL_PATHS:
         if local in command or local in " ".join(entry.get("env", {}).values()):
             return f"its command names {local}, a folder of this machine"
@@ -221,7 +220,7 @@ class RemotePlacement:
     # ------------------------------------------------------------------------------------------ binaries
 
     def resolve(self, token):
-        """The path on a host of a {//pkg:target} or {peer:NAME} token (for registry.expand)."""
+        """The path on a host of a {//pkg:target} token (for registry.expand)."""
         return remote_path(self.directory, token)
 
     def prepare(self, entries):
@@ -243,8 +242,8 @@ class RemotePlacement:
                 missing = host.run(["sh", "-c", script, "check"] + list(paths.values())).stdout.split()
                 if missing:
                     raise ssh_host.RemoteError(target, f"lacks {', '.join(missing)} (--remote-dir={self.directory}: "
-                                               "install netbench's binaries there as <package>/<target>, the Go "
-                                               "peers as peers/<name>)")
+                                               "install the repository's binaries there as "
+                                               "<package>/<target>)")
                 continue
             sums = host.run(["sh", "-c", "sha256sum \"$@\" 2>/dev/null; true", "sums"] + list(paths.values())).stdout
             there = {line.split()[1]: line.split()[0] for line in sums.splitlines() if len(line.split()) == 2}

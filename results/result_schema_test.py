@@ -34,7 +34,7 @@ def echo_writeup(rows=3):
         "settings": {"samples": rows, "seconds": 1.0, "clients": 3, "pinned": True},
         "registry": "results/contestants.json",
         "contestants": [{"name": "go", "role": "server", "system": "go", "about": "Go", "env": {},
-                         "command": "{peer:echosrv}", "status": "ran", "version": "go1.19"},
+                         "command": "{//contestants/go:echo_server}", "status": "ran", "version": "go1.19"},
                         {"name": "racket", "role": "server", "system": "racket", "about": "Racket", "env": {},
                          "command": "racket", "status": "skipped", "why": "not installed"}],
         "verdicts": [{"claim": "Racket beats Go", "verdict": "not measured", "why": "racket skipped"}],

@@ -53,8 +53,15 @@ def _prepare(entries, scenario, runner):
             fate.update(status="skipped", why=why)
             progress.log(f"skip {scenario} {entry['role']} {entry['name']}: {why}")
         else:
-            fate.update(status="ran", version=registry.version_of(entry, runner.base_values()))
-            (servers if entry["role"] == "server" else clients).append(entry)
+            try:
+                # Resolving the version command builds the entry's programs where `bazel run` did not bring
+                # them: a build that fails is this entry's failure, in the build's own words.
+                version = registry.version_of(entry, runner.base_values(), runner.resolve)
+                fate.update(status="ran", version=version)
+                (servers if entry["role"] == "server" else clients).append(entry)
+            except contest.Failure as failure:
+                fate.update(status="failed", why=str(failure))
+                progress.log(f"  {entry['name']} failed: {failure}")
         fates.append(fate)
     return servers, clients, fates
 

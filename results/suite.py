@@ -257,7 +257,7 @@ def main(argv):
     remote.add_argument("--server-address", metavar="ADDR",
                         help="the address the clients reach the server at (default: the HOST of --server-host)")
     remote.add_argument("--remote-dir", metavar="DIR",
-                        help="the binaries are installed there on every host (<package>/<target>, peers/<name>); "
+                        help="the binaries are installed there on every host (<package>/<target>); "
                              "default: copy them to ~/.cache/netbench/bin there, when the host is this OS and CPU")
     remote.add_argument("--ssh-config", metavar="FILE", help="ssh's -F: the configuration for these connections")
     remote.add_argument("--compare-loopback", action="store_true",

@@ -7,9 +7,9 @@ in one run.
     bazel run //:bench -- --only=websocket-models
 
 Servers (sink mode: read and drop, as the write-up's server did): //websocket:server --mode=sink
---model=threads|poll|epoll, and the Go x/net server (peers/go/wsserver). Loads, each against every server:
+--model=threads|poll|epoll, and the Go x/net server (//contestants/go:xnet_server). Loads, each against every server:
     nb1, nb4     //websocket:client, 1 and 4 clients x MESSAGES "hello, world!" text frames, one per write
-    go1, go4     the Go client (peers/go/wsclient) with the same counts
+    go1, go4     the Go client (//contestants/go:xnet_client) with the same counts
     nb4-pipe     //websocket:client, 4 clients, --pipeline=16 frames per write
 Echo latency: //websocket:client --mode=echo, 1 client, one message in flight, against //websocket:server
 --mode=echo (each model) and the Go server with -echo.
@@ -58,7 +58,7 @@ def start_servers(go_available, server_threads):
                 ready=r"listening on", name=f"netbench-{model}-{mode}")
         if go_available:
             port = ports.free_port()
-            cmd = [binaries.peer_binary("wsserver"), "-addr", f"127.0.0.1:{port}"]
+            cmd = [binaries.available("//contestants/go:xnet_server"), "-addr", f"127.0.0.1:{port}"]
             if mode == "echo":
                 cmd.append("-echo")
             server = server_process.start_server(cmd, ready=r"listening on", name=f"go-wsserver-{mode}")
@@ -81,7 +81,7 @@ def client_command(load, port, messages, json_path):
     url = f"ws://127.0.0.1:{port}/echo"
     if load.startswith("go"):
         clients = load[2:]
-        return [binaries.peer_binary("wsclient"), "-url", url, "-timeout", "120s", clients, str(messages)]
+        return [binaries.available("//contestants/go:xnet_client"), "-url", url, "-timeout", "120s", clients, str(messages)]
     cmd = [binaries.bazel_binary("//websocket:client"), f"--url={url}", f"--messages={messages}",
            "--progress=false", "--timeout=120s", f"--json={json_path}"]
     if load == "nb1":
@@ -183,7 +183,7 @@ def main(argv):
     echo_messages = args.echo_messages or (500 if args.quick else 20000)
     samples = 1 if args.quick and args.samples == 3 else args.samples
 
-    go_available = binaries.peer_binary("wsserver") is not None and binaries.peer_binary("wsclient") is not None
+    go_available = binaries.available("//contestants/go:xnet_server") is not None and binaries.available("//contestants/go:xnet_client") is not None
     server_names = SERVER_MODELS + (["go"] if go_available else [])
     loads = [load for load in SINK_LOADS if go_available or not load.startswith("go")] + ["echo1"]
     cases = [(s, load) for load in loads for s in server_names]

@@ -204,7 +204,8 @@ def websocket_section(rows, fates, settings):
                       **verdict.not_testable(f"needs 4 cores, this machine has {cores} (columns 3 and 4 are "
                                              "oversubscribed here, like the write-up's dual-core FreeBSD rows)",
                                              command + " (on a machine of 4 or more cores)")})
-    peers = "GOMAXPROCS=N ./wsserver -addr 127.0.0.1:8080 & GOMAXPROCS=N ./wsclient 4 100000, N = 1 and 2"
+    peers = ("bazel build //contestants/go:all; GOMAXPROCS=N bazel-bin/contestants/go/xnet_server -addr "
+             "127.0.0.1:8080 & GOMAXPROCS=N bazel-bin/contestants/go/xnet_client 4 100000, N = 1 and 2")
     lines.append({"claim": "macOS: Go loses about 100k msgs/s at GOMAXPROCS=2",
                   **verdict.not_testable("needs macOS (this is " + os.uname().sysname + ")", peers)})
     lines.append({"claim": "FreeBSD, two cores: the write-up's rows",

@@ -2,17 +2,16 @@
 # Installs what netbench needs on a Debian machine, offline-friendly and idempotent: packages already present
 # are left alone, and the script says what it did. Run it before any bazel command on a new machine.
 #
-#   tools/bootstrap.sh            build + test + benchmark dependencies and the write-ups' systems (the peers:
-#                                 Go, Racket, Clojure on a headless JDK, nginx, curl) that `bazel run //:bench`
-#                                 compares
-#   tools/bootstrap.sh --no-peers only what `bazel test //...` needs
+#   tools/bootstrap.sh            everything `bazel test //...` and `bazel run //:bench` need: compilers, Bazel, the
+#                                 libraries' sources, and the toolchains of the write-ups' systems (contestants/:
+#                                 Go with x/net and gorilla, Racket, Clojure on a headless JDK, nginx, curl), whose
+#                                 tests run them
 set -euo pipefail
 
-want_peers=1
 for arg in "$@"; do
   case "$arg" in
-    --no-peers) want_peers=0 ;;
-    --racket) ;;  # Racket is one of the peers now; kept so that older instructions still work
+    --no-peers) echo "bootstrap: --no-peers is gone: contestants/ is built and tested by bazel test //..., so its toolchains are always installed" >&2; exit 2 ;;
+    --racket) ;;  # Racket is always installed now; kept so that older instructions still work
     -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bootstrap: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -39,13 +38,11 @@ packages=(
   clang-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev
   python3 python3-websockets python3-scipy python3-matplotlib curl nginx openssl iproute2 openssh-server
 )
-if [ "$want_peers" = 1 ]; then
-  # The write-ups' systems, run from ../shared/peers by results/contestants.json: Go (echo server, spammer,
-  # x/net and gorilla WebSocket programs, net/http fan-out), Racket (echo server), Clojure on the JDK
-  # (fan-out). nginx and curl are above: tests use them too.
-  packages+=(golang-go golang-golang-x-net-dev golang-github-gorilla-websocket-dev hyperfine racket clojure
-             default-jdk-headless)
-fi
+# The toolchains of the write-ups' systems, which contestants/ holds and Bazel builds: Go and the sources of its
+# x/net and gorilla libraries (echo server, spammer, WebSocket programs, net/http fan-out), Racket (echo server),
+# Clojure on the JDK (fan-out). nginx and curl are above.
+packages+=(golang-go golang-golang-x-net-dev golang-github-gorilla-websocket-dev hyperfine racket clojure
+           default-jdk-headless)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,116 @@
+#!/usr/bin/env clojure
+;; The JVM side of the "Clojure vs GoLang" write-up: -n GETs of -url fired at once with sendAsync, then all
+;; awaited, timed per repetition, after -warmup untimed repetitions that let the JIT compile the path (criterium,
+;; which the write-up used, warms up the same way). The write-up's library, http-kit, is not in Debian: this is
+;; Clojure on the JDK's own asynchronous java.net.http.HttpClient, over HTTP/1.1 as http-kit speaks it. By
+;; default every repetition has a client of its own (fresh connections); -reuse keeps one across them.
+;;
+;;   clojure fanout.clj -url http://127.0.0.1:9080/ -n 500 -reps 5 -warmup 3 [-reuse] [-insecure] [-timeout 60]
+;;     -> "rep 1: 500 ok, 0 errors, 12800000 bytes, wall 0.123 s" per timed repetition
+(ns fanout
+  (:import (java.net URI)
+           (java.net.http HttpClient HttpClient$Version HttpRequest HttpResponse$BodyHandlers)
+           (java.security SecureRandom)
+           (java.security.cert X509Certificate)
+           (java.time Duration)
+           (java.util.concurrent CompletableFuture TimeUnit)
+           (javax.net.ssl SSLContext X509TrustManager)))
+
+(def usage
+  "usage: fanout.clj -url URL [-n 500] [-reps 5] [-warmup 3] [-timeout SECONDS] [-reuse] [-insecure] | -version")
+
+(defn- version-line []
+  (format "Clojure %s on Java %s (%s)"
+          (clojure-version) (System/getProperty "java.version") (System/getProperty "java.vm.name")))
+
+(defn- usage-error [message]
+  (binding [*out* *err*]
+    (println (str "fanout.clj: " message))
+    (println usage))
+  (System/exit 2))
+
+(defn- number-of [flag value allow-zero]
+  (let [n (try (Long/parseLong (str value)) (catch NumberFormatException _ nil))]
+    (if (and n (or (pos? n) (and allow-zero (zero? n))))
+      n
+      (usage-error (str flag " wants a " (if allow-zero "non-negative" "positive") " integer, got " (pr-str value))))))
+
+(def ^:private numeric-flags {"-n" [:n false] "-reps" [:reps false] "-warmup" [:warmup true] "-timeout" [:timeout false]})
+
+(defn- parse-args [args]
+  (loop [args args
+         options {:n 500 :reps 5 :warmup 3 :timeout 60 :reuse false :insecure false}]
+    (let [[flag value & more] args]
+      (cond
+        (empty? args) (if (:url options) options (usage-error "-url is required"))
+        (= flag "-url") (if value (recur more (assoc options :url value)) (usage-error "-url needs a value"))
+        (numeric-flags flag) (let [[key allow-zero] (numeric-flags flag)]
+                               (recur more (assoc options key (number-of flag value allow-zero))))
+        (= flag "-reuse") (recur (rest args) (assoc options :reuse true))
+        (= flag "-insecure") (recur (rest args) (assoc options :insecure true))
+        (#{"-h" "-help" "--help"} flag) (do (println usage) (System/exit 0))
+        (= flag "-version") (do (println (version-line)) (System/exit 0))
+        :else (usage-error (str "unknown flag " (pr-str flag)))))))
+
+(defn- trust-everything []
+  (doto (SSLContext/getInstance "TLS")
+    (.init nil
+           (into-array [(reify X509TrustManager
+                          (checkClientTrusted [_ _ _])
+                          (checkServerTrusted [_ _ _])
+                          (getAcceptedIssuers [_] (make-array X509Certificate 0)))])
+           (SecureRandom.))))
+
+(defn- new-client [{:keys [insecure timeout]}]
+  (let [builder (-> (HttpClient/newBuilder)
+                    (.version HttpClient$Version/HTTP_1_1)
+                    (.connectTimeout (Duration/ofSeconds timeout)))]
+    (.build (if insecure (.sslContext builder (trust-everything)) builder))))
+
+(defn- repetition
+  "Fires n GETs at once, then awaits them all; [ok errors bytes first-error]."
+  [client request n]
+  (let [futures (doall (repeatedly n #(.sendAsync client request (HttpResponse$BodyHandlers/ofByteArray))))]
+    (reduce (fn [[ok errors bytes first-error] ^CompletableFuture f]
+              (try
+                (let [response (.get f)
+                      body ^bytes (.body response)]
+                  (if (= 200 (.statusCode response))
+                    [(inc ok) errors (+ bytes (alength body)) first-error]
+                    [ok (inc errors) bytes (or first-error (str "status " (.statusCode response)))]))
+                (catch Exception e
+                  [ok (inc errors) bytes (or first-error (str (.getCause e)))])))
+            [0 0 0 nil]
+            futures)))
+
+(defn -main [& args]
+  (let [{:keys [url n reps warmup timeout reuse insecure] :as options} (parse-args args)]
+    (when insecure
+      ;; Read once when the HTTP client's classes load, so it is set before the first client is built.
+      (System/setProperty "jdk.internal.httpclient.disableHostnameVerification" "true"))
+    (println (format "fanout.clj: %s, %d processors" (version-line) (.availableProcessors (Runtime/getRuntime))))
+    ;; No client outlives its bound, whatever the server does.
+    (doto (Thread. (fn []
+                     (Thread/sleep (* 1000 timeout (+ reps warmup 1)))
+                     (binding [*out* *err*] (println "fanout.clj: the run outlasted its bound"))
+                     (System/exit 1)))
+      (.setDaemon true)
+      (.start))
+    (let [request (-> (HttpRequest/newBuilder (URI/create url)) (.timeout (Duration/ofSeconds timeout)) (.build))
+          shared (new-client options)
+          failed (volatile! false)]
+      (doseq [i (range (+ warmup reps))]
+        (let [client (if reuse shared (new-client options))
+              start (System/nanoTime)
+              [ok errors bytes first-error] (repetition client request n)
+              wall (/ (- (System/nanoTime) start) 1e9)
+              timed (>= i warmup)
+              label (if timed (str "rep " (inc (- i warmup))) (str "warmup " (inc i)))]
+          (println (format "%s: %d ok, %d errors, %d bytes, wall %.3f s" label ok errors bytes wall))
+          (when (pos? errors)
+            (vreset! failed true)
+            (binding [*out* *err*] (println (str "fanout.clj: " label ": first error: " first-error))))))
+      (flush)
+      (System/exit (if @failed 1 0)))))
+
+(apply -main *command-line-args*)

@@ -1,0 +1,76 @@
+// The Go server of the "golang websockets results" write-up: golang.org/x/net/websocket on /echo, reading each
+// connection into a 512-byte buffer and discarding it (the write-up's server). -echo sends what it reads back
+// instead (io.Copy, x/net's own echo example), for the loads that wait for their echoes.
+//
+//	xnet_server -addr 127.0.0.1:8080 [-echo]      # ws://127.0.0.1:8080/echo
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+
+	"golang.org/x/net/websocket"
+)
+
+// message is one frame's payload and its type. x/net's own echo example is io.Copy(ws, ws), which cuts a message
+// at its 32 KiB buffer and sends everything back as text; this codec keeps both the message and its type.
+type message struct {
+	data []byte
+	kind byte
+}
+
+var typed = websocket.Codec{
+	Marshal: func(v interface{}) ([]byte, byte, error) {
+		m := v.(*message)
+		return m.data, m.kind, nil
+	},
+	Unmarshal: func(data []byte, kind byte, v interface{}) error {
+		m := v.(*message)
+		m.data, m.kind = data, kind
+		return nil
+	},
+}
+
+func main() {
+	const name = "xnet_server"
+	addr := flag.String("addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
+	echo := flag.Bool("echo", false, "send every message back instead of discarding it")
+	parseFlags(name, "")
+	if flag.NArg() != 0 {
+		usageError(name, "unexpected argument %q", flag.Arg(0))
+	}
+	printStartLine(name)
+	sink := func(ws *websocket.Conn) {
+		buf := make([]byte, 512)
+		for {
+			if _, err := ws.Read(buf); err != nil {
+				return
+			}
+		}
+	}
+	handler := sink
+	if *echo {
+		handler = func(ws *websocket.Conn) {
+			var m message
+			for typed.Receive(ws, &m) == nil {
+				if typed.Send(ws, &m) != nil {
+					return
+				}
+			}
+		}
+	}
+	// websocket.Server rather than websocket.Handler: Handler refuses a handshake without an Origin header,
+	// which non-browser clients (netbench's among them) need not send.
+	mux := http.NewServeMux()
+	mux.Handle("/echo", websocket.Server{Handler: handler})
+	listener, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fail(name, "%v", err)
+	}
+	fmt.Printf("listening on %s\n", listener.Addr())
+	if err := http.Serve(listener, mux); err != nil {
+		fail(name, "%v", err)
+	}
+}
