@@ -37,6 +37,19 @@ def case_label(case_name):
     return " / ".join(parts)
 
 
+def error_bar(median, low, high):
+    """(below, above) of an error bar from `median` to the range low..high, both >= 0 as matplotlib demands.
+
+    The bar is the median over every sample, the range is over per-round values (each a round's median), so the
+    median need not lie inside the range: a round's several samples, or rows of two links stored under one round
+    index (a remote run's loopback and remote rows), put it outside. A range given as high < low (a ratio's
+    interval whose ends swapped when inverted) is sorted first. An end on the wrong side of the median draws no
+    whisker on that side rather than stopping the whole comparison."""
+    ends = sorted(v for v in (low, high) if v is not None) or [median]
+    low, high = ends[0], ends[-1]
+    return max(0.0, median - low), max(0.0, high - median)
+
+
 def draw_figure(rows, runs, title, unit, higher_is_better, path):
     """One chart: `rows` are compare.py's rows of one document and figure."""
     _style()
@@ -52,8 +65,9 @@ def draw_figure(rows, runs, title, unit, higher_is_better, path):
                 continue
             positions.append(row_index + (index - (len(runs) - 1) / 2) * height)
             medians.append(entry["median"])
-            low.append(entry["median"] - (entry["round_min"] if entry["round_min"] is not None else entry["median"]))
-            high.append((entry["round_max"] if entry["round_max"] is not None else entry["median"]) - entry["median"])
+            below, above = error_bar(entry["median"], entry["round_min"], entry["round_max"])
+            low.append(below)
+            high.append(above)
         ax.barh(positions, medians, height=height * 0.9, color=colours[index % len(colours)], label=run,
                 xerr=[low, high], error_kw={"ecolor": "black", "elinewidth": 0.8, "capsize": 2})
     ax.set_yticks(range(len(rows)))

@@ -233,6 +233,14 @@ class CompareTest(unittest.TestCase):
         with open(path, "rb") as f:
             self.assertEqual(f.read(), first)
 
+    def test_error_bars_are_never_negative_whatever_the_range(self):
+        import compare_charts
+        self.assertEqual(compare_charts.error_bar(5.0, 3.0, 8.0), (2.0, 3.0))
+        self.assertEqual(compare_charts.error_bar(5.0, 8.0, 3.0), (2.0, 3.0))  # ends swapped
+        self.assertEqual(compare_charts.error_bar(10.0, 3.0, 8.0), (7.0, 0.0))  # median above the range
+        self.assertEqual(compare_charts.error_bar(1.0, 3.0, 8.0), (0.0, 7.0))  # median below it
+        self.assertEqual(compare_charts.error_bar(5.0, None, None), (0.0, 0.0))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -72,6 +72,21 @@ class ValidationTest(unittest.TestCase):
     def test_a_document_as_the_suite_writes_it_matches(self):
         self.assertEqual(result_schema.validate(echo_writeup()), [])
 
+    def test_verdicts_as_judge_writes_them_match(self):
+        import verdict
+        b = [100.0, 200.0, 300.0, 400.0, 500.0]
+        cases = {"holds": [x * 1.3 for x in b], "equivalent": [x * 1.001 for x in b],
+                 "not separable, more than 1000 rounds": [x * r for x, r in zip(b, (1.05, 0.95, 1.04, 0.96, 1.0))]}
+        document = echo_writeup()
+        for claim, a in cases.items():
+            document["verdicts"].append({"claim": claim, **verdict.judge(a, b, dict(enumerate(a)),
+                                                                         dict(enumerate(b)))})
+        document["verdicts"].append({"claim": "pooled", **verdict.judge([2.0, 3.0], [1.0, 2.0])})
+        document["verdicts"].append({"claim": "missing", **verdict.judge([], [1.0])})
+        stored = json.loads(json.dumps(document))
+        self.assertEqual(stored["verdicts"][3]["rounds_needed"], "more than 1000")
+        self.assertEqual(result_schema.validate(stored), [])
+
     def test_a_wrong_type_is_named_by_its_path(self):
         document = echo_writeup(rows=5)
         document["rows"][3]["msgs_per_s"] = "fast"

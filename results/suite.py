@@ -229,7 +229,8 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=5,
                         help="interleaved rounds of the echo and websocket write-ups and the detail benches "
-                             "(default 5: the fewest that let a U test reach p < 0.05)")
+                             "(default 5: the fewest that let compare's U test of two runs reach p < 0.05; a "
+                             "verdict's paired interval needs 2)")
     parser.add_argument("--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
     parser.add_argument("--only", default="",
                         help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
@@ -382,10 +383,11 @@ def write_report(env):
               + ("Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
                  + ", ".join(f"{k} {tables.format_number(v)}" for k, v in costs.items()) + ".\n\n" if costs else "")
               + "Each section below comes from one run and names it; every figure is a median over interleaved "
-              "rounds of that run, and every verdict is computed from its samples (results/verdict.py): "
-              "**holds** or **reversed** need a two-sided Mann-Whitney U test at p < 0.05 and a ratio on the "
-              "same side of 1 in every round; otherwise **not separable on this machine**. JSON with every "
-              "sample sits beside this file.\n\n")
+              "rounds of that run, and every verdict is computed from its samples (results/verdict.py), "
+              "pairing the rounds: the 95% interval of the per-round ratio A/B (a t interval on its logs) "
+              "decides **holds** or **reversed** when it excludes 1, **equivalent within ±2%** when it lies "
+              "inside 0.98 .. 1.02, otherwise **not separable on this machine**, beside the smallest "
+              "difference the run could have detected. JSON with every sample sits beside this file.\n\n")
     with open(os.path.join(directory, "REPORT.md"), "w") as f:
         f.write(header + "\n".join(sections))
     progress.log(f"wrote {os.path.join(directory, 'REPORT.md')}")

@@ -1,5 +1,6 @@
 """Tests of the verdict logic (results/verdict.py) on synthetic samples, one per outcome: a verdict printed
-in REPORT.md must follow from the samples, whatever they are."""
+in REPORT.md must follow from the samples, whatever they are. With rounds the verdict is paired (the statistics
+themselves are tested in paired_ratio_test.py); without, it is the pooled U test."""
 
 import os
 import sys
@@ -40,19 +41,27 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(v["verdict"], verdict.NOT_SEPARABLE)
         self.assertGreaterEqual(v["p_value"], verdict.ALPHA)
 
-    def test_a_round_on_the_other_side_of_1_is_not_separable_even_with_a_small_p(self):
-        # The samples separate (p < 0.05), but round 4 pairs A's lowest with B's highest: ratio < 1.
+    def test_one_round_on_the_other_side_of_1_does_not_veto_an_interval_that_excludes_1(self):
+        # Round 4 pairs A's lowest with B's highest (ratio 0.99); the four others say 1.2, and the paired
+        # interval of the five stays above 1. The per-round range still shows the odd round.
         a = [120, 121, 122, 123, 110]
         b = [100, 101, 102, 103, 111]
         v = verdict.judge(a, b, rounds(a), rounds(b))
-        self.assertLess(v["p_value"], verdict.ALPHA)
-        self.assertEqual(v["verdict"], verdict.NOT_SEPARABLE)
-        self.assertIn("crosses 1", v["why"])
+        self.assertEqual(v["verdict"], verdict.HOLDS)
+        self.assertLess(v["per_round_min"], 1)
+        self.assertGreater(v["ci95"][0], 1)
+        self.assertEqual(v["test"], "paired t on log ratios")
 
-    def test_three_samples_a_side_can_never_reach_p_below_0_05(self):
-        v = self.judge([200, 201, 202], [100, 101, 102])
+    def test_three_samples_a_side_can_never_reach_p_below_0_05_in_a_u_test(self):
+        v = verdict.judge([200, 201, 202], [100, 101, 102])
         self.assertEqual(v["verdict"], verdict.NOT_SEPARABLE)
         self.assertAlmostEqual(v["p_value"], 0.1)
+        self.assertEqual(v["test"], verdict.U_TEST)
+
+    def test_three_paired_rounds_of_a_steady_ratio_are_enough(self):
+        v = self.judge([200, 201, 202], [100, 101, 102])
+        self.assertEqual(v["verdict"], verdict.HOLDS)
+        self.assertEqual(v["rounds_paired"], 3)
 
     def test_one_sample_a_side_has_no_test(self):
         v = self.judge([200], [100])
@@ -60,8 +69,9 @@ class VerdictTest(unittest.TestCase):
         self.assertIsNone(v["p_value"])
         self.assertIn("too few for a U test", v["why"])
 
-    def test_identical_samples_are_not_separable(self):
-        self.assertEqual(self.judge([5, 5, 5, 5], [5, 5, 5, 5])["verdict"], verdict.NOT_SEPARABLE)
+    def test_identical_samples_are_equivalent_when_paired_and_not_separable_pooled(self):
+        self.assertEqual(self.judge([5, 5, 5, 5], [5, 5, 5, 5])["verdict"], verdict.EQUIVALENT)
+        self.assertEqual(verdict.judge([5, 5, 5, 5], [5, 5, 5, 5])["verdict"], verdict.NOT_SEPARABLE)
 
     def test_a_missing_side_is_not_measured_with_the_reason(self):
         v = verdict.judge([1, 2, 3], [None, None], why_missing="racket skipped: not installed")

@@ -67,20 +67,45 @@ def _fmt(x, digits=3):
     return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
+def _ratio_interval(line):
+    """The paired ratio A/B with its 95% interval, "1.31 (1.28 .. 1.35)"; the ratio of medians where nothing
+    paired."""
+    if line.get("ci95"):
+        low, high = line["ci95"]
+        return f"{_fmt(line['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
+    return f"{_fmt(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
+
+
+def _detectable(line):
+    return f"> {line['detectable_pct']:.2g}%" if line.get("detectable_pct") is not None else "-"
+
+
+VERDICT_RULE = ("Ratio: the geometric mean of the per-round ratios A/B, with a 95% t interval on their logs "
+                "(results/verdict.py): **holds** or **reversed** when it excludes 1, **equivalent within ±2%** "
+                "when it lies inside 0.98 .. 1.02, else **not separable on this machine**. p: a sign-flip test of "
+                "the same ratios, a check (n rounds cannot go below 2 / 2^n). Could detect: differences above it "
+                "would have been seen at 80% power.\n")
+
+
 def verdict_table(lines):
-    out = ["| claim | measured here (A vs B, medians) | ratio A/B | per round | p (U test) | verdict |",
-           "|---|---|---|---|---|---|"]
+    out = ["| claim | measured here (A vs B, medians) | ratio A/B (95% CI) | per round | p (sign flip) | "
+           "could detect | verdict |", "|---|---|---|---|---|---|---|"]
     for line in lines:
         if line["verdict"] == verdict.NOT_TESTABLE:
-            out.append(f"| {line['claim']} | - | - | - | - | **{line['verdict']}**: {line['why']}; there: "
+            out.append(f"| {line['claim']} | - | - | - | - | - | **{line['verdict']}**: {line['why']}; there: "
                        f"`{line['command']}` |")
             continue
         measured = f"{_fmt(line.get('median_a'))} vs {_fmt(line.get('median_b'))}"
         rounds = _span([line.get("per_round_min"), line.get("per_round_max")])
-        why = f" ({line['why']})" if line.get("why") and line["verdict"] != verdict.HOLDS else ""
-        out.append(f"| {line['claim']} | {measured} | {_fmt(line.get('ratio'))} | {rounds} | "
-                   f"{_fmt(line.get('p_value'), 2)} | **{line['verdict']}**{why} |")
-    return "\n".join(out) + "\n"
+        if line.get("test") == verdict.U_TEST:  # under two rounds to pair: the pooled test decided
+            p = f"{_fmt(line.get('p_value'), 2)} (U test)"
+        else:
+            p = _fmt(line.get("sign_flip_p"), 2)
+        settled = (verdict.HOLDS, verdict.REVERSED, verdict.EQUIVALENT)  # the interval says why
+        why = f" ({line['why']})" if line.get("why") and line["verdict"] not in settled else ""
+        out.append(f"| {line['claim']} | {measured} | {_ratio_interval(line)} | {rounds} | {p} | "
+                   f"{_detectable(line)} | **{line['verdict']}**{why} |")
+    return "\n".join(out) + "\n\n" + VERDICT_RULE
 
 
 def fates_table(fates):
@@ -262,10 +287,10 @@ def fanout_section(rows, fates, settings):
                 f"Measured here: {settings['requests']} concurrent GETs of a 25,600-byte page per repetition, "
                 f"{settings['reps']} timed repetitions per run after {settings['warmup']} untimed ones (for the "
                 f"clients that take them: the JVM, to warm its JIT, and netbench), {settings['samples']} "
-                "interleaved rounds; the U test runs over every timed repetition. The write-up fetched a remote "
-                "site, so the origin answering after 50 ms is its faithful copy; the two sides of the write-up "
-                "did not run alike, so each condition is judged. https clients skip certificate verification "
-                "alike.\n\n" + verdict_table(lines) + "\n"
+                "interleaved rounds; a verdict pairs each round's median repetition with the other side's in the "
+                "same round. The write-up fetched a remote site, so the origin answering after 50 ms is its "
+                "faithful copy; the two sides of the write-up did not run alike, so each condition is judged. "
+                "https clients skip certificate verification alike.\n\n" + verdict_table(lines) + "\n"
                 + "".join(f"- **{v}** under: {', '.join(names)}\n" for v, names in summary.items())
                 + "\nThe table behind it (client CPU per request includes each process's start-up: the JVM's "
                 "class loading and JIT, and its warm-up repetitions):\n\n" + "\n".join(table) + "\n"
