@@ -189,7 +189,8 @@ def echo_writeup(figures, document, out):
     loads = list(dict.fromkeys(r["client"] for r in rows))
     colors = colors_for(loads)
     how = (f"{settings.get('clients', '?')} connections, {settings.get('seconds', '?'):g} s per run; "
-           f"median of {settings.get('samples', '?')} rounds, whiskers: lowest and highest round")
+           f"median of {settings.get('samples', '?')} rounds, whiskers: lowest and highest round"
+           + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else ""))
     paths = []
     figure, (ax,) = figures.figure(f"Echo write-up: messages per second by server, under each load\n({how})", env)
     grouped(figures, ax, servers, [(load, [_cell_stat(rows, "msgs_per_s", server=s, client=load) for s in servers])
@@ -222,7 +223,8 @@ def websocket_writeup(figures, document, out):
     styles = dict(zip(connections, ["-", "--", ":", "-."]))
     cores = env.get("cores")
     how = (f"{settings.get('messages', '?'):,} messages per client; median of {settings.get('samples', '?')} "
-           "rounds, whiskers: lowest and highest round")
+           "rounds, whiskers: lowest and highest round"
+           + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else ""))
 
     lines_count = len(pairs) * len(connections)
 
@@ -318,7 +320,8 @@ def fanout_writeup(figures, document, out):
         panels.setdefault((scheme, server), []).append((f"{client}, {condition}", client, condition, s))
     title = (f"Fan-out write-up: wall time of {settings.get('requests', '?')} concurrent GETs by client, "
              f"fresh (filled) or reused (open) connections\n(median of {settings.get('samples', '?')} rounds of "
-             f"{settings.get('reps', '?')} repetitions; whiskers: lowest and highest round)")
+             f"{settings.get('reps', '?')} repetitions; whiskers: lowest and highest round"
+             + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else "") + ")")
     floor = [s for s in dict.fromkeys(r["server"] for r in rows) if "50ms" in s]
     return fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)
 
@@ -469,6 +472,18 @@ SECTIONS = {
 }
 
 
+def headline_placement(document):
+    """A write-up drawn from its headline placement's rows: "shared", the write-ups' own way, where the run has
+    it (both placements in one chart would put two experiments under one bar); the verdict tables give both."""
+    rows = document.get("rows")
+    placements = {r.get("placement") for r in rows or []}
+    if not rows or len(placements) < 2:
+        return document
+    chosen = "shared" if "shared" in placements else sorted(p for p in placements if p)[0]
+    settings = {**document.get("settings", {}), "placement_drawn": chosen}
+    return {**document, "rows": [r for r in rows if r.get("placement") == chosen], "settings": settings}
+
+
 def draw_report_charts(directory, out=None):
     """Draws every chart the stored results in `directory` allow into `out` (default: directory/charts), removes
     charts there that no stored result gives any more, and returns {section: [(path relative to directory, alt
@@ -489,7 +504,7 @@ def draw_report_charts(directory, out=None):
                 continue
             try:
                 with open(path) as f:
-                    document = json.load(f)
+                    document = headline_placement(json.load(f))
                 drawn[section] = [(os.path.relpath(p, directory), alt) for p, alt in draw(figures, document, out)]
             except Exception as error:  # noqa: BLE001 - one section's charts must not cost the report the others
                 progress.log(f"charts of {section} not drawn: {error!r}")

@@ -122,9 +122,18 @@ def document_cases(document):
         return None
     key_fields, figures = plan
     cases = {}
+    # A write-up's rows also differ in where they ran: the CPU placement (documents before schema 3 ran one,
+    # "split" when their settings say pinned) and, over SSH with --compare-loopback, the link.
+    placement = "split" if document.get("settings", {}).get("pinned") else "shared"
+    is_writeup = "rows" in document
+    with_link = is_writeup and any("link" in row for row in document["rows"])
 
     def case_of(row):
         key = {k: row.get(k) for k in key_fields}
+        if is_writeup:
+            key["placement"] = row.get("placement", placement)
+            if with_link:
+                key["link"] = row.get("link")
         name = " ".join(f"{k}={v}" for k, v in key.items())
         return cases.setdefault(name, {"key": key, "figures": {f: {"samples": [], "rounds": {}} for f, _ in figures},
                                        "histograms": {}})
@@ -299,17 +308,19 @@ def comparability(runs):
         modes = values(lambda d, e: e.get("build_mode"))
         if differs(modes) and all(m for _, m in modes):
             note("warn", "different build modes: " + listing(modes), name)
-        pins = values(lambda d, e: d.get("settings", {}).get("pinned"))
-        if differs(pins):
-            note("warn", "--pin in some runs only (servers and loads on disjoint CPUs): " +
-                 listing(pins, lambda p: "pinned" if p else "not pinned"), name)
+        placed = values(lambda d, e: ",".join(d.get("settings", {}).get("placements") or
+                                              (["split"] if d.get("settings", {}).get("pinned") else ["shared"])))
+        if differs(placed):
+            note("warn", "different CPU placements (shared: every CPU for both sides; split: disjoint halves; "
+                 "only the cases of a placement both ran are compared): " + listing(placed), name)
         cpus = values(lambda d, e: (e.get("cores"), e.get("cpus_allowed")))
         if differs([(label, c[0]) for label, c in cpus]) or differs([(label, c[1]) for label, c in cpus
                                                                       if c[1] is not None]):
             note("warn", "different CPU counts: " + listing(cpus, lambda c: f"{c[0]} cores"
                                                            + (f" ({c[1]} allowed)" if c[1] not in (None, c[0])
                                                               else "")), name)
-        settings = values(lambda d, e: {k: v for k, v in d.get("settings", {}).items() if k != "pinned"})
+        settings = values(lambda d, e: {k: v for k, v in d.get("settings", {}).items()
+                                        if k not in ("pinned", "placements")})
         if differs(settings):
             keys = sorted({k for _, s in settings for k in s})
             changed = [k for k in keys if len({json.dumps(s.get(k)) for _, s in settings}) > 1]

@@ -110,7 +110,7 @@ class CompareTest(unittest.TestCase):
         code, data, text = self.run_compare("a", "b")
         self.assertEqual(code, 0)
 
-        go = self.row(data, "server=go client=go-spammer")["runs"]
+        go = self.row(data, "server=go client=go-spammer placement=split")["runs"]
         self.assertEqual([e["median"] for e in go], [3.0, 8.0])
         self.assertAlmostEqual(go[1]["ratio"], 8.0 / 3.0)
         self.assertEqual((go[1]["round_min"], go[1]["round_max"]), (6.0, 10.0))
@@ -119,14 +119,14 @@ class CompareTest(unittest.TestCase):
         self.assertAlmostEqual(go[1]["p_value"], exact_two_sided_p(a["go"], b["go"]))
         self.assertTrue(go[1]["significant"])
 
-        racket = self.row(data, "server=racket client=go-spammer")["runs"]
+        racket = self.row(data, "server=racket client=go-spammer placement=split")["runs"]
         self.assertAlmostEqual(racket[1]["ratio"], 3.5 / 3.0)
         # Interleaved samples: rank sum 25 of a, U = 10, p = 2 * 87/252.
         self.assertAlmostEqual(racket[1]["p_value"], exact_two_sided_p(a["racket"], b["racket"]))
         self.assertAlmostEqual(racket[1]["p_value"], 174 / 252)
         self.assertFalse(racket[1]["significant"])
 
-        self.assertIn("| server=go client=go-spammer | msgs_per_s (higher is better) | 3 (1..5) | 8 (6..10.0) | 2.67 | "
+        self.assertIn("| server=go client=go-spammer placement=split | msgs_per_s (higher is better) | 3 (1..5) | 8 (6..10.0) | 2.67 | "
                       "0.0079 **significant** |", text)
         self.assertIn("No differences between the runs that change outcomes", text)
 
@@ -134,7 +134,7 @@ class CompareTest(unittest.TestCase):
         self.store("a", "echo_writeup", writeup({"go": [100.0]}))
         self.store("b", "echo_writeup", writeup({"go": [150.0]}))
         _, data, _ = self.run_compare("a", "b")
-        entry = self.row(data, "server=go client=go-spammer")["runs"][1]
+        entry = self.row(data, "server=go client=go-spammer placement=split")["runs"][1]
         self.assertEqual((entry["ratio"], entry["p_value"], entry["significant"]), (1.5, None, False))
 
     def test_cases_and_documents_in_only_some_runs_are_listed(self):
@@ -144,12 +144,12 @@ class CompareTest(unittest.TestCase):
         self.store("c", "echo_writeup", writeup({"go": [1.0, 2.0]}))
         _, data, text = self.run_compare("a", "b", "c")
         only = {(e["document"], e["case"]): e["in"] for e in data["only_in_some"]}
-        self.assertEqual(only[("echo_writeup", "server=racket client=go-spammer")], ["a"])
-        self.assertEqual(only[("echo_writeup", "server=nginx client=go-spammer")], ["b"])
+        self.assertEqual(only[("echo_writeup", "server=racket client=go-spammer placement=split")], ["a"])
+        self.assertEqual(only[("echo_writeup", "server=nginx client=go-spammer placement=split")], ["b"])
         self.assertEqual(only[("echo_bench", None)], ["a"])
-        self.assertIn("- echo_writeup: server=racket client=go-spammer: only in a", text)
+        self.assertIn("- echo_writeup: server=racket client=go-spammer placement=split: only in a", text)
         self.assertIn("- echo_bench (the whole document): only in a", text)
-        self.assertEqual([e["run"] for e in self.row(data, "server=go client=go-spammer")["runs"]], ["a", "b", "c"])
+        self.assertEqual([e["run"] for e in self.row(data, "server=go client=go-spammer placement=split")["runs"]], ["a", "b", "c"])
 
     def test_differences_that_change_outcomes_are_warned_about_at_the_top(self):
         other = copy.deepcopy(ENVIRONMENT)
@@ -163,7 +163,7 @@ class CompareTest(unittest.TestCase):
         for expected in ("different netbench commits: a 0123456789ab, b fedcba987654",
                          "b ran from a tree with uncommitted changes",
                          "different build modes: a opt, b dbg",
-                         "--pin in some runs only", "a pinned, b not pinned",
+                         "different CPU placements", "a split, b shared",
                          "different CPU counts: a 2 cores, b 4 cores",
                          "sysctl kernel.sched_autogroup_enabled differs: a 1, b 0",
                          "kernel price send differs by over 2x: a 3 us, b 6.5 us"):

@@ -25,6 +25,7 @@ import time
 import binaries
 import client_process
 import ports
+import process_configuration
 import process_cpu
 import progress
 import registry
@@ -126,12 +127,16 @@ class Server:
 
 
 class Runner:
-    """Starts servers and runs clients with one resolver for {//pkg:target}, one CPU split
-    (--pin) and one place that stops everything."""
+    """Starts servers and runs clients with one resolver for {//pkg:target}, one placement of the two sides on
+    the CPUs and one place that stops everything. Placement "shared" lets server and load use every CPU, as the
+    write-ups ran them; "split" (pin=True) gives each a disjoint half (results/placement.py). `link` names the
+    runner's network link where a comparison has several (loopback, remote); rows carry both."""
 
-    def __init__(self, pin=False, placement=None):
+    def __init__(self, pin=False, placement=None, link=None):
         self.server_cpus, self.client_cpus = cpu_sets(pin)
         self.pin = pin and self.server_cpus is not None
+        self.placement_name = "split" if self.pin else "shared"
+        self.link = link
         self.servers = []
         self.placement = placement  # None: everything on this machine, on loopback
 
@@ -264,6 +269,7 @@ class Runner:
         row["server_cpu_s"] = server.cpu_seconds() - server_before if server_alive else None
         row["client_cpu_s"] = result.cpu_seconds
         row["wall_s"] = result.wall_s
+        self._configurations(row, server, entry, result.stdout + "\n" + result.stderr)
         # The system-wide counter sees every segment on loopback, but only this machine's half of a link.
         if segments_before is not None and segments_after is not None and not self.remote_server():
             row["tcp_segments"] = segments_after - segments_before
@@ -283,6 +289,23 @@ class Runner:
         else:
             row["status"] = "ok"
         return row
+
+    def _configurations(self, row, server, client_entry, client_output):
+        """Each side's configuration as it ran (process_configuration), how much of its CPUs it used, and which
+        side, if either, had none to spare."""
+        if not self.remote_server() and getattr(server, "process", None) is not None and server.alive():
+            reading = process_configuration.read(server.pid(), server.process.output(),
+                                                 server.entry.get("probe"))
+            server.config = process_configuration.merge(getattr(server, "config", None), reading)
+            row["server_config"] = server.config
+        client_cpus = len(self.client_cpus) if self.client_cpus else len(os.sched_getaffinity(0))
+        row["client_config"] = {"cpus": client_cpus,
+                                **process_configuration.probed(client_output, client_entry.get("probe"))}
+        row["server_saturation"] = process_configuration.saturation(
+            row.get("server_cpu_s"), row.get("wall_s"), row.get("server_config", {}).get("cpus"))
+        row["client_saturation"] = process_configuration.saturation(row.get("client_cpu_s"), row.get("wall_s"),
+                                                                    client_cpus)
+        row["bottleneck"] = process_configuration.bottleneck(row["server_saturation"], row["client_saturation"])
 
     def _run_fleet(self, entry, server, values, extra_args, timeout_s):
         """Runs client `entry` on every client host at once against `server`: one row, its figures summed

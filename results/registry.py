@@ -43,7 +43,7 @@ _FIELDS = {
     # field: (type, required for which roles)
     "name": (str, ROLES), "system": (str, ROLES), "scenario": (str, ROLES), "role": (str, ROLES),
     "about": (str, ROLES), "command": (list, ROLES), "version": (list, ROLES), "packages": (list, ROLES),
-    "env": (dict, ()), "reference": (bool, ()),
+    "env": (dict, ()), "reference": (bool, ()), "probe": (dict, ()),
     "ready": (str, ("server",)), "stop": (list, ()), "pidfile": (str, ()), "schemes": (dict, ()),
     "result": (dict, ("client",)), "https_args": (list, ()), "conditions": (dict, ()),
 }
@@ -138,6 +138,12 @@ def _entry_problems(entry):
                     problems.append(f"field 'result.{key}': the regex needs a group named 'value'")
             except (re.error, TypeError) as error:
                 problems.append(f"field 'result.{key}': not a regex: {error}")
+    for key, pattern in entry.get("probe", {}).items():
+        try:
+            if "value" not in re.compile(pattern, re.MULTILINE).groupindex:
+                problems.append(f"field 'probe.{key}': the regex needs a group named 'value'")
+        except (re.error, TypeError) as error:
+            problems.append(f"field 'probe.{key}': not a regex: {error}")
     if "ready" in entry:
         try:
             re.compile(entry["ready"])

@@ -16,9 +16,12 @@ import json
 
 WRITEUP = "netbench.writeup"
 BENCH = "netbench.bench"
-CURRENT_VERSION = {WRITEUP: 2, BENCH: 2}
+CURRENT_VERSION = {WRITEUP: 3, BENCH: 2}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
 # websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
+# Write-up version 3 (issue 21) added the placements (settings.placements, each row's placement), each side's
+# configuration as it ran, its CPU saturation and the row's bottleneck, and the verdicts' placement and
+# "same configuration here".
 
 
 class SchemaError(ValueError):
@@ -227,7 +230,10 @@ VERDICT = Obj("a verdict", {
     "detectable_pct": opt("num"),
     "rounds_needed": opt(("int", "str")),
     "verdict": Field(Enum("holds", "reversed", "equivalent within \u00b12%", "not separable on this machine",
-                          "not measured", "not testable here")),
+                          "not measured", "not testable here", "same configuration here")),
+    "placement": opt(Enum("shared", "split"), nullable=False, since=3),
+    "configuration": opt(MapOf(MapOf(("int", "str"))), nullable=False, since=3),
+    "bottleneck": opt("str", since=3),
     "why": opt("str"),
     "command": opt("str", nullable=False),
 })
@@ -242,7 +248,8 @@ PLACEMENT = Obj("the hosts of a remote run", {
 
 SETTINGS = Obj("the settings", {
     "samples": Field("int"),
-    "pinned": Field("bool"),
+    "pinned": opt("bool", nullable=False),
+    "placements": opt(ListOf(Enum("shared", "split")), nullable=False, since=3),
     "seconds": opt("num", nullable=False),
     "clients": opt("int", nullable=False),
     "messages": opt("int", nullable=False),
@@ -281,6 +288,12 @@ WRITEUP_ROW = {
     "link": opt(Enum("loopback", "remote"), nullable=False, since=2),
     "hosts": opt(ListOf(FLEET_HOST), nullable=False, since=2),
     "histograms": opt(MapOf(HISTOGRAM), nullable=False, since=2),
+    "placement": opt(Enum("shared", "split"), nullable=False, since=3),
+    "server_config": opt(MapOf(("int", "str")), nullable=False, since=3),
+    "client_config": opt(MapOf(("int", "str")), nullable=False, since=3),
+    "server_saturation": opt(NUMBER, since=3),
+    "client_saturation": opt(NUMBER, since=3),
+    "bottleneck": opt(("str", "null"), since=3),
 }
 MESSAGE_FIGURES = {
     "msgs_per_s": opt(NUMBER),

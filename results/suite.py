@@ -10,7 +10,7 @@ verdict per claim and the table behind it, beside JSON with every sample.
     bazel run //:bench -- --quick                         # smoke check: tiny loads, one round (3 min)
     bazel run //:bench -- --only=echo                     # one write-up
     bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
-    bazel run //:bench -- --skip=jvm --no-pin             # leave one out; servers and loads share the CPUs
+    bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the netbench-vs-Go detail benches (issues 3-5)
     bazel run //:bench -- --rerender                      # tables and charts again from the stored samples
@@ -32,6 +32,7 @@ import checkout  # noqa: E402
 import client_process  # noqa: E402
 import contest  # noqa: E402
 import kernel_costs  # noqa: E402
+import placement as cpu_placement  # noqa: E402
 import progress  # noqa: E402
 import registry  # noqa: E402
 import remote_placement  # noqa: E402
@@ -151,16 +152,18 @@ def open_placement(args, entries):
 def _runners(args, placement):
     """The writeup's runner, or {link: runner} for --compare-loopback (scenarios.py)."""
     if placement is None:
-        return contest.Runner(pin=args.pin)
+        # On a single CPU there is nothing to split: a split runner there is not pinned, and is left out.
+        made = {name: contest.Runner(pin=name == "split") for name in args.placements}
+        return {name: runner for name, runner in made.items() if name == "shared" or runner.pin}
     # Programs started over SSH are not pinned, so neither is the loopback case they are compared with.
-    remote = contest.Runner(pin=False, placement=placement)
-    return {"loopback": contest.Runner(pin=False), "remote": remote} if args.compare_loopback else remote
+    remote = contest.Runner(pin=False, placement=placement, link="remote")
+    return ({"loopback": contest.Runner(pin=False, link="loopback"), "remote": remote} if args.compare_loopback
+            else remote)
 
 
 def run_writeup(part, entries, args, env, placement=None):
     """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json and .md."""
     runners = _runners(args, placement)
-    runner = runners["remote"] if isinstance(runners, dict) else runners
     quick = args.quick
     samples = 1 if quick else args.samples
     try:
@@ -176,16 +179,21 @@ def run_writeup(part, entries, args, env, placement=None):
             samples = 1 if quick else args.fanout_samples
             settings = {"samples": samples, "requests": 50 if quick else 500, "reps": 1 if quick else args.fanout_reps,
                         "warmup": 0 if quick else 3}
-            rows, fates = scenarios.run_fanout(entries, runner, samples, settings["requests"], settings["reps"],
-                                               settings["warmup"])
+            # Under split only the claim's cells run: the whole table twice would double the part's time, the
+            # JVM's https runs alone costing about a minute each on 2 cores.
+            focus = {"split": (writeups.FANOUT_CLAIM_SERVERS, writeups.FANOUT_CLAIM_CLIENTS)}
+            rows, fates = scenarios.run_fanout(entries, runners, samples, settings["requests"], settings["reps"],
+                                               settings["warmup"], focus=focus)
             section = writeups.fanout_section(rows, fates, settings)
     finally:
         for each in scenarios.links(runners).values():
             each.stop_all()
-    settings["pinned"] = runner.pin
-    how = ("servers pinned to CPUs " + ",".join(map(str, sorted(runner.server_cpus))) + ", clients to "
-           + ",".join(map(str, sorted(runner.client_cpus))) if runner.pin else
-           "servers and clients free to use every CPU (no --pin)")
+    local = scenarios.links(runners)
+    settings["placements"] = [r.placement_name for r in local.values()]
+    how = "; ".join(
+        f"{r.placement_name}: servers on CPUs {','.join(map(str, sorted(r.server_cpus)))}, loads on "
+        f"{','.join(map(str, sorted(r.client_cpus)))}" if r.pin else
+        f"{r.placement_name}: servers and loads free to use every CPU" for r in local.values())
     links_summary = None
     if placement is not None:
         settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
@@ -227,10 +235,11 @@ def _on_the_link(rows):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=5,
+    parser.add_argument("--samples", type=int, default=10,
                         help="interleaved rounds of the echo and websocket write-ups and the detail benches "
-                             "(default 5: the fewest that let compare's U test of two runs reach p < 0.05; a "
-                             "verdict's paired interval needs 2)")
+                             "(default 10: the most that keeps the main job within 30 minutes with both "
+                             "placements; every verdict says the smallest difference its rounds could detect and "
+                             "the rounds that would resolve what it saw; a paired interval needs 2)")
     parser.add_argument("--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
     parser.add_argument("--only", default="",
                         help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
@@ -238,14 +247,20 @@ def main(argv):
     parser.add_argument("--skip", default="", help="comma-separated parts or contestants to leave out")
     parser.add_argument("--contestants", default=DEFAULT_REGISTRY, metavar="FILE",
                         help="the contestant registry (default: results/contestants.json)")
-    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
-                        help="servers and load generators on disjoint halves of the CPUs (sched_setaffinity); the "
-                             "default, because its per-round ranges were the narrower (README); --no-pin lets "
-                             "them share every CPU")
-    parser.add_argument("--echo_seconds", type=float, default=5.0, help="length of one echo run (default 5)")
-    parser.add_argument("--websocket_messages", type=int, default=100000, help="messages per websocket client")
+    parser.add_argument("--placement", default=None, metavar="shared,split",
+                        help="where server and load run on this machine's CPUs, either or both (default both): "
+                             "shared = every CPU for both, as the write-ups ran them (the headline verdicts); "
+                             "split = disjoint halves, each side's efficiency with a core of its own")
+    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=None,
+                        help="the older spelling: --pin is --placement=split, --no-pin --placement=shared (given "
+                             "with --placement, the two must agree)")
+    parser.add_argument("--echo_seconds", type=float, default=1.0,
+                        help="length of one echo run (default 1: the CPU clocks are exact, so more rounds of a "
+                             "short run buy more than a few long ones)")
+    parser.add_argument("--websocket_messages", type=int, default=20000,
+                        help="messages per websocket client (default 20,000; the write-up sent 100,000)")
     parser.add_argument("--fanout_samples", type=int, default=3, help="rounds of the fan-out write-up (default 3)")
-    parser.add_argument("--fanout_reps", type=int, default=5, help="timed fan-outs per client run (default 5)")
+    parser.add_argument("--fanout_reps", type=int, default=3, help="timed fan-outs per client run (default 3)")
     parser.add_argument("--list", action="store_true", help="list the registry's contestants and exit")
     parser.add_argument("--rerender", action="store_true",
                         help="rewrite the detail benches' tables, REPORT.md and its charts from the stored samples "
@@ -266,6 +281,16 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.rerender:
         return rerender()
+    try:
+        args.placements = cpu_placement.parse(args.placement or ",".join(cpu_placement.NAMES))
+    except ValueError as error:
+        parser.error(str(error))
+    if args.pin is not None:
+        implied = ["split" if args.pin else "shared"]
+        if args.placement is not None and args.placements != implied:
+            parser.error(f"--{'' if args.pin else 'no-'}pin means --placement={implied[0]}, but --placement="
+                         f"{args.placement} was given too: name one")
+        args.placements = implied
     if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
         parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
     remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")

@@ -31,6 +31,8 @@ NOT_SEPARABLE = "not separable on this machine"
 NOT_MEASURED = "not measured"
 NOT_TESTABLE = "not testable here"
 EQUIVALENT = "equivalent within \u00b12%"
+# The two sides ran the same effective configuration (results/process_configuration.py): no experiment.
+SAME_CONFIGURATION = "same configuration here"
 
 ALPHA = 0.05
 # Far below the differences the write-ups claim (25% and more): an interval inside 1 +- this says "the same"

@@ -83,5 +83,47 @@ class FanoutSectionTest(unittest.TestCase):
         self.assertEqual(https[0]["samples_a"], 25)  # every timed repetition is a sample
 
 
+class PlacementTest(unittest.TestCase):
+    """Each placement is judged on its own rows, with each side's configuration as it ran."""
+
+    def rows(self):
+        rows = []
+        for r in ROUNDS:
+            for placement, cpus, default_procs in (("shared", 2, 2), ("split", 1, 1)):
+                for server, rate, procs in (("go", 100000 + r, default_procs), ("go-gomaxprocs1", 150000 + r, 1)):
+                    rows.append(ok(server=server, client="go-spammer", round=r, placement=placement,
+                                   msgs_per_s=rate if placement == "shared" else 120000 + r,
+                                   server_cpu_us_per_msg=3.0, client_cpu_us_per_msg=4.0,
+                                   server_config={"cpus": cpus, "threads": 5, "gomaxprocs": procs},
+                                   client_config={"cpus": cpus, "gomaxprocs": cpus},
+                                   bottleneck="load" if placement == "split" else "neither"))
+        return rows
+
+    def section(self):
+        return writeups.echo_section(self.rows(), fates("go", "go-gomaxprocs1"),
+                                     {"clients": 3, "seconds": 1, "samples": 5})
+
+    def test_a_comparison_of_one_configuration_with_itself_gets_no_verdict(self):
+        split = by_claim(self.section(), "[split] Go with GOMAXPROCS=1")
+        self.assertEqual(split["verdict"], verdict.SAME_CONFIGURATION)
+        self.assertIn("server gomaxprocs 1 on both sides (1 CPU it may use)", split["why"])
+        self.assertEqual(split["configuration"]["b_server"]["gomaxprocs"], 1)
+
+    def test_the_shared_placement_judges_the_two_configurations(self):
+        shared = by_claim(self.section(), "[shared] Go with GOMAXPROCS=1")
+        self.assertEqual(shared["verdict"], verdict.HOLDS)
+        self.assertEqual(shared["placement"], "shared")
+        self.assertAlmostEqual(shared["median_a"], 150002)
+
+    def test_a_saturated_load_is_named(self):
+        section = self.section()
+        split = by_claim(section, "[split] Go with GOMAXPROCS=1")
+        self.assertEqual(split["bottleneck"], "A: load 5/5; B: load 5/5")
+        self.assertIn("msgs/s measured the load generator", split["why"])
+        self.assertIsNotNone(by_claim(section, "[split] Racket spends less server CPU per message"))
+        self.assertIn("| split | go | go-spammer | 120,002 |", section["markdown"])
+        self.assertIn("1 CPU, 5 threads, gomaxprocs 1", section["markdown"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -7,7 +7,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net"
 	"time"
@@ -16,16 +15,8 @@ import (
 func main() {
 	const name = "echo_server"
 	addr := flag.String("addr", "127.0.0.1:7000", "host:port to listen on (port 0 picks a free one)")
-	parseFlags(name, "")
-	if flag.NArg() != 0 {
-		usageError(name, "unexpected argument %q", flag.Arg(0))
-	}
-	printStartLine(name)
-	listener, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fail(name, "%v", err)
-	}
-	fmt.Printf("listening on %s\n", listener.Addr())
+	parseServerFlags(name)
+	listener := listen(name, *addr)
 	for {
 		conn, err := listener.Accept()
 		if err != nil {

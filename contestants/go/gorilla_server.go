@@ -6,8 +6,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"net"
 	"net/http"
 
 	"github.com/gorilla/websocket"
@@ -16,11 +14,7 @@ import (
 func main() {
 	const name = "gorilla_server"
 	addr := flag.String("addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
-	parseFlags(name, "")
-	if flag.NArg() != 0 {
-		usageError(name, "unexpected argument %q", flag.Arg(0))
-	}
-	printStartLine(name)
+	parseServerFlags(name)
 	// Any origin: the loads are not browsers (gorilla refuses a cross-origin handshake by default).
 	upgrader := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 	mux := http.NewServeMux()
@@ -40,11 +34,7 @@ func main() {
 			}
 		}
 	})
-	listener, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fail(name, "%v", err)
-	}
-	fmt.Printf("listening on %s\n", listener.Addr())
+	listener := listen(name, *addr)
 	if err := http.Serve(listener, mux); err != nil {
 		fail(name, "%v", err)
 	}

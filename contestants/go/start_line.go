@@ -1,4 +1,5 @@
-// What every Go contestant shares: -version, and the line it prints first with the configuration it runs with.
+// What every Go contestant shares: -version, the line it prints first with the configuration it runs with, and
+// for the servers the listener and its "listening on" line.
 // The suite reads GOMAXPROCS from that line rather than assuming it: Go sizes its default from the CPUs the
 // process may use, so `taskset -c 0` alone gives GOMAXPROCS 1.
 //
@@ -12,6 +13,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 )
@@ -57,4 +59,23 @@ func usageError(name string, format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s: "+format+"\n", append([]any{name}, args...)...)
 	flag.Usage()
 	os.Exit(2)
+}
+
+// listen opens the server's listener and says where it listens, the line the suite waits for.
+func listen(name, addr string) net.Listener {
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		fail(name, "%v", err)
+	}
+	fmt.Printf("listening on %s\n", listener.Addr())
+	return listener
+}
+
+// parseServerFlags is parseFlags for a server that takes no operands; it prints the start line too.
+func parseServerFlags(name string) {
+	parseFlags(name, "")
+	if flag.NArg() != 0 {
+		usageError(name, "unexpected argument %q", flag.Arg(0))
+	}
+	printStartLine(name)
 }

@@ -7,8 +7,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"net"
 	"net/http"
 
 	"golang.org/x/net/websocket"
@@ -37,11 +35,7 @@ func main() {
 	const name = "xnet_server"
 	addr := flag.String("addr", "127.0.0.1:8080", "host:port to listen on (port 0 picks a free one)")
 	echo := flag.Bool("echo", false, "send every message back instead of discarding it")
-	parseFlags(name, "")
-	if flag.NArg() != 0 {
-		usageError(name, "unexpected argument %q", flag.Arg(0))
-	}
-	printStartLine(name)
+	parseServerFlags(name)
 	sink := func(ws *websocket.Conn) {
 		buf := make([]byte, 512)
 		for {
@@ -65,11 +59,7 @@ func main() {
 	// which non-browser clients (netbench's among them) need not send.
 	mux := http.NewServeMux()
 	mux.Handle("/echo", websocket.Server{Handler: handler})
-	listener, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fail(name, "%v", err)
-	}
-	fmt.Printf("listening on %s\n", listener.Addr())
+	listener := listen(name, *addr)
 	if err := http.Serve(listener, mux); err != nil {
 		fail(name, "%v", err)
 	}
