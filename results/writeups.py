@@ -55,7 +55,7 @@ def _why_missing(fates, *names):
 
 def claim_line(text, rows, fates, a, b, figure, higher_is_better, names=(), placement=None, same_if=()):
     """One claim's verdict: cell `a` beats cell `b` on `figure` (cells are dicts of row fields), within one
-    `placement` when the rows have several. `same_if` names configuration values (a probe's, such as
+    `placement` (its name opens the claim when the rows have several). `same_if` names configuration values (a probe's, such as
     "gomaxprocs"): when both sides ran every one of them alike, on server and load, the comparison is of one
     configuration with itself and gets no verdict."""
     if placement is not None:
@@ -65,7 +65,9 @@ def claim_line(text, rows, fates, a, b, figure, higher_is_better, names=(), plac
     samples_b, rounds_b = _samples(cells_b, figure)
     judged = verdict.judge(samples_a, samples_b, rounds_a, rounds_b, higher_is_better,
                            why_missing=_why_missing(fates, *names))
-    line = {"claim": (f"[{placement}] " if placement else "") + text, "figure": figure, "a": a, "b": b, **judged}
+    several = len(placements_of(rows)) > 1
+    line = {"claim": (f"[{placement}] " if placement and several else "") + text, "figure": figure, "a": a, "b": b,
+            **judged}
     if placement is not None:
         line["placement"] = placement
     configuration = {f"{side}_{role}": config for side, cells in (("a", cells_a), ("b", cells_b))
