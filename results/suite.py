@@ -6,7 +6,7 @@ nginx) and netbench's. The main job runs the microbenchmarks, then each write-up
 contestant, interleaved in rounds, and writes results/data/<machine>/REPORT.md, which opens with one computed
 verdict per claim and the table behind it, beside JSON with every sample.
 
-    bazel run //:bench                                    # micro, echo, websocket, fanout (about 24 min)
+    bazel run //:bench                                    # micro, echo, websocket, fanout (about 26 min)
     bazel run //:bench -- --quick                         # smoke check: tiny loads, one round (3 min)
     bazel run //:bench -- --only=echo                     # one write-up
     bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
