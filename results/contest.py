@@ -24,6 +24,7 @@ import time
 
 import binaries
 import client_process
+import placement as cpu_placement
 import ports
 import process_configuration
 import process_cpu
@@ -135,7 +136,7 @@ class Runner:
     def __init__(self, pin=False, placement=None, link=None):
         self.server_cpus, self.client_cpus = cpu_sets(pin)
         self.pin = pin and self.server_cpus is not None
-        self.placement_name = "split" if self.pin else "shared"
+        self.placement_name = cpu_placement.SPLIT if self.pin else cpu_placement.SHARED
         self.link = link
         self.servers = []
         self.placement = placement  # None: everything on this machine, on loopback

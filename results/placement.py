@@ -11,7 +11,7 @@
 contest.Runner(pin=True) is a split runner, contest.Runner() a shared one (suite.py makes one per placement).
 """
 
-NAMES = ("shared", "split")
+SHARED, SPLIT = NAMES = ("shared", "split")
 ANSWERS = {
     "shared": "server and load share every CPU, as the write-ups ran them: which system is faster on one "
               "machine, contention included",

@@ -57,11 +57,11 @@ def probed(output, probe):
     return found
 
 
-def read(pid, output, probe, cpus=None):
-    """The configuration of a live process: `cpus` (what it may use: `cpus` when given, for a process that has
-    exited, else its affinity now), `threads` (its tree's, now) and every probed value."""
-    config = {"cpus": cpus if cpus is not None else allowed_cpus(pid)}
-    threads = threads_of_tree(pid) if pid else None
+def read(pid, output, probe):
+    """The configuration of a live process: `cpus` (what it may use: its affinity now), `threads` (its tree's,
+    now) and every probed value."""
+    config = {"cpus": allowed_cpus(pid)}
+    threads = threads_of_tree(pid)
     if threads is not None:
         config["threads"] = threads
     config.update(probed(output, probe))

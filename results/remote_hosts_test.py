@@ -63,7 +63,8 @@ class RemoteHostsTest(unittest.TestCase):
 
     def run_links(self, entries, run):
         placement = self.placement()
-        runners = {"loopback": contest.Runner(), "remote": contest.Runner(placement=placement)}
+        runners = {"loopback": contest.Runner(link="loopback"),
+                   "remote": contest.Runner(placement=placement, link="remote")}
         try:
             placement.open()
             placement.prepare(entries)

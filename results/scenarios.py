@@ -11,9 +11,9 @@
 
 Every case runs once per round and the cases are interleaved within each round, so drift hits all alike.
 `runner` is a contest.Runner, or a dict {name: Runner}: the placements of one machine ("shared", "split":
-results/placement.py), or the links of a comparison (issue 15: "loopback" and "remote", the same cases on this
-machine and over the network to other hosts). Every case then runs under each runner within each round, and its
-rows carry the runner's `placement` (and `link`, where a runner has one), and each side's configuration as it
+results/placement.py), or the links of a comparison (issue 15: runners made with link="loopback" and "remote",
+the same cases on this machine and over the network to other hosts). Every case then runs under each runner
+within each round, and its rows carry the runner's `placement` (and `link`, where a runner has one), and each side's configuration as it
 ran, how much of its CPUs it used and which side was the bottleneck (contest.Runner.run_client).
 Each function returns the scenario's rows (one per case and round; see contest.Runner.run_client) and the
 contestants' fate (ran, skipped with the install command, failed with the last lines they printed).
@@ -26,7 +26,6 @@ import registry
 import rounds
 import tables
 
-PLACEMENT_NAMES = ("shared", "split")
 WEBSOCKET_CLIENTS = (1, 4)
 WEBSOCKET_PROCS = (1, 2, 3, 4)
 
@@ -37,14 +36,9 @@ def links(runner):
     return dict(runner) if isinstance(runner, dict) else {None: runner}
 
 
-def _with_link(base, link, runner):
-    """`base` with the placement of `runner` and its network link: the runner's own, or its key in links() where
-    those keys name links (tests give {"loopback": ..., "remote": ...})."""
-    tags = {"placement": runner.placement_name}
-    name = runner.link if runner.link is not None else link
-    if name is not None and name not in PLACEMENT_NAMES:
-        tags["link"] = name
-    return {**base, **tags}
+def _with_link(base, runner):
+    """`base` with the placement of `runner` and its network link, where it has one."""
+    return {**base, "placement": runner.placement_name, **({"link": runner.link} if runner.link else {})}
 
 
 def _prepare(entries, scenario, runner):
@@ -147,7 +141,7 @@ def run_echo(entries, runner, samples, seconds, clients=3):
     cases = [(link, s, c) for c in loads for s in servers for link in runners]
     rows = []
     for round_index, (link, server, client) in rounds.interleaved(cases, samples):
-        base = _with_link({"server": server["name"], "client": client["name"], "round": round_index}, link,
+        base = _with_link({"server": server["name"], "client": client["name"], "round": round_index},
                           runners[link])
         prefix = f"echo round {round_index + 1}/{samples}: {client['name']} -> {server['name']}{_on(link)}"
         running = started.get((link, server["name"]))
@@ -185,7 +179,7 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
     rows = []
     for round_index, (link, server, client, p, n) in rounds.interleaved(cases, samples):
         base = _with_link({"server": server["name"], "client": client["name"], "procs": p, "clients": n,
-                           "round": round_index}, link, runners[link])
+                           "round": round_index}, runners[link])
         prefix = (f"websocket round {round_index + 1}/{samples}: {client['name']} x{n} -> {server['name']}, "
                   f"procs {p}{_on(link)}")
         running = started.get((link, server["name"], p))
@@ -203,12 +197,16 @@ def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None):
     run (the fan-out's split placement runs the claim's cells only: each JVM run there costs a minute)."""
     servers, clients, fates = _prepare(entries, "fanout", runner)
     runners = links(runner)
+    focus = focus or {}
+
+    def focused(link, which, name):  # which: 0 for servers, 1 for clients
+        return link not in focus or name in focus[link][which]
+
     targets = []
     for link, link_runner in runners.items():
         by_command = {}
-        chosen_servers, _ = (focus or {}).get(link, (None, None))
         for server in servers:
-            if chosen_servers is not None and server["name"] not in chosen_servers:
+            if not focused(link, 0, server["name"]):
                 continue
             for scheme, spec in server["schemes"].items():
                 key = (server["name"], tuple(spec.get("args", [])))
@@ -219,12 +217,12 @@ def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None):
                 url = registry.expand([spec["url"]], running.values)[0] if running else None
                 targets.append((link, server, scheme, running, url))
     cases = [(t, c, condition) for t in targets for c in clients for condition in c["conditions"]
-             if (focus or {}).get(t[0], (None, None))[1] is None or c["name"] in focus[t[0]][1]]
+             if focused(t[0], 1, c["name"])]
     rows = []
     for round_index, ((link, server, scheme, running, url), client, condition) in rounds.interleaved(cases,
                                                                                                    samples):
         base = _with_link({"server": server["name"], "scheme": scheme, "client": client["name"],
-                           "condition": condition, "round": round_index}, link, runners[link])
+                           "condition": condition, "round": round_index}, runners[link])
         prefix = (f"fanout round {round_index + 1}/{samples}: {client['name']} ({condition}) -> "
                   f"{server['name']} {scheme}{_on(link)}")
         if running is None:

@@ -156,7 +156,7 @@ def _runners(args, placement):
         made = {name: contest.Runner(pin=name == "split") for name in args.placements}
         return {name: runner for name, runner in made.items() if name == "shared" or runner.pin}
     # Programs started over SSH are not pinned, so neither is the loopback case they are compared with.
-    remote = contest.Runner(pin=False, placement=placement, link="remote")
+    remote = contest.Runner(pin=False, placement=placement, link="remote" if args.compare_loopback else None)
     return ({"loopback": contest.Runner(pin=False, link="loopback"), "remote": remote} if args.compare_loopback
             else remote)
 

@@ -117,8 +117,13 @@ def _same_configuration(configuration, keys):
             + ("; GOMAXPROCS unset follows the CPUs a process may use" if "gomaxprocs" in keys else ""))
 
 
+def _bottlenecks(cells):
+    """The bottleneck of each run of a cell that ran and has one."""
+    return [r["bottleneck"] for r in cells if r.get("status") == "ok" and r.get("bottleneck")]
+
+
 def _load_saturated(cells):
-    marks = [r.get("bottleneck") for r in cells if r.get("status") == "ok" and r.get("bottleneck")]
+    marks = _bottlenecks(cells)
     return bool(marks) and sum(m in ("load", "both") for m in marks) * 2 > len(marks)
 
 
@@ -126,7 +131,7 @@ def _bottleneck_text(cells_a, cells_b):
     """"A: load 10/10; B: server 7/10": which side was saturated, in how many rounds of each cell."""
     parts = []
     for side, cells in (("A", cells_a), ("B", cells_b)):
-        marks = [r.get("bottleneck") for r in cells if r.get("status") == "ok" and r.get("bottleneck")]
+        marks = _bottlenecks(cells)
         if not marks:
             continue
         counts = {m: marks.count(m) for m in ("load", "server", "both", "neither") if m in marks}
@@ -261,7 +266,7 @@ def _config_text(cell, role):
 
 
 def _saturated_text(cell):
-    marks = [r.get("bottleneck") for r in cell if r.get("status") == "ok" and r.get("bottleneck")]
+    marks = _bottlenecks(cell)
     if not marks:
         return "-"
     top = max(set(marks), key=marks.count)
