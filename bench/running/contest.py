@@ -51,22 +51,6 @@ def tail_of(text, lines=TAIL_LINES):
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def process_cpu_seconds(pid):
-    """A process's CPU time so far (user + system, every thread, exited ones included), in seconds, from the
-    scheduler's nanosecond clock: the clock id that clock_getcpuclockid(3) would return for `pid`."""
-    return time.clock_gettime(((~pid) << 3) | 2)
-
-
-def tree_cpu_seconds(pid):
-    total = 0.0
-    for member in process_cpu.descendants(pid):
-        try:
-            total += process_cpu_seconds(member)
-        except OSError:  # exited meanwhile
-            pass
-    return total
-
-
 def cpu_sets(pin):
     """(server CPUs, client CPUs): disjoint halves of this machine's CPUs with --pin, else all for both."""
     cpus = sorted(os.sched_getaffinity(0))
@@ -112,7 +96,7 @@ class Server:
         return self.process.pid if self.process else self.daemon_pid
 
     def cpu_seconds(self):
-        return tree_cpu_seconds(self.pid())
+        return process_cpu.tree_cpu_seconds(self.pid())
 
     def alive(self):
         if self.process:

@@ -12,6 +12,7 @@ import textwrap
 import unittest
 
 from bench.running import contest
+from bench.running import process_cpu
 from bench.registry import registry
 from bench.scenarios import scenarios
 from bench.scenarios import writeups
@@ -142,7 +143,7 @@ class ProcessTest(unittest.TestCase):
         child = subprocess.Popen([PYTHON, "-c", program], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             self.assertEqual(child.stdout.readline().strip(), "spun")
-            self.assertGreaterEqual(contest.tree_cpu_seconds(child.pid), 0.2)
+            self.assertGreaterEqual(process_cpu.tree_cpu_seconds(child.pid), 0.2)
         finally:
             child.stdin.close()
             child.wait()

@@ -12,7 +12,7 @@ class CpuPerMessageTest(unittest.TestCase):
         result = client_process.ClientResult(["client"], 0, "", "", 0.3, 0.7, 1.0)
         result.tcp_segments = 150
         row = {}
-        measured_run.add_cpu_per_message(row, result, (0.1, 0.4), client_messages=100, server_messages=50)
+        measured_run.add_cpu_per_message(row, result, 0.5, client_messages=100, server_messages=50)
         self.assertAlmostEqual(row["client_cpu_us_per_msg"], 1e4)
         self.assertAlmostEqual(row["client_sys_us_per_msg"], 7e3)
         self.assertAlmostEqual(row["server_cpu_us_per_msg"], 1e4)

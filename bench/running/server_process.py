@@ -1,5 +1,5 @@
 """A server under test as a real process: started in a session of its own, ready once a line of its output
-says so, measured from /proc while it runs, stopped with SIGINT (then SIGKILL).
+says so, its CPU read from the scheduler clock (process_cpu.py) while it runs, stopped with SIGINT (then SIGKILL).
 
     srv = server_process.start_server([binaries.bazel_binary("//echo:server"), "--port=0"], ready=r"listening on")
     user, system = srv.cpu_split()
@@ -50,10 +50,6 @@ class Server:
 
     def cpu_seconds(self):
         return process_cpu.cpu_seconds_of(self.pid)
-
-    def cpu_split(self):
-        """(user, system) CPU seconds so far."""
-        return process_cpu.cpu_split_of(self.pid)
 
     def port(self):
         """The port from the ready line: `listening on 127.0.0.1:PORT ...` (or `[::1]:PORT`), else the last

@@ -13,8 +13,8 @@ connection). Loads, each against every server:
     stream64     64 clients in stream mode (a writer and a reader thread each, like the spammer's goroutines)
     rate         3 clients at a fixed offered load (--rate), so servers are compared at equal work
 
-Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (/proc/PID/stat
-delta around the run), client CPU us per written message (wait4 rusage of the whole client process, the
+Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (scheduler
+clock, exact, around the run), client CPU us per written message (wait4 rusage of the whole client process, the
 same way for both clients), latency where the mode measures it, and errors. Medians over samples, then the
 issue's ratios: server CPU vs Go at the same load, //echo:client CPU vs the spammer's against the same
 server, and the whole system (//echo:client + the best netbench server vs spammer + Go echosrv).
@@ -98,7 +98,7 @@ def run_case(servers, server_name, load, seconds, rate):
                 report = json.load(f)
     row = {"server": server_name, "load": load, "returncode": result.returncode,
            "msgs_per_s": parse_rate(result.stdout), "client_cpu_s": result.cpu_seconds,
-           "server_cpu_s": sum(server_cpu), "wall_s": result.wall_s}
+           "server_cpu_s": server_cpu, "wall_s": result.wall_s}
     if load == "stream3-go":
         sent = re.search(r"sent: (\d+) msgs", result.stdout)
         echoed = re.search(r"echoed back: (\d+) bytes", result.stdout)
@@ -202,7 +202,8 @@ def main(argv):
             server.stop()
 
     notes = (f"Loads of {seconds:g} s, {samples} interleaved sample(s) per case, rate case at {rate} msgs/s. "
-             "Server CPU per echoed message from /proc/PID/stat deltas (10 ms ticks); client CPU per written "
+             "Server CPU per echoed message from the scheduler's exact clock (bench/running/process_cpu.py; no "
+             "user/system split, so no server sys column); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "
              "The spammer does not check echoes (errors '-'). //echo:client runs with its defaults "
              "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + server_process.SCHEDULING_NOTE)

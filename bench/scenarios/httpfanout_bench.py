@@ -79,13 +79,7 @@ def start_nginx(servers):
 
 def target_cpu_seconds(target):
     """The server's CPU seconds so far, its children included (nginx's master and workers under serve.sh)."""
-    total = 0.0
-    for pid in process_cpu.descendants(target["server"].pid):
-        try:
-            total += process_cpu.cpu_seconds_of(pid)
-        except OSError:  # exited meanwhile
-            pass
-    return total
+    return process_cpu.tree_cpu_seconds(target["server"].pid)
 
 
 def run_netbench(model, url, requests, reps, cacert):

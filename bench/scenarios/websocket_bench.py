@@ -14,8 +14,8 @@ Servers (sink mode: read and drop, as the write-up's server did): //websocket:se
 Echo latency: //websocket:client --mode=echo, 1 client, one message in flight, against //websocket:server
 --mode=echo (each model) and the Go server with -echo.
 
-Per case: msgs/s (the "Sent N in T for a rate of R/second" line), server CPU us per message (/proc/PID/stat
-delta around the run), client CPU us per message (wait4 rusage of the whole client process, the same for
+Per case: msgs/s (the "Sent N in T for a rate of R/second" line), server CPU us per message (scheduler
+clock, exact, around the run), client CPU us per message (wait4 rusage of the whole client process, the same for
 both clients), latency percentiles for echo. //websocket:client only exits 0 after every connection's
 close handshake, which the server answers after reading every message before it: written == received. The
 netbench servers' own totals are checked against the sum written at the end. Medians over samples, then
@@ -108,7 +108,7 @@ def run_case(servers, server_name, load, messages):
     sent, rate = parse_sent(result.stdout)
     row = {"server": server_name, "load": load, "returncode": result.returncode, "msgs_per_s": rate,
            "messages_written": sent, "client_cpu_s": result.cpu_seconds,
-           "server_cpu_s": sum(server_cpu),
+           "server_cpu_s": server_cpu,
            "wall_s": result.wall_s}
     if report is not None:
         counts = report.get("counts", {})
@@ -218,7 +218,8 @@ def main(argv):
 
     notes = (f"{messages} messages per client in sink mode, {echo_messages} in the echo case; {samples} "
              f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
-             "CPU per message from /proc/PID/stat deltas (10 ms ticks); client CPU per message from wait4 "
+             "CPU per message from the scheduler's exact clock (bench/running/process_cpu.py; no user/system "
+             "split, so no server sys column); client CPU per message from wait4 "
              "rusage of the whole client process (connection set-up included, both clients alike). The Go "
              "client never reads and does not verify anything. " + server_process.SCHEDULING_NOTE)
     if args.quick:
