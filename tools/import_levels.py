@@ -3,6 +3,8 @@
 
     tools/import_levels.py results          # a flat folder whose modules import each other by bare name
     tools/import_levels.py bench            # a package: `from bench.analysis import medians`
+    tools/import_levels.py bench --order=cli,scenarios,reporting,running,registry,analysis
+                                            # also every import from a folder to one left of it (exit 1)
 
 Tests (`*_test.py`) are left out: they sit on top and would only lengthen the chains. A module's level is 1 when
 it imports none of the suite's modules, else one more than the highest level it imports; the deepest level is
@@ -48,8 +50,10 @@ def imported_files(path, modules):
 
 
 def main(argv):
+    order = [a.split("=", 1)[1].split(",") for a in argv[1:] if a.startswith("--order=")]
+    argv = [a for a in argv if not a.startswith("--order=")]
     if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print("usage: tools/import_levels.py FOLDER", file=sys.stderr)
+        print("usage: tools/import_levels.py FOLDER [--order=TOP,...,BOTTOM]", file=sys.stderr)
         return 2
     modules = suite_modules(argv[1])
     files = sorted(set(modules.values()))
@@ -77,7 +81,21 @@ def main(argv):
         print(f"  level {depth}: {' '.join(names)}")
     for cycle in cycles:
         print(f"  cycle: {cycle}")
-    return 0
+    upward = []
+    if order:
+        rank = {folder: i for i, folder in enumerate(order[0])}
+
+        def folder_of(path):
+            return os.path.relpath(path, argv[1]).split(os.sep)[0]
+
+        for path in files:  # tests are left out: a test may use what is above its own folder
+            for target in arrows[path]:
+                if rank.get(folder_of(target), 0) < rank.get(folder_of(path), 0):
+                    upward.append(f"{os.path.relpath(path, argv[1])} -> {os.path.relpath(target, argv[1])}")
+        print(f"  imports against --order: {len(upward)}")
+        for arrow in upward:
+            print(f"    {arrow}")
+    return 1 if upward or cycles else 0
 
 
 if __name__ == "__main__":

@@ -126,9 +126,9 @@ def choose(args, entries):
     return [p for p in PARTS if p in parts and p not in skip], chosen
 
 
-# The write-ups that run on remote hosts (--server-host, --client-hosts): the fan-out's figure is one client's
-# wall time, which a fleet does not sum.
-REMOTE_PARTS = ["echo", "websocket"]
+# The parts that run on remote hosts (--server-host, --client-hosts): the fan-out's figure is one client's
+# wall time, which a fleet does not sum. The echo detail scenario runs through the same runner as the write-ups.
+REMOTE_PARTS = ["echo", "websocket", "echo-models"]
 
 
 def open_placement(args, entries):
@@ -310,7 +310,7 @@ def main(argv):
     if args.server_host:
         named = [p for p in split_words(args.only) if p in PARTS and p not in REMOTE_PARTS]
         if named:
-            parser.error(f"--server-host runs the {' and '.join(REMOTE_PARTS)} write-ups; {', '.join(named)} "
+            parser.error(f"--server-host runs {', '.join(REMOTE_PARTS)}; {', '.join(named)} "
                          "runs on this machine only")
         parts = [p for p in parts if p in REMOTE_PARTS]
     progress.log(f"bench: parts {', '.join(parts) or '(none)'}; {len(chosen)} contestant(s) from {args.contestants}")
@@ -350,7 +350,10 @@ def _run_parts(args, parts, chosen, placement):
             module = importlib.import_module(f"bench.scenarios.{DETAIL_PARTS[part]}_bench")
             progress.log(f"==== {part} (detail bench)")
             try:
-                code = module.main([f"--samples={args.samples}"] + (["--quick"] if args.quick else []))
+                # The detail scenarios that run through contest.Runner get the placement (remote hosts) too.
+                runner = (contest.Runner(pin=False, placement=placement) if placement is not None else None)
+                code = module.main([f"--samples={args.samples}"] + (["--quick"] if args.quick else []),
+                                   **({"runner": runner} if part in REMOTE_PARTS else {}))
             except Exception as error:  # noqa: BLE001
                 progress.log(f"{part} failed: {error!r}")
                 code = 1

@@ -227,10 +227,12 @@ class Runner:
         self.servers.append(server)
         return server
 
-    def run_client(self, entry, server, values, extra_args=(), timeout_s=120):
+    def run_client(self, entry, server, values, extra_args=(), timeout_s=120, on_result=None):
         """Runs client `entry` to completion against `server`. Returns a row: status "ok" or "failed" (with
         `error` and `tail`), the values its result regexes found (all matches for per-repetition figures),
-        wall time and both sides' CPU seconds over the run."""
+        wall time and both sides' CPU seconds over the run. `on_result`, where given, gets the local client's
+        client_process.ClientResult (its output, exit status, user/system split) before the row returns:
+        for a scenario that reads more than the row keeps."""
         values = {**self.base_values(), "host": server.values.get("host", HOST), "port": server.port,
                   "url": server.url, **values}
         if self.remote_clients():
@@ -260,6 +262,8 @@ class Runner:
             row["tcp_segments"] = segments_after - segments_before
         found = find_results(entry, result.stdout)
         row["found"] = found
+        if on_result is not None:
+            on_result(result)
         if not server_alive:
             row["error"] = "the server died during the run"
             row["tail"] = server.output_tail()

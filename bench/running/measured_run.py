@@ -30,7 +30,7 @@ def add_cpu_per_message(row, result, server_cpu, client_messages, server_message
     fewer than one data segment per message means the kernel coalesced writes); None where a count is
     missing."""
     def per_message(seconds, messages):
-        return seconds * 1e6 / messages if messages else None
+        return seconds * 1e6 / messages if seconds is not None and messages else None
 
     row["client_cpu_us_per_msg"] = per_message(result.cpu_seconds, client_messages)
     row["client_sys_us_per_msg"] = per_message(result.system_seconds, client_messages)

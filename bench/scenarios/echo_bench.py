@@ -5,8 +5,10 @@
     /usr/bin/python3 -m bench.scenarios.echo_bench --quick         # smoke check: 1 s loads, 1 sample
     bazel run //:bench -- --only=echo-models
 
-Servers: //echo:server --model=threads|poll|epoll and Go's echo server (//contestants/go:echo_server, a goroutine per
-connection). Loads, each against every server:
+Servers: the registry's netbench-threads|poll|epoll (//echo:server --model=...) and go (Go's echo server,
+//contestants/go:echo_server, a goroutine per connection), started and measured by the write-ups' runner
+(contest.Runner: the same CPU clock and placement, on remote hosts with --server-host). Loads, each against
+every server, from the registry's netbench-echo-client and go-spammer entries:
     stream3      3 clients writing the 22-byte message in a tight loop (the write-up's load), //echo:client
     stream3-go   the same load from the Go spammer (client vs client against the same server)
     pingpong3    3 clients, one message in flight each (round-trip latency)
@@ -27,14 +29,15 @@ import re
 import sys
 import tempfile
 
-from bench.cli import bench_arguments
+from bench.scenarios import bench_arguments
 from bench.reporting import bench_report
-from bench.running import binaries
+from bench.running import contest
 from bench.reporting import case_ratios
 from bench.scenarios import kernel_costs
 from bench.running import measured_run
 from bench.analysis import medians
 from bench.running import progress
+from bench.registry import registry
 from bench.running import rounds
 from bench.reporting import run_environment
 from bench.running import server_process
@@ -42,68 +45,59 @@ from bench.reporting import tables
 
 SERVER_MODELS = ["threads", "poll", "epoll"]
 LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
+# The registry's entries each case runs (bench/registry/contestants.json): the row's server name -> entry name.
+SERVERS = {"threads": "netbench-threads", "poll": "netbench-poll", "epoll": "netbench-epoll", "go": "go"}
+ECHO_CLIENT, SPAMMER = "netbench-echo-client", "go-spammer"
 
 
-def start_servers(go_available):
-    server_binary = binaries.bazel_binary("//echo:server")
-    servers = {}
-    for model in SERVER_MODELS:
-        servers[model] = server_process.start_server([server_binary, "--port=0", f"--model={model}"],
-                                                     ready=r"listening on", name=f"netbench-{model}")
-    if go_available:
-        servers["go"] = server_process.start_server([binaries.available("//contestants/go:echo_server"), "-addr", "127.0.0.1:0"],
-                                                    ready=r"listening on", name="go-echosrv")
-    return servers
-
-
-def client_command(load, port, seconds, rate, json_path):
+def client_of(load, rate):
+    """(registry client entry, its {clients}, extra arguments) of a load."""
     if load == "stream3-go":
-        return [binaries.available("//contestants/go:spammer"), "-addr", f"127.0.0.1:{port}", "-clients", "3",
-                "-duration", f"{seconds}s"]
-    cmd = [binaries.bazel_binary("//echo:client"), f"--port={port}", f"--duration={seconds}s",
-           "--progress=false", f"--json={json_path}"]
-    if load == "stream3":
-        cmd += ["--clients=3", "--mode=stream"]
-    elif load == "pingpong3":
-        cmd += ["--clients=3", "--mode=pingpong"]
-    elif load == "stream64":
-        cmd += ["--clients=64", "--mode=stream"]
-    elif load == "rate":
-        cmd += ["--clients=3", "--mode=stream", f"--rate={rate}"]
-    return cmd
+        return SPAMMER, 3, []
+    return {"stream3": (ECHO_CLIENT, 3, ["--mode=stream"]),
+            "pingpong3": (ECHO_CLIENT, 3, ["--mode=pingpong"]),
+            "stream64": (ECHO_CLIENT, 64, ["--mode=stream"]),
+            "rate": (ECHO_CLIENT, 3, ["--mode=stream", f"--rate={rate}"])}[load]
 
 
-def parse_rate(stdout):
-    lines = [line for line in stdout.strip().splitlines() if line.strip()]
-    match = re.match(r"rate: (\d+(?:\.\d+)?) msgs/s", lines[-1]) if lines else None
-    return float(match.group(1)) if match else None
+def detail_entries(path=None):
+    """{entry name: entry} of the echo scenario's servers and clients in the registry."""
+    wanted = set(SERVERS.values()) | {ECHO_CLIENT, SPAMMER}
+    return {e["name"]: e for e in registry.load(path or registry.DEFAULT_PATH)
+            if e["scenario"] == "echo" and e["name"] in wanted}
 
 
-def server_port(server):
-    """The port from the ready line. Go's log line starts with a time ("20:14:49"), so look after "on"."""
-    match = re.search(r"listening on \S*:(\d+)", server.ready_line)
-    return int(match.group(1)) if match else server.port()
+def start_servers(runner, entries, server_names):
+    """{row server name: contest.Server}, each started once for the whole run by the one runner."""
+    return {name: runner.start_server(entries[SERVERS[name]]) for name in server_names}
 
 
-def run_case(servers, server_name, load, seconds, rate):
+def run_case(runner, entries, servers, server_name, load, seconds, rate):
     server = servers[server_name]
-    port = server_port(server)
+    client_name, clients, extra = client_of(load, rate)
+    ran = {}
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
-        cmd = client_command(load, port, seconds, rate, json_path)
-        result, server_cpu = measured_run.run_client_against(server, cmd, timeout_s=seconds + 60)
+        # A fleet over SSH merges its hosts' run documents itself; here the client writes one.
+        if client_name == ECHO_CLIENT and not runner.remote_clients():
+            extra = extra + [f"--json={json_path}"]
+        measured = runner.run_client(entries[client_name], server, {"clients": clients, "duration_s": f"{seconds:g}"},
+                                     extra_args=extra, timeout_s=seconds + 60, on_result=lambda r: ran.update(result=r))
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
                 report = json.load(f)
-    row = {"server": server_name, "load": load, "returncode": result.returncode,
-           "msgs_per_s": parse_rate(result.stdout), "client_cpu_s": result.cpu_seconds,
-           "server_cpu_s": server_cpu, "wall_s": result.wall_s}
+    result = ran.get("result")
+    stdout = result.stdout if result else ""
+    returncode = result.returncode if result else (0 if measured["status"] == "ok" else 1)
+    rates = measured.get("found", {}).get("msgs_per_s") or []
+    row = {"server": server_name, "load": load, "returncode": returncode,
+           "msgs_per_s": rates[-1] if rates else None, "client_cpu_s": measured.get("client_cpu_s"),
+           "server_cpu_s": measured.get("server_cpu_s"), "wall_s": measured.get("wall_s")}
     if load == "stream3-go":
-        sent = re.search(r"sent: (\d+) msgs", result.stdout)
-        echoed = re.search(r"echoed back: (\d+) bytes", result.stdout)
-        written = int(sent.group(1)) if sent else None
-        row["messages_written"] = written
+        sent = re.search(r"sent: (\d+) msgs", stdout)
+        echoed = re.search(r"echoed back: (\d+) bytes", stdout)
+        row["messages_written"] = int(sent.group(1)) if sent else None
         row["messages_echoed"] = int(echoed.group(1)) // 22 if echoed else None
         row["errors"] = None  # the spammer does not check echoes
     elif report is not None:
@@ -112,18 +106,21 @@ def run_case(servers, server_name, load, seconds, rate):
         row["messages_echoed"] = counts.get("total_echoed")
         row["echoed_per_s"] = report["metrics"].get("echoed_msgs_per_s", {}).get("value")
         row["errors"] = counts.get("errors")
+    histograms = (report or {}).get("histograms") or measured.get("histograms")
+    if histograms:
         # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
-        if report.get("histograms"):
-            row["histograms"] = report["histograms"]
-        for name, histogram in report.get("histograms", {}).items():
-            if name in ("rtt", "rtt_corrected"):
+        row["histograms"] = histograms
+        for name, histogram in histograms.items():
+            if name in ("rtt", "rtt_corrected") and "percentiles" in histogram:
                 row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
                 row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
-    measured_run.add_cpu_per_message(row, result, server_cpu, client_messages=row.get("messages_written"),
-                                     server_messages=row.get("messages_echoed"))
-    if result.returncode != 0:
-        progress.log(f"  {server_name}/{load}: client exited {result.returncode}: "
-                     f"{result.stderr.strip()[-300:]}")
+    if result is not None:
+        result.tcp_segments = measured.get("tcp_segments")
+        measured_run.add_cpu_per_message(row, result, row["server_cpu_s"],
+                                         client_messages=row.get("messages_written"),
+                                         server_messages=row.get("messages_echoed"))
+    if measured["status"] != "ok":
+        progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-300:]}")
     return row
 
 
@@ -165,7 +162,9 @@ def ratios(summary, env):
     return out
 
 
-def main(argv):
+def main(argv, runner=None):
+    """`runner`: the contest.Runner that starts the servers and runs the loads (the suite passes its placement,
+    local or remote); by default one on this machine, both sides sharing the CPUs, as the write-ups run."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_arguments.common_arguments(parser)
     bench_arguments.add_rerender_argument(parser)
@@ -181,27 +180,34 @@ def main(argv):
     rate = args.rate or (20000 if args.quick else 50000)
     samples = 1 if args.quick and args.samples == 3 else args.samples
 
-    go_available = binaries.available("//contestants/go:echo_server") is not None and binaries.available("//contestants/go:spammer") is not None
+    runner = runner or contest.Runner(pin=False)
+    entries = detail_entries()
+    unavailable = {name: runner.unavailable(entry) for name, entry in entries.items()}
+    for name, why in unavailable.items():
+        if why:
+            progress.log(f"note: {name} cannot run: {why}")
+    go_available = not unavailable.get(SERVERS["go"]) and not unavailable.get(SPAMMER)
     server_names = SERVER_MODELS + (["go"] if go_available else [])
     loads = [load for load in LOADS if go_available or load != "stream3-go"]
     cases = [(s, load) for load in loads for s in server_names]
 
     env = run_environment.environment(kernel_costs.measure_kernel_costs())
-    servers = start_servers(go_available)
     rows = []
     try:
+        servers = start_servers(runner, entries, server_names)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
             progress.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
-            row = run_case(servers, server_name, load, seconds, rate)
+            row = run_case(runner, entries, servers, server_name, load, seconds, rate)
             row["round"] = round_index
             rows.append(row)
             if not servers[server_name].alive():
                 raise RuntimeError(f"server {server_name} died during {load}")
     finally:
-        for server in servers.values():
-            server.stop()
+        runner.stop_all()
 
     notes = (f"Loads of {seconds:g} s, {samples} interleaved sample(s) per case, rate case at {rate} msgs/s. "
+             "The registry's echo servers and clients (bench/registry/contestants.json), started and measured by "
+             "the write-ups' runner (bench/running/contest.py). "
              "Server CPU per echoed message from the scheduler's exact clock (bench/running/process_cpu.py; no "
              "user/system split, so no server sys column); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from bench.cli import bench_arguments
+from bench.scenarios import bench_arguments
 from bench.running import binaries
 from bench.reporting import case_ratios
 from bench.running import client_process

@@ -29,7 +29,7 @@ import re
 import sys
 import tempfile
 
-from bench.cli import bench_arguments
+from bench.scenarios import bench_arguments
 from bench.reporting import bench_report
 from bench.running import binaries
 from bench.reporting import case_ratios
