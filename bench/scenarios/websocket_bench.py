@@ -7,7 +7,8 @@ in one run.
     bazel run //:bench -- --only=websocket-models
 
 Servers (sink mode: read and drop, as the write-up's server did): //websocket:server --mode=sink
---model=threads|poll|epoll, and the Go x/net server (//contestants/go:xnet_server). Loads, each against every server:
+--model=threads|poll|epoll, and the Go x/net server (//contestants/go:xnet_server), each a contestant entry
+(server_entry) started and measured by the write-ups' runner, contest.Runner. Loads, each against every server:
     nb1, nb4     //websocket:client, 1 and 4 clients x MESSAGES "hello, world!" text frames, one per write
     go1, go4     the Go client (//contestants/go:xnet_client) with the same counts
     nb4-pipe     //websocket:client, 4 clients, --pipeline=16 frames per write
@@ -32,11 +33,11 @@ import tempfile
 from bench.scenarios import bench_arguments
 from bench.reporting import bench_report
 from bench.running import binaries
+from bench.running import contest
 from bench.reporting import case_ratios
 from bench.scenarios import kernel_costs
 from bench.running import measured_run
 from bench.analysis import medians
-from bench.running import ports
 from bench.running import progress
 from bench.running import rounds
 from bench.reporting import run_environment
@@ -45,87 +46,80 @@ from bench.reporting import tables
 
 SERVER_MODELS = ["threads", "poll", "epoll"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
+RESULT = {"msgs_per_s": "rate of (?P<value>[0-9.]+)/second", "messages": "Sent (?P<value>\\d+) in"}
 
 
-def start_servers(go_available, server_threads):
-    binary = binaries.bazel_binary("//websocket:server")
-    servers = {}
-    for mode in ("sink", "echo"):
-        for model in SERVER_MODELS:
-            servers[(model, mode)] = server_process.start_server(
-                [binary, "--port=0", f"--mode={mode}", f"--model={model}", f"--threads={server_threads}"],
-                ready=r"listening on", name=f"netbench-{model}-{mode}")
-        if go_available:
-            port = ports.free_port()
-            cmd = [binaries.available("//contestants/go:xnet_server"), "-addr", f"127.0.0.1:{port}"]
-            if mode == "echo":
-                cmd.append("-echo")
-            server = server_process.start_server(cmd, ready=r"listening on", name=f"go-wsserver-{mode}")
-            server.bench_port = port
-            if not ports.wait_until_accepting(port, timeout_s=10):
-                raise RuntimeError(f"nothing accepts connections on 127.0.0.1:{port}")
-            servers[("go", mode)] = server
-    for server in servers.values():
-        if not hasattr(server, "bench_port"):
-            server.bench_port = int(re.search(r"listening on \S*:(\d+)", server.ready_line).group(1))
-    return servers
+def server_entry(name, mode, server_threads):
+    """The contestant entry (the registry's shape: bench/registry/contestants.json) of one server in one mode;
+    the detail loads need each netbench model and the echo mode, which the registry's websocket entries (the
+    write-up's sink servers) do not have."""
+    if name == "go":
+        return {"name": f"go-wsserver-{mode}", "command": ["{//contestants/go:xnet_server}", "-addr", "{host}:{port}"]
+                + (["-echo"] if mode == "echo" else []), "ready": "listening on"}
+    return {"name": f"netbench-{name}-{mode}", "ready": "listening on",
+            "command": ["{//websocket:server}", "--host={host}", "--port={port}", f"--mode={mode}", f"--model={name}",
+                        f"--threads={server_threads}"]}
 
 
-def parse_sent(stdout):
-    match = re.search(r"Sent (\d+) in (\S+) for a rate of (\d+(?:\.\d+)?)/second", stdout)
-    return (int(match.group(1)), float(match.group(3))) if match else (None, None)
-
-
-def client_command(load, port, messages, json_path):
-    url = f"ws://127.0.0.1:{port}/echo"
+def client_entry(load, messages):
+    """The contestant entry of one load's client."""
     if load.startswith("go"):
-        clients = load[2:]
-        return [binaries.available("//contestants/go:xnet_client"), "-url", url, "-timeout", "120s", clients, str(messages)]
-    cmd = [binaries.bazel_binary("//websocket:client"), f"--url={url}", f"--messages={messages}",
-           "--progress=false", "--timeout=120s", f"--json={json_path}"]
-    if load == "nb1":
-        cmd += ["--clients=1"]
-    elif load == "nb4":
-        cmd += ["--clients=4"]
-    elif load == "nb4-pipe":
-        cmd += ["--clients=4", "--pipeline=16"]
-    elif load == "echo1":
-        cmd += ["--clients=1", "--mode=echo"]
-    return cmd
+        return {"name": "go-xnet-client", "result": RESULT,
+                "command": ["{//contestants/go:xnet_client}", "-url", "{url}", "-timeout", "120s", load[2:], str(messages)]}
+    extra = {"nb1": ["--clients=1"], "nb4": ["--clients=4"], "nb4-pipe": ["--clients=4", "--pipeline=16"],
+             "echo1": ["--clients=1", "--mode=echo"]}[load]
+    return {"name": "netbench-ws-client", "result": RESULT,
+            "command": ["{//websocket:client}", "--url={url}", f"--messages={messages}", "--progress=false",
+                        "--timeout=120s"] + extra}
 
 
-def run_case(servers, server_name, load, messages):
+def start_servers(runner, server_names, server_threads):
+    """{(server name, mode): contest.Server}, each started once for the whole run by the one runner."""
+    return {(name, mode): runner.start_server(server_entry(name, mode, server_threads),
+                                              url_template="ws://{host}:{port}/echo")
+            for mode in ("sink", "echo") for name in server_names}
+
+
+def run_case(runner, servers, server_name, load, messages):
     mode = "echo" if load == "echo1" else "sink"
     server = servers[(server_name, mode)]
+    ran = {}
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
-        cmd = client_command(load, server.bench_port, messages, json_path)
-        result, server_cpu = measured_run.run_client_against(server, cmd, timeout_s=180)
+        # A fleet over SSH merges its hosts' run documents itself; here the client writes one.
+        extra = [f"--json={json_path}"] if not load.startswith("go") and not runner.remote_clients() else []
+        measured = runner.run_client(client_entry(load, messages), server, {}, extra_args=extra, timeout_s=180,
+                                     on_result=lambda r: ran.update(result=r))
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
                 report = json.load(f)
-    sent, rate = parse_sent(result.stdout)
-    row = {"server": server_name, "load": load, "returncode": result.returncode, "msgs_per_s": rate,
-           "messages_written": sent, "client_cpu_s": result.cpu_seconds,
-           "server_cpu_s": server_cpu,
-           "wall_s": result.wall_s}
+    result = ran.get("result")
+    found = measured.get("found", {})
+    sent = int(found["messages"][-1]) if found.get("messages") else None
+    rate = found["msgs_per_s"][-1] if found.get("msgs_per_s") else None
+    returncode = result.returncode if result else (0 if measured["status"] == "ok" else 1)
+    row = {"server": server_name, "load": load, "returncode": returncode, "msgs_per_s": rate,
+           "messages_written": sent, "client_cpu_s": measured.get("client_cpu_s"),
+           "server_cpu_s": measured.get("server_cpu_s"), "wall_s": measured.get("wall_s")}
     if report is not None:
         counts = report.get("counts", {})
         row["messages_received_by_client"] = counts.get("messages_received")
         row["errors"] = sum(v for k, v in counts.items() if k.startswith("errors."))
+    histograms = (report or {}).get("histograms") or measured.get("histograms")
+    if histograms:
         # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
-        if report.get("histograms"):
-            row["histograms"] = report["histograms"]
-        histogram = report.get("histograms", {}).get("latency")
-        if histogram:
+        row["histograms"] = histograms
+        histogram = histograms.get("latency")
+        if histogram and "percentiles" in histogram:
             row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
             row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
             row["p999_us"] = histogram["percentiles"].get("99.9", 0) / 1e3
-    measured_run.add_cpu_per_message(row, result, server_cpu, client_messages=sent, server_messages=sent)
-    if result.returncode != 0:
-        progress.log(f"  {server_name}/{load}: client exited {result.returncode}: "
-                     f"{(result.stdout + result.stderr).strip()[-400:]}")
+    if result is not None:
+        result.tcp_segments = measured.get("tcp_segments")
+        measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=sent, server_messages=sent)
+    if measured["status"] != "ok":
+        progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-400:]}")
     return row
 
 
@@ -164,7 +158,9 @@ def ratios(summary, env):
     return out
 
 
-def main(argv):
+def main(argv, runner=None):
+    """`runner`: the contest.Runner that starts the servers and runs the loads; by default one on this machine,
+    both sides sharing the CPUs, as the write-ups run."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_arguments.common_arguments(parser)
     bench_arguments.add_rerender_argument(parser)
@@ -182,20 +178,23 @@ def main(argv):
     echo_messages = args.echo_messages or (500 if args.quick else 20000)
     samples = 1 if args.quick and args.samples == 3 else args.samples
 
-    go_available = binaries.available("//contestants/go:xnet_server") is not None and binaries.available("//contestants/go:xnet_client") is not None
+    runner = runner or contest.Runner(pin=False)
+    go_available = all(binaries.available(label) is not None
+                       for label in ("//contestants/go:xnet_server", "//contestants/go:xnet_client"))
     server_names = SERVER_MODELS + (["go"] if go_available else [])
     loads = [load for load in SINK_LOADS if go_available or not load.startswith("go")] + ["echo1"]
     cases = [(s, load) for load in loads for s in server_names]
 
     env = run_environment.environment(kernel_costs.measure_kernel_costs())
-    servers = start_servers(go_available, args.server_threads)
     rows = []
     written_to = {}
     outputs = {}
+    servers = {}
     try:
+        servers = start_servers(runner, server_names, args.server_threads)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
             progress.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
-            row = run_case(servers, server_name, load, echo_messages if load == "echo1" else messages)
+            row = run_case(runner, servers, server_name, load, echo_messages if load == "echo1" else messages)
             row["round"] = round_index
             rows.append(row)
             mode = "echo" if load == "echo1" else "sink"
@@ -203,8 +202,10 @@ def main(argv):
             if not servers[(server_name, mode)].alive():
                 raise RuntimeError(f"server {server_name}-{mode} died during {load}")
     finally:
+        runner.stop_all()
         for key, server in servers.items():
-            outputs[key] = server.stop()
+            process = getattr(server, "process", None)
+            outputs[key] = process.output() if process is not None else ""
 
     # The netbench servers' own totals: every message written reached the server.
     keeps_up = []
@@ -219,7 +220,8 @@ def main(argv):
     notes = (f"{messages} messages per client in sink mode, {echo_messages} in the echo case; {samples} "
              f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
              "CPU per message from the scheduler's exact clock (bench/running/process_cpu.py; no user/system "
-             "split, so no server sys column); client CPU per message from wait4 "
+             "split, so no server sys column), servers and clients started and measured by the write-ups' "
+             "runner (bench/running/contest.py); client CPU per message from wait4 "
              "rusage of the whole client process (connection set-up included, both clients alike). The Go "
              "client never reads and does not verify anything. " + server_process.SCHEDULING_NOTE)
     if args.quick:
