@@ -21,7 +21,7 @@ class ClientResult:
         self.system_seconds = system_seconds  # the kernel's share: syscalls, loopback TCP, wakeups
         self.cpu_seconds = user_seconds + system_seconds
         self.wall_s = wall_s
-        self.tcp_segments = None  # segments sent meanwhile, where measured_run.run_client_against() counted them
+        self.tcp_segments = None  # segments sent meanwhile, where the runner counted them (measured_run.py)
 
     def check(self):
         if self.returncode != 0:

@@ -1,26 +1,9 @@
-"""What one client run against one server cost, as the detail benches (results/*_bench.py) report it: both
-sides' CPU time (the client's from wait4, the server's from the scheduler clock, process_cpu.py), the TCP
-segments sent meanwhile, and all of it per message.
+"""What one client run against one server cost per message, as the detail scenarios (bench/scenarios/*_bench.py)
+report it: both sides' CPU time (measured by contest.Runner.run_client: the server's from the scheduler clock,
+the client's from wait4) and the TCP segments sent meanwhile, each divided by the messages that side handled.
 
-    result, server_cpu = measured_run.run_client_against(server, cmd, timeout_s=60)
-    measured_run.add_cpu_per_message(row, result, server_cpu, client_messages=sent, server_messages=echoed)
+    measured_run.add_cpu_per_message(row, result, server_cpu_s, client_messages=sent, server_messages=echoed)
 """
-
-from bench.running import client_process
-from bench.running import tcp_segments
-
-
-def run_client_against(server, cmd, timeout_s):
-    """Runs a client to completion against `server`; returns its ClientResult (with `tcp_segments`, the
-    segments sent meanwhile, or None) and the server's CPU seconds meanwhile."""
-    server_before = server.cpu_seconds()
-    segments_before = tcp_segments.tcp_segments_sent()
-    result = client_process.run_client(cmd, timeout_s)
-    segments_after = tcp_segments.tcp_segments_sent()
-    server_after = server.cpu_seconds()
-    result.tcp_segments = (segments_after - segments_before
-                           if segments_before is not None and segments_after is not None else None)
-    return result, server_after - server_before
 
 
 def add_cpu_per_message(row, result, server_cpu, client_messages, server_messages):

@@ -6,15 +6,17 @@ and nginx, over http and https, all in one run.
     /usr/bin/python3 -m bench.scenarios.httpfanout_bench --quick       # smoke check: 50 requests, 2 repetitions
     bazel run //:bench -- --only=httpfanout-models
 
-Targets: //httpfanout:origin --latency=0 and --latency=50ms (epoll, one loop; https with its self-signed
-certificate), and nginx (//contestants/nginx:serve on free ports, http and https).
-Clients: //httpfanout:fanout --model=threads|poll|epoll, Go's fan-out (//contestants/go:fanout, a goroutine per request, a
-fresh transport per repetition), curl --parallel (one process; curl 7.88 caps --parallel-max at 300) and
-two curl processes of 250 each (the fair row). Every https client skips certificate verification here
-(Go's -insecure, curl -k, netbench --insecure) so that all do the same work per handshake.
+Targets: the registry's origin-0ms and origin-50ms (//httpfanout:origin, epoll, one loop; https with its
+self-signed certificate) and nginx (//contestants/nginx:serve), http and https. Clients: the registry's
+netbench-threads|poll|epoll (//httpfanout:fanout), go (//contestants/go:fanout, a goroutine per request, a
+fresh transport per repetition) and curl (contestants/curl/fanout.sh: curl --parallel, one process; curl 7.88
+caps --parallel-max at 300), each in its "fresh" condition, and two curl processes of 250 each (the fair row,
+curl_pair.sh). Every https client skips certificate verification here (Go's -insecure, curl -k, netbench
+--insecure) so that all do the same work per handshake. Targets and clients are started and measured by the
+write-ups' runner (contest.Runner: the scheduler's CPU clock, the same placement).
 
 Per case: the median over repetitions of the wall time of one fan-out (netbench and Go time themselves;
-curl's is the process's wall time, one process per repetition), the client's CPU per request (wait4
+curl's is timed around its process, or the pair's), the client's CPU per request (wait4
 rusage of the whole client process over all its repetitions), the origin's CPU per request, and failures.
 Medians over samples, then the issue's ratios: best netbench model vs Go (target <= 0.5 over http, <= 0.6
 over https), vs the faster curl row (target < 1), and with 50 ms latency the total vs the latency
@@ -22,141 +24,73 @@ over https), vs the faster curl row (target < 1), and with 50 ms latency the tot
 """
 
 import argparse
-import json
 import os
 import re
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 
 from bench.scenarios import bench_arguments
-from bench.running import binaries
 from bench.reporting import case_ratios
-from bench.running import client_process
 from bench.analysis import medians
-from bench.running import ports
-from bench.running import process_cpu
+from bench.registry import registry
+from bench.running import contest
 from bench.running import progress
 from bench.reporting import result_files
 from bench.running import rounds
-from bench.running import server_process
 from bench.reporting import tables
 
 NETBENCH_MODELS = ["threads", "poll", "epoll"]
+TARGETS = ["origin-0ms", "origin-50ms", "nginx"]
+# Each client of the detail loads: the registry's entry, run in its "fresh" condition (no warm-up), or here the
+# pair of curl processes, an entry of the same shape.
+CLIENTS = {f"netbench-{m}": f"netbench-{m}" for m in NETBENCH_MODELS} | {"go": "go", "curl": "curl"}
+CURL_PAIR = {"name": "curl-2x250", "command": [os.path.join(os.path.dirname(os.path.realpath(__file__)), "curl_pair.sh"),
+                                               "{//contestants/curl:fanout}", "{url}", "{requests}", "{reps}"],
+             "result": {"wall_s": "^rep \\d+: .*wall (?P<value>[0-9.]+) s"}, "conditions": {"fresh": []},
+             "https_args": []}
+FAILED = re.compile(r"^rep \d+: \d+ ok, (\d+) (?:failed|errors)", re.MULTILINE)
 
 
-def start_origins(tmp, servers):
-    """Starts the four origins into `servers` (filled as they start, so that a failure stops the others)."""
-    origin = binaries.bazel_binary("//httpfanout:origin")
-    for latency in ("0", "50ms"):
-        for scheme in ("http", "https"):
-            cmd = [origin, "--port=0", "--model=epoll", f"--latency={latency}", "--body_size=25600"]
-            if scheme == "https":
-                cmd += ["--tls", f"--write_cert={tmp}/origin-{latency}.pem"]
-            servers[(latency, scheme)] = server_process.start_server(cmd, ready=r"listening on",
-                                                                     name=f"origin-{latency}-{scheme}")
+def detail_entries(path=None):
+    """{entry name: entry} of the fan-out scenario's targets and clients in the registry."""
+    wanted = set(TARGETS) | set(CLIENTS.values())
+    return {e["name"]: e for e in registry.load(path or registry.DEFAULT_PATH)
+            if e["scenario"] == "fanout" and e["name"] in wanted}
 
 
-def start_nginx(servers):
-    """nginx (contestants/nginx/serve.sh) on free ports, http and https, added to `servers` as ("nginx", scheme);
-    False, after saying why, when it cannot start."""
-    serve = binaries.available("//contestants/nginx:serve")
-    if serve is None:
-        return False
-    for scheme in ("http", "https"):
-        port = ports.free_port()
-        cmd = [serve, "--host=127.0.0.1", f"--port={port}"] + (["--tls"] if scheme == "https" else [])
-        try:
-            servers[("nginx", scheme)] = server_process.start_server(cmd, ready=r"listening on",
-                                                                      name=f"nginx-{scheme}")
-        except RuntimeError as error:
-            progress.log(f"note: nginx did not start; nginx rows are skipped:\n{error}")
-            return False
-    return True
+def start_targets(runner, entries):
+    """[target]: each server of TARGETS in each of its schemes, started once by the one runner; a target that
+    cannot start is left out after saying why (nginx where it is not installed)."""
+    targets = []
+    for name in TARGETS:
+        entry = entries.get(name)
+        why = runner.unavailable(entry) if entry else "not in the registry"
+        if why:
+            progress.log(f"note: {name} cannot run; its rows are skipped: {why}")
+            continue
+        for scheme, spec in entry["schemes"].items():
+            try:
+                server = runner.start_server(entry, extra_args=spec.get("args", []), url_template=spec["url"])
+            except contest.Failure as failure:
+                progress.log(f"note: {name} {scheme} did not start; its rows are skipped: {failure}\n{failure.tail}")
+                continue
+            targets.append({"name": name, "scheme": scheme, "server": server, "url": server.url})
+    return targets
 
 
-def target_cpu_seconds(target):
-    """The server's CPU seconds so far, its children included (nginx's master and workers under serve.sh)."""
-    return process_cpu.tree_cpu_seconds(target["server"].pid)
-
-
-def run_netbench(model, url, requests, reps, cacert):
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        json_path = f.name
-    cmd = [binaries.bazel_binary("//httpfanout:fanout"), f"--url={url}", f"--requests={requests}",
-           f"--model={model}", f"--repetitions={reps}", f"--json={json_path}", "--quiet"]
-    if url.startswith("https"):
-        cmd.append("--insecure")
-    res = client_process.run_client(cmd, timeout_s=120 + reps * 30)
-    wall = None
-    failed = 0 if res.returncode == 0 else None
-    try:
-        with open(json_path) as f:
-            doc = json.load(f)
-        metrics = doc.get("metrics", {})
-        value = metrics.get("wall_median")
-        wall = value.get("value") if isinstance(value, dict) else value
-        counts = doc.get("counts", {})
-        failed = counts.get("requests_failed", failed)
-    except (OSError, ValueError, AttributeError):
-        match = re.search(r"median ([0-9.]+) s", res.stdout)
-        wall = float(match.group(1)) if match else None
-    finally:
-        if os.path.exists(json_path):
-            os.unlink(json_path)
-    if res.returncode != 0:
-        progress.log(f"netbench {model} {url}: exit {res.returncode}: {res.stderr[-500:]}")
-    return wall, res.cpu_seconds, failed
-
-
-def run_go(url, requests, reps):
-    go = binaries.available("//contestants/go:fanout")
-    if go is None:
-        return None, None, None
-    cmd = [go, "-url", url, "-n", str(requests), "-reps", str(reps)]
-    if url.startswith("https"):
-        cmd.append("-insecure")
-    res = client_process.run_client(cmd, timeout_s=120 + reps * 30)
-    walls = [float(w) for w in re.findall(r"(?m)^rep \d+: .*wall ([0-9.]+) s$", res.stdout)]
-    wall = statistics.median(walls) if walls else None
-    errors = sum(int(m) for m in re.findall(r"ok, (\d+) errors", res.stdout))
-    if res.returncode != 0:
-        progress.log(f"go fanout {url}: exit {res.returncode}: {res.stdout[-300:]}")
-    return wall, res.cpu_seconds, errors
-
-
-def curl_config(tmp, url, count):
-    path = os.path.join(tmp, f"curl-{abs(hash((url, count)))}.cfg")
-    with open(path, "w") as f:
-        for _ in range(count):
-            f.write(f'url = "{url}"\noutput = "/dev/null"\n')
-    return path
-
-
-def run_curl(url, requests, reps, processes, tmp):
-    """One fan-out = `processes` curl processes started together, each --parallel over its share."""
-    share = requests // processes
-    cfg = curl_config(tmp, url, share)
-    cmd = ["curl", "-s", "-k", "--parallel", "--parallel-max", str(min(share, 300)), "--parallel-immediate",
-           "-K", cfg, "-w", "%{http_code}\n"]
-    walls, cpu, failed = [], 0.0, 0
-    for _ in range(reps):
-        start = time.monotonic()
-        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-                 for _ in range(processes)]
-        for p in procs:
-            out, _ = p.communicate(timeout=120)
-            failed += sum(1 for line in out.split() if line != "200")
-            failed += 0 if p.returncode == 0 else 1
-        walls.append(time.monotonic() - start)
-        try:
-            usage = os.times()
-            cpu = usage.children_user + usage.children_system
-        except OSError:
-            pass
-    return medians.median(walls), cpu, failed
+def run_client(runner, entry, target, requests, reps):
+    """(median wall s per fan-out, client CPU s, failed requests) of one run of `entry` against `target`."""
+    ran = {}
+    extra = list(entry.get("https_args", [])) if target["scheme"] == "https" else []
+    row = runner.run_client(entry, target["server"], {"url": target["url"], "requests": requests, "reps": reps,
+                                                      "warmup": 0},
+                            extra_args=extra, timeout_s=120 + reps * 30, on_result=lambda r: ran.update(result=r))
+    result = ran.get("result")
+    failures = [int(n) for n in FAILED.findall(result.stdout)] if result else []
+    failed = sum(failures) if failures else (0 if row["status"] == "ok" else None)
+    if row["status"] != "ok":
+        progress.log(f"{entry['name']} {target['url']}: {row.get('error')}: {row.get('tail', '')[-300:]}")
+    return medians.median(row.get("found", {}).get("wall_s") or []), row.get("client_cpu_s"), failed, row
 
 
 PER_ROUND_NOTE = "vs_go_per_round: the best model's time over Go's within single rounds, lowest .. highest."
@@ -220,7 +154,9 @@ def rerender():
     return 0
 
 
-def main(argv=None):
+def main(argv=None, runner=None):
+    """`runner`: the contest.Runner that starts the targets and runs the clients; by default one on this
+    machine, both sides sharing the CPUs, as the write-ups run."""
     parser = bench_arguments.common_arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--requests", type=int, default=500)
     parser.add_argument("--repetitions", type=int, default=10)
@@ -233,58 +169,37 @@ def main(argv=None):
     samples = 1 if args.quick else args.samples
     have_curl = subprocess.run(["sh", "-c", "command -v curl"], capture_output=True).returncode == 0
 
-    tmp = tempfile.mkdtemp(prefix="httpfanout-bench-")
-    servers = {}
-    try:
-        start_origins(tmp, servers)
-        nginx_ok = start_nginx(servers)
-    except BaseException:
-        for server in servers.values():
-            server.stop()
-        raise
-    targets = []
-    for (latency, scheme), server in servers.items():
-        name, path = ("nginx", "index.html") if latency == "nginx" else (f"origin-{latency}", "")
-        targets.append({"name": name, "scheme": scheme, "server": server,
-                        "url": f"{scheme}://127.0.0.1:{server.port()}/{path}", "cacert": None})
-    clients = [f"netbench-{m}" for m in NETBENCH_MODELS] + ["go"]
+    runner = runner or contest.Runner(pin=False)
+    entries = detail_entries()
+    clients = {name: entries[entry] for name, entry in CLIENTS.items()
+               if entry in entries and (have_curl or not name.startswith("curl"))}
     if have_curl:
-        clients += ["curl", "curl-2x250"]
-    cases = [(t, c) for t in targets for c in clients]
+        clients["curl-2x250"] = CURL_PAIR
     samples_by_case = {}
     try:
+        targets = start_targets(runner, entries)
+        cases = [(t, c) for t in targets for c in clients]
         for round_index, (target, client) in rounds.interleaved(cases, samples):
             key = (target["name"], target["scheme"], client)
             progress.log(f"round {round_index + 1}/{samples}: {client} -> {target['name']} {target['scheme']}")
-            cpu_before = target_cpu_seconds(target)
-            if client.startswith("netbench-"):
-                wall, cpu, failed = run_netbench(client.split("-", 1)[1], target["url"], requests, reps,
-                                                 target["cacert"])
-            elif client == "go":
-                wall, cpu, failed = run_go(target["url"], requests, reps)
-            else:
-                processes = 2 if client == "curl-2x250" else 1
-                before = os.times()
-                wall, _, failed = run_curl(target["url"], requests, reps, processes, tmp)
-                after = os.times()
-                cpu = (after.children_user + after.children_system) - (before.children_user +
-                                                                      before.children_system)
-            server_cpu = target_cpu_seconds(target) - cpu_before
+            wall, cpu, failed, row = run_client(runner, clients[client], target, requests, reps)
             total = requests * reps
+            server_cpu = row.get("server_cpu_s")
             samples_by_case.setdefault(key, []).append({
                 "wall_s": wall,
                 "client_cpu_us_per_request": cpu * 1e6 / total if cpu is not None else None,
-                "server_cpu_us_per_request": server_cpu * 1e6 / total,
+                "server_cpu_us_per_request": server_cpu * 1e6 / total if server_cpu is not None else None,
                 "failed": failed,
             })
     finally:
-        for server in servers.values():
-            server.stop()
+        runner.stop_all()
 
     case_docs = [{"target": name, "scheme": scheme, "client": client, "requests": requests, "repetitions": reps,
                   "samples": runs} for (name, scheme, client), runs in samples_by_case.items()]
     notes = (f"{requests} GETs of a 25,600-byte page per fan-out, {reps} repetitions per run, {samples} "
-             f"interleaved samples; https without certificate verification for every client. "
+             f"interleaved samples; https without certificate verification for every client. Targets and clients "
+             f"started and measured by the write-ups' runner (bench/running/contest.py): server CPU from the "
+             f"scheduler's exact clock over the server's process tree, client CPU from wait4 rusage. "
              f"Targets: best netbench <= 0.5x Go (http), <= 0.6x Go (https), < best curl; origin-50ms total < 2x "
              f"latency (vs_latency < 2). " + PER_ROUND_NOTE)
     rows = write_report(case_docs, notes)
