@@ -98,7 +98,8 @@ def run_microbenchmarks(quick):
 
 
 WRITEUP_PARTS = ["echo", "websocket", "fanout"]
-# The netbench-vs-Go detail benches of issues 3-5 (results/*_bench.py), run when named.
+# The netbench-vs-Go detail scenarios of issues 3-5 (bench/scenarios/*_bench.py, through the same runner as the
+# write-ups), run when named.
 DETAIL_PARTS = {"echo-models": "echo", "websocket-models": "websocket", "httpfanout-models": "httpfanout"}
 PARTS = ["micro"] + WRITEUP_PARTS + list(DETAIL_PARTS)
 DEFAULT_PARTS = ["micro"] + WRITEUP_PARTS

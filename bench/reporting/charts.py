@@ -326,7 +326,7 @@ def fanout_writeup(figures, document, out):
     return fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)
 
 
-# ---- the detail benches (results/*_bench.py: cases with server, load, round, returncode)
+# ---- the detail benches (bench/scenarios/*_bench.py: cases with server, load, round, returncode)
 
 PERCENTILES = [("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9")]
 
