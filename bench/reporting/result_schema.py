@@ -352,7 +352,7 @@ def _writeup_document(part):
     })
 
 
-# A detail bench's case: one run of one load against one server model in one round (results/*_bench.py).
+# A detail bench's case: one run of one load against one server model in one round (bench/scenarios/*_bench.py).
 MESSAGE_CASE = {
     "server": Field("str"),
     "load": Field("str"),

@@ -1,4 +1,4 @@
-"""The command-line flags every detail bench (results/*_bench.py) shares: how many rounds, a quick smoke
+"""The command-line flags every detail bench (bench/scenarios/*_bench.py) shares: how many rounds, a quick smoke
 check, and re-rendering the stored results instead of running.
 
     parser = bench_arguments.common_arguments(argparse.ArgumentParser(description=__doc__))
