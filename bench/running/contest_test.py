@@ -110,6 +110,13 @@ class EchoScenarioTest(unittest.TestCase):
         self.assertEqual(racket["verdict"], "not measured")
 
 
+class FleetTest(unittest.TestCase):
+    def test_only_netbench_programs_are_asked_for_a_run_document_on_remote_hosts(self):
+        # The write-ups' systems under //contestants/ take no --json: the Go spammer exits 2 on it.
+        self.assertTrue(contest._TOKEN_NETBENCH.match("{//echo:client}"))
+        self.assertIsNone(contest._TOKEN_NETBENCH.match("{//contestants/go:spammer}"))
+
+
 class ProcessTest(unittest.TestCase):
     def test_pinned_servers_and_clients_get_disjoint_cpus(self):
         server_cpus, client_cpus = contest.cpu_sets(pin=True)

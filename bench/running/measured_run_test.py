@@ -18,6 +18,14 @@ class CpuPerMessageTest(unittest.TestCase):
         self.assertAlmostEqual(row["server_cpu_us_per_msg"], 1e4)
         self.assertAlmostEqual(row["tcp_segs_per_msg"], 1.5)
 
+    def test_a_fleet_has_its_summed_cpu_per_message_and_no_split(self):
+        row = {}
+        measured_run.add_cpu_per_message(row, None, 0.5, client_messages=100, server_messages=50, client_cpu=1.0)
+        self.assertAlmostEqual(row["client_cpu_us_per_msg"], 1e4)
+        self.assertAlmostEqual(row["server_cpu_us_per_msg"], 1e4)
+        self.assertNotIn("client_sys_us_per_msg", row)
+        self.assertNotIn("tcp_segs_per_msg", row)
+
 
 if __name__ == "__main__":
     unittest.main()

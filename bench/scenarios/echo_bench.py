@@ -94,7 +94,11 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
     row = {"server": server_name, "load": load, "returncode": returncode,
            "msgs_per_s": rates[-1] if rates else None, "client_cpu_s": measured.get("client_cpu_s"),
            "server_cpu_s": measured.get("server_cpu_s"), "wall_s": measured.get("wall_s")}
-    if load == "stream3-go":
+    found = measured.get("found", {})
+    if runner.remote_clients():
+        # A fleet: its hosts' counts summed (remote_placement.merge_found); echoes are not counted there.
+        row["messages_written"] = int(found["messages"][-1]) if found.get("messages") else None
+    elif load == "stream3-go":
         sent = re.search(r"sent: (\d+) msgs", stdout)
         echoed = re.search(r"echoed back: (\d+) bytes", stdout)
         row["messages_written"] = int(sent.group(1)) if sent else None
@@ -116,9 +120,10 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
                 row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
     if result is not None:
         result.tcp_segments = measured.get("tcp_segments")
-        measured_run.add_cpu_per_message(row, result, row["server_cpu_s"],
-                                         client_messages=row.get("messages_written"),
-                                         server_messages=row.get("messages_echoed"))
+    measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=row.get("messages_written"),
+                                     server_messages=row.get("messages_echoed") or (row.get("messages_written")
+                                                                                    if result is None else None),
+                                     client_cpu=row["client_cpu_s"])
     if measured["status"] != "ok":
         progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-300:]}")
     return row

@@ -117,7 +117,8 @@ def run_case(runner, servers, server_name, load, messages):
             row["p999_us"] = histogram["percentiles"].get("99.9", 0) / 1e3
     if result is not None:
         result.tcp_segments = measured.get("tcp_segments")
-        measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=sent, server_messages=sent)
+    measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=sent, server_messages=sent,
+                                     client_cpu=row["client_cpu_s"])
     if measured["status"] != "ok":
         progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-400:]}")
     return row
