@@ -162,32 +162,41 @@ def _runners(args, placement):
 
 
 def run_writeup(part, entries, args, env, placement=None):
-    """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json and .md."""
+    """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json and .md. Interrupted
+    (Ctrl-C), it writes every row that finished, the document marked `partial`, and raises KeyboardInterrupt."""
     runners = _runners(args, placement)
     quick = args.quick
     samples = 1 if quick else args.samples
+    interrupted = None
     try:
-        if part == "echo":
-            settings = {"samples": samples, "seconds": 1.0 if quick else args.echo_seconds, "clients": 3}
-            rows, fates = scenarios.run_echo(entries, runners, samples, settings["seconds"], settings["clients"])
-            section = writeups.echo_section(_on_the_link(rows), fates, settings)
-        elif part == "websocket":
-            settings = {"samples": samples, "messages": 2000 if quick else args.websocket_messages}
-            rows, fates = scenarios.run_websocket(entries, runners, samples, settings["messages"])
-            section = writeups.websocket_section(_on_the_link(rows), fates, settings)
-        else:
-            samples = 1 if quick else args.fanout_samples
-            settings = {"samples": samples, "requests": 50 if quick else 500, "reps": 1 if quick else args.fanout_reps,
-                        "warmup": 0 if quick else 3}
-            # Under split only the claim's cells run: the whole table twice would double the part's time, the
-            # JVM's https runs alone costing about a minute each on 2 cores.
-            focus = {"split": (writeups.FANOUT_CLAIM_SERVERS, writeups.FANOUT_CLAIM_CLIENTS)}
-            rows, fates = scenarios.run_fanout(entries, runners, samples, settings["requests"], settings["reps"],
-                                               settings["warmup"], focus=focus)
-            section = writeups.fanout_section(rows, fates, settings)
+        try:
+            if part == "echo":
+                settings = {"samples": samples, "seconds": 1.0 if quick else args.echo_seconds, "clients": 3}
+                rows, fates = scenarios.run_echo(entries, runners, samples, settings["seconds"], settings["clients"])
+            elif part == "websocket":
+                settings = {"samples": samples, "messages": 2000 if quick else args.websocket_messages}
+                rows, fates = scenarios.run_websocket(entries, runners, samples, settings["messages"])
+            else:
+                samples = 1 if quick else args.fanout_samples
+                settings = {"samples": samples, "requests": 50 if quick else 500,
+                            "reps": 1 if quick else args.fanout_reps, "warmup": 0 if quick else 3}
+                # Under split only the claim's cells run: the whole table twice would double the part's time,
+                # the JVM's https runs alone costing about a minute each on 2 cores.
+                focus = {"split": (writeups.FANOUT_CLAIM_SERVERS, writeups.FANOUT_CLAIM_CLIENTS)}
+                rows, fates = scenarios.run_fanout(entries, runners, samples, settings["requests"],
+                                                   settings["reps"], settings["warmup"], focus=focus)
+        except scenarios.Interrupted as stop:
+            interrupted, rows, fates = stop, stop.rows, stop.fates
+            progress.log(f"{part} write-up interrupted: keeping the {len(rows)} run(s) that finished (partial)")
     finally:
         for each in scenarios.links(runners).values():
             each.stop_all()
+    if part == "echo":
+        section = writeups.echo_section(_on_the_link(rows), fates, settings)
+    elif part == "websocket":
+        section = writeups.websocket_section(_on_the_link(rows), fates, settings)
+    else:
+        section = writeups.fanout_section(rows, fates, settings)
     local = scenarios.links(runners)
     settings["placements"] = [r.placement_name for r in local.values()]
     how = "; ".join(
@@ -204,7 +213,9 @@ def run_writeup(part, entries, args, env, placement=None):
         extra, links_summary = remote_report.section(rows, keys, placement.describe(),
                                                      max(len(placement.client_targets), 1))
         section["markdown"] = section["markdown"] + extra
-    header = (f"{'QUICK SMOKE RUN: not a measurement. ' if quick else ''}Run {env['timestamp_utc']}, commit "
+    header = (f"{'QUICK SMOKE RUN: not a measurement. ' if quick else ''}"
+              f"{f'INTERRUPTED (Ctrl-C): partial, the {len(rows)} run(s) that finished; the rest did not run. ' if interrupted else ''}"
+              f"Run {env['timestamp_utc']}, commit "
               f"{env['git_commit']}, {how}; servers run in a session of their own, as if started from a second "
               "terminal (with Linux's autogroup scheduling that decides how server and load share the cores). CPU "
               "figures are the scheduler's exact run time of each whole process (threads that exited included), "
@@ -217,6 +228,8 @@ def run_writeup(part, entries, args, env, placement=None):
                 "verdicts": section["verdicts"], "rows": rows}
     if links_summary is not None:
         document["links"] = links_summary
+    if interrupted is not None:
+        document["partial"] = True
     errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), document)
     with open(os.path.join(directory, f"{part}_writeup.md"), "w") as f:
         f.write(markdown)
@@ -225,6 +238,8 @@ def run_writeup(part, entries, args, env, placement=None):
         raise result_schema.SchemaError(f"{part}_writeup.json", errors)
     for line in section["verdicts"]:
         progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
+    if interrupted is not None:
+        raise KeyboardInterrupt(str(interrupted))
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
 
 
@@ -344,6 +359,12 @@ def _run_parts(args, parts, chosen, placement):
             progress.log(f"==== {part} write-up")
             try:
                 code = run_writeup(part, chosen, args, env, placement)
+            except KeyboardInterrupt:
+                # The part wrote what finished, marked partial; the report links it, and nothing more runs.
+                write_report(env)
+                progress.log(f"bench: interrupted during the {part} write-up; its finished runs are kept, marked "
+                             f"partial, in {result_files.results_dir()}/{part}_writeup.json; later parts did not run")
+                return 130
             except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
                 progress.log(f"{part} write-up failed: {error!r}")
                 code = 1

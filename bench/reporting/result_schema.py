@@ -349,6 +349,7 @@ def _writeup_document(part):
         "verdicts": Field(ListOf(VERDICT)),
         "rows": Field(ListOf(WRITEUP_ROWS[part])),
         "links": opt(ListOf(LINK_CASE), nullable=False, since=2),
+        "partial": opt("bool", nullable=False),
     })
 
 

@@ -70,6 +70,10 @@ class ValidationTest(unittest.TestCase):
     def test_a_document_as_the_suite_writes_it_matches(self):
         self.assertEqual(result_schema.validate(echo_writeup()), [])
 
+    def test_an_interrupted_run_is_marked_partial(self):
+        self.assertEqual(result_schema.validate({**echo_writeup(), "partial": True}), [])
+        self.assert_error({**echo_writeup(), "partial": "yes"}, "partial: expected")
+
     def test_verdicts_as_judge_writes_them_match(self):
         from bench.analysis import verdict
         b = [100.0, 200.0, 300.0, 400.0, 500.0]

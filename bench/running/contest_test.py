@@ -110,6 +110,34 @@ class EchoScenarioTest(unittest.TestCase):
         self.assertEqual(racket["verdict"], "not measured")
 
 
+class InterruptedOnItsThirdRun(contest.Runner):
+    """A runner whose third client run is stopped by Ctrl-C, as a person at the terminal would."""
+
+    runs = 0
+
+    def run_client(self, *args, **kwargs):
+        self.runs += 1
+        if self.runs == 3:
+            raise KeyboardInterrupt()
+        return super().run_client(*args, **kwargs)
+
+
+class InterruptTest(unittest.TestCase):
+    def test_an_interrupted_scenario_keeps_every_run_that_finished(self):
+        entries = registry.validate({"contestants": [shipped("netbench-poll", "server"),
+                                                     shipped("netbench-echo-client", "client")]})
+        runner = InterruptedOnItsThirdRun()
+        try:
+            with self.assertRaises(scenarios.Interrupted) as caught:
+                scenarios.run_echo(entries, runner, samples=4, seconds=0.2, clients=1)
+        finally:
+            runner.stop_all()
+        self.assertIsInstance(caught.exception, KeyboardInterrupt)  # uncaught, it still stops the suite
+        self.assertEqual([(r["round"], r["status"]) for r in caught.exception.rows], [(0, "ok"), (1, "ok")])
+        self.assertEqual({f["name"]: f["status"] for f in caught.exception.fates},
+                         {"netbench-poll": "ran", "netbench-echo-client": "ran"})
+
+
 class FleetTest(unittest.TestCase):
     def test_only_netbench_programs_are_asked_for_a_run_document_on_remote_hosts(self):
         # The write-ups' systems under //contestants/ take no --json: the Go spammer exits 2 on it.

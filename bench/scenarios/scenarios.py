@@ -16,8 +16,11 @@ the same cases on this machine and over the network to other hosts). Every case 
 within each round, and its rows carry the runner's `placement` (and `link`, where a runner has one), and each side's configuration as it
 ran, how much of its CPUs it used and which side was the bottleneck (contest.Runner.run_client).
 Each function returns the scenario's rows (one per case and round; see contest.Runner.run_client) and the
-contestants' fate (ran, skipped with the install command, failed with the last lines they printed).
+contestants' fate (ran, skipped with the install command, failed with the last lines they printed). Interrupted
+(Ctrl-C), it raises Interrupted holding every row that finished, so that the caller can still write them.
 """
+
+import functools
 
 from bench.running import contest
 from bench.analysis import medians
@@ -28,6 +31,28 @@ from bench.reporting import tables
 
 WEBSOCKET_CLIENTS = (1, 4)
 WEBSOCKET_PROCS = (1, 2, 3, 4)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A scenario stopped by Ctrl-C: `rows` are the runs that finished, `fates` the contestants' as far as known."""
+
+    def __init__(self, rows, fates):
+        super().__init__(f"interrupted after {len(rows)} run(s)")
+        self.rows = rows
+        self.fates = fates
+
+
+def _keeps_finished_rows(run):
+    """`run(..., kept=...)` records its rows and fates in `kept` as it goes; a KeyboardInterrupt becomes
+    Interrupted with them."""
+    @functools.wraps(run)
+    def keeping(*args, **kwargs):
+        kept = {"rows": [], "fates": []}
+        try:
+            return run(*args, kept=kept, **kwargs)
+        except KeyboardInterrupt as interrupt:
+            raise Interrupted(list(kept["rows"]), kept["fates"]) from interrupt
+    return keeping
 
 
 def links(runner):
@@ -131,15 +156,17 @@ def _on(link):
     return f" [{link}]" if link is not None else ""
 
 
-def run_echo(entries, runner, samples, seconds, clients=3):
+@_keeps_finished_rows
+def run_echo(entries, runner, samples, seconds, clients=3, kept=None):
     servers, loads, fates = _prepare(entries, "echo", runner)
+    kept["fates"] = fates
     runners = links(runner)
     started = {}
     for link, link_runner in runners.items():
         for entry in servers:
             started[(link, entry["name"])] = _start(link_runner, entry, fates)
     cases = [(link, s, c) for c in loads for s in servers for link in runners]
-    rows = []
+    rows = kept["rows"]
     for round_index, (link, server, client) in rounds.interleaved(cases, samples):
         base = _with_link({"server": server["name"], "client": client["name"], "round": round_index},
                           runners[link])
@@ -165,8 +192,11 @@ def websocket_pairs(servers, clients):
     return pairs
 
 
-def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, connections=WEBSOCKET_CLIENTS):
+@_keeps_finished_rows
+def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, connections=WEBSOCKET_CLIENTS,
+                  kept=None):
     servers, clients, fates = _prepare(entries, "websocket", runner)
+    kept["fates"] = fates
     runners = links(runner)
     pairs = websocket_pairs(servers, clients)
     started = {}
@@ -176,7 +206,7 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
                 started[(link, server["name"], p)] = _start(link_runner, server, fates, {"procs": p},
                                                             url_template="ws://{host}:{port}/echo")
     cases = [(link, s, c, p, n) for n in connections for p in procs for s, c in pairs for link in runners]
-    rows = []
+    rows = kept["rows"]
     for round_index, (link, server, client, p, n) in rounds.interleaved(cases, samples):
         base = _with_link({"server": server["name"], "client": client["name"], "procs": p, "clients": n,
                            "round": round_index}, runners[link])
@@ -192,10 +222,12 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
     return rows, fates
 
 
-def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None):
+@_keeps_finished_rows
+def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None, kept=None):
     """`focus`, where given, is {runner key: (server names, client names)}: under that runner only those cells
     run (the fan-out's split placement runs the claim's cells only: each JVM run there costs a minute)."""
     servers, clients, fates = _prepare(entries, "fanout", runner)
+    kept["fates"] = fates
     runners = links(runner)
     focus = focus or {}
 
@@ -218,7 +250,7 @@ def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None):
                 targets.append((link, server, scheme, running, url))
     cases = [(t, c, condition) for t in targets for c in clients for condition in c["conditions"]
              if focused(t[0], 1, c["name"])]
-    rows = []
+    rows = kept["rows"]
     for round_index, ((link, server, scheme, running, url), client, condition) in rounds.interleaved(cases,
                                                                                                    samples):
         base = _with_link({"server": server["name"], "scheme": scheme, "client": client["name"],
