@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <new>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +57,7 @@ class LoopConnection final : public FdHandler {
   // Watches the socket and starts the handshake; false when the connection closed at once.
   bool Start();
   void OnEvents(int fd, int events) override;
+  void HandleEvents(int fd, int events);
   // Another turn for a connection in the worker's backlog.
   void OnBacklogTurn();
   bool in_backlog() const { return in_backlog_; }
@@ -345,7 +347,17 @@ bool LoopConnection::ContinueHandshake() {
   }
 }
 
-void LoopConnection::OnEvents(int /*fd*/, int events) {
+void LoopConnection::OnEvents(int fd, int events) {
+  // A buffer the system refused to grow ends this connection alone (byte_buffer.h).
+  try {
+    HandleEvents(fd, events);
+  } catch (const std::bad_alloc&) {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
+  }
+}
+
+void LoopConnection::HandleEvents(int /*fd*/, int events) {
   if (handshaking_) {
     if (!ContinueHandshake()) return;
     if (handshaking_) {
@@ -371,7 +383,13 @@ void LoopConnection::OnEvents(int /*fd*/, int events) {
 
 void LoopConnection::OnBacklogTurn() {
   if (!HoldsReadableInput()) return;  // backpressure since: a flush brings it back
-  if (!ReadAndHandle()) return;
+  try {
+    if (!ReadAndHandle()) return;
+  } catch (const std::bad_alloc&) {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
+    return;
+  }
   UpdateInterest();
 }
 
