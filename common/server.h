@@ -116,6 +116,10 @@ struct ServerStats {
   uint64_t peak_pending_input = 0;
   // Connections closed by idle_timeout_nanos or head_timeout_nanos.
   uint64_t connections_timed_out = 0;
+  // Connections closed because one of their buffers could not grow: the system refused the memory
+  // (a burst's mapping at vm.max_map_count or RLIMIT_AS). Only that connection is closed; the
+  // server goes on, and its stop line counts them.
+  uint64_t connections_out_of_memory = 0;
 };
 
 // `handler_factory` is called once per connection, from server threads (several at once with the

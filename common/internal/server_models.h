@@ -59,6 +59,7 @@ struct ServerCounters {
   std::atomic<uint64_t> read_pauses{0};
   std::atomic<uint64_t> peak_pending_input{0};
   std::atomic<uint64_t> timed_out{0};
+  std::atomic<uint64_t> out_of_memory{0};
 
   static void Add(std::atomic<uint64_t>& counter, uint64_t n) {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
