@@ -627,7 +627,7 @@ def chart(result, path):
     verdict_text = "passed" if result["passed"] else "FAILED"
     fig.suptitle(f"soak: {result['server']} on {result['model']}, {result['seconds']:g} s: {verdict_text}")
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Date": None})
     plt.close(fig)
 
 
