@@ -35,7 +35,9 @@ Passes when:
     load can hold open at once by construction (the clients' connections plus the caps on every kind of
     peer, printed at the start). What stays resident after every connection has closed (allocator caches,
     thread stacks kept for reuse) is at most what those connections could legitimately have buffered; a
-    leak per connection grows with the connections made (tens of thousands), not the ones open at once.
+    leak per connection grows with the connections made (tens of thousands), not the ones open at once:
+    the result names the smallest leak per connection this run would catch (allowance / connections the
+    server accepted, from its closing line), and the longer the run, the smaller it is.
 The server must also stay up throughout. The result (every sample, every client run's p99 and errors,
 the peers' counts, the verdict) goes to OUT/<server>-<model>.json, the chart (RSS, descriptors, p99 over
 time) to OUT/<server>-<model>.svg. Exit 0 when every run passed, 1 when one failed (a line says which and
@@ -48,6 +50,7 @@ import base64
 import json
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -444,9 +447,10 @@ def start_server(binary, server, model, input_kib, output_kib):
         if line.startswith("listening on "):
             port = int(line.split()[2].rsplit(":", 1)[1])
             # Keep reading its output, so that the server never blocks on a full pipe.
-            threading.Thread(target=lambda: lines.extend(l.rstrip("\n") for l in process.stdout),
-                             daemon=True).start()
-            return process, argv, port, lines
+            reader = threading.Thread(target=lambda: lines.extend(l.rstrip("\n") for l in process.stdout),
+                                      daemon=True)
+            reader.start()
+            return process, argv, port, lines, reader
     process.wait()
     raise RuntimeError(f"{binary} exited {process.returncode} before listening: " + " | ".join(lines))
 
@@ -487,7 +491,7 @@ def verdict(start, end, allowance_kib, runs, samples, server_alive):
 def soak_one(args, server, model, log):
     binary = os.path.join(args.bin_dir, SERVERS[server])
     client = os.path.join(args.bin_dir, CLIENTS[server])
-    process, argv, port, server_lines = start_server(binary, server, model, args.max_pending_input_kib,
+    process, argv, port, server_lines, reader = start_server(binary, server, model, args.max_pending_input_kib,
                                                     args.max_pending_output_kib)
     started = time.monotonic()
     wall_start = time.time()
@@ -559,6 +563,11 @@ def soak_one(args, server, model, log):
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    reader.join(timeout=5)
+    served = None  # the connections the server accepted, from its closing line
+    for line in server_lines:
+        if line.startswith("stopped by signal") and re.search(r"(\d+) connections", line):
+            served = int(re.search(r"(\d+) connections", line).group(1))
     reasons = verdict(start, end, allowance_kib, runs, samples, alive)
     load = [s for s in samples if s["phase"] == "load"]
     p99s = [s["p99_ms"] for s in load if s["p99_ms"] is not None]
@@ -584,6 +593,9 @@ def soak_one(args, server, model, log):
             "fds": {"start": start["fds"], "peak": max(s["fds"] for s in samples), "end": end["fds"] if end else None},
             "threads": {"start": start["threads"], "peak": max(s["threads"] for s in samples),
                         "end": end["threads"] if end else None},
+            "connections_served": served,
+            # A leak of this many bytes per connection or more exceeds the allowance by the end of this run.
+            "leak_caught_bytes_per_connection": round(allowance_kib * 1024 / served) if served else None,
             "client_runs": len(runs), "client_runs_with_errors": sum(1 for r in runs if r["errors"]),
             "p99_ms": {"first": p99s[0] if p99s else None, "last": p99s[-1] if p99s else None,
                        "median": sorted(p99s)[len(p99s) // 2] if p99s else None,
