@@ -6,8 +6,9 @@ Columns: RSS and descriptors at the start, their peak and at the end (after the 
 settled), the RSS allowance the server's bounds give, the connections the server accepted (its closing line)
 and so the smallest leak per connection the allowance alone would catch (allowance / connections), RSS's
 slope over the load after its first minute (least squares; informative, not a criterion), the well-behaved
-clients' runs and those with errors, and p99 drift: the median p99 of the last quarter of the windows over the median of the first quarter (1.0:
-flat; the machine is shared, so a drift of a few tens of percent either way is its noise, not the server's).
+clients' runs and those with errors, and p99 drift: the median p99 of the last quarter of the windows over the
+median of the first quarter (1.0: flat; the machine is shared, so a drift of a few tens of percent either way is
+its noise, not the server's).
 """
 
 import glob
@@ -77,8 +78,8 @@ def table(folder):
             chart = os.path.relpath(os.path.splitext(path)[0] + ".svg", folder)
             documents.append((document, chart))
     documents.sort(key=lambda d: (d[0]["seconds"], ORDER[d[0]["server"]], ORDER[d[0]["model"]]))
-    lines = ["| server | model | minutes | RSS MiB start / peak / end | RSS allowance MiB | connections served | leak caught, B/connection | RSS slope KiB/min after 1 min | descriptors start / "
-             "peak / end | threads start / peak / end | client runs / with errors | p99 ms drift, first -> last "
+    lines = ["| server | model | minutes | RSS MiB start / peak / end | RSS allowance MiB | connections served | "
+             "leak caught, B/connection | RSS slope KiB/min after 1 min | descriptors start / peak / end | threads start / peak / end | client runs / with errors | p99 ms drift, first -> last "
              "quarter (ratio) | p99 ms max window | verdict | chart |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     lines += [row(document, chart) for document, chart in documents]

@@ -219,7 +219,8 @@ add_qdisc() {
   shift 2
   out=$("$@" 2>&1) && return 0
   if grep -qiE "kind is unknown|unknown qdisc|no such file" <<<"$out"; then
-    die "the '$kind' qdisc is missing on this machine (kernel module sch_$kind, or not allowed in a namespace); refusing to run unshaped ($where: $out)"
+    die "the '$kind' qdisc is missing on this machine (kernel module sch_$kind, or not allowed in a" \
+      "namespace); refusing to run unshaped ($where: $out)"
   fi
   die "tc could not add the '$kind' qdisc on $where: $out"
 }
