@@ -79,8 +79,9 @@ def table(folder):
             documents.append((document, chart))
     documents.sort(key=lambda d: (d[0]["seconds"], ORDER[d[0]["server"]], ORDER[d[0]["model"]]))
     lines = ["| server | model | minutes | RSS MiB start / peak / end | RSS allowance MiB | connections served | "
-             "leak caught, B/connection | RSS slope KiB/min after 1 min | descriptors start / peak / end | threads start / peak / end | client runs / with errors | p99 ms drift, first -> last "
-             "quarter (ratio) | p99 ms max window | verdict | chart |",
+             "leak caught, B/connection | RSS slope KiB/min after 1 min | descriptors start / peak / end | "
+             "threads start / peak / end | client runs / with errors | p99 ms drift, first -> last quarter (ratio) | "
+             "p99 ms max window | verdict | chart |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     lines += [row(document, chart) for document, chart in documents]
     return "\n".join(lines) + "\n"
