@@ -82,7 +82,7 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
         if client_name == ECHO_CLIENT and not runner.remote_clients():
             extra = extra + [f"--json={json_path}"]
         measured = runner.run_client(entries[client_name], server, {"clients": clients, "duration_s": f"{seconds:g}"},
-                                     extra_args=extra, timeout_s=seconds + 60, on_result=lambda r: ran.update(result=r))
+                                     extra_args=extra, bound_s=seconds, on_result=lambda r: ran.update(result=r))
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:

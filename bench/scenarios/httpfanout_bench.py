@@ -84,7 +84,7 @@ def run_client(runner, entry, target, requests, reps):
     extra = list(entry.get("https_args", [])) if target["scheme"] == "https" else []
     row = runner.run_client(entry, target["server"], {"url": target["url"], "requests": requests, "reps": reps,
                                                       "warmup": 0},
-                            extra_args=extra, timeout_s=120 + reps * 30, on_result=lambda r: ran.update(result=r))
+                            extra_args=extra, bound_s=60 + reps * 30, on_result=lambda r: ran.update(result=r))
     result = ran.get("result")
     failures = [int(n) for n in FAILED.findall(result.stdout)] if result else []
     failed = sum(failures) if failures else (0 if row["status"] == "ok" else None)

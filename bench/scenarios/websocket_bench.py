@@ -88,7 +88,7 @@ def run_case(runner, servers, server_name, load, messages):
         json_path = os.path.join(tmp, "client.json")
         # A fleet over SSH merges its hosts' run documents itself; here the client writes one.
         extra = [f"--json={json_path}"] if not load.startswith("go") and not runner.remote_clients() else []
-        measured = runner.run_client(client_entry(load, messages), server, {}, extra_args=extra, timeout_s=180,
+        measured = runner.run_client(client_entry(load, messages), server, {}, extra_args=extra, bound_s=120,
                                      on_result=lambda r: ran.update(result=r))
         report = None
         if os.path.exists(json_path):
