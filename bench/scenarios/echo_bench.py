@@ -208,6 +208,7 @@ def main(argv, runner=None):
 
     env = run_environment.environment(kernel_costs.measure_kernel_costs())
     rows = []
+    interrupted = False
     try:
         servers = start_servers(runner, entries, server_names)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
@@ -217,6 +218,9 @@ def main(argv, runner=None):
             rows.append(row)
             if not servers[server_name].alive():
                 raise RuntimeError(f"server {server_name} died during {load}")
+    except KeyboardInterrupt:
+        interrupted = True
+        progress.log(f"echo-models interrupted: keeping the {len(rows)} run(s) that finished (partial)")
     finally:
         runner.stop_all()
 
@@ -231,7 +235,9 @@ def main(argv, runner=None):
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     summary, ratio_rows = bench_report.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
-                                                          with_ratios=go_available, env=env)
+                                                          with_ratios=go_available, env=env, partial=interrupted)
+    if interrupted:
+        raise KeyboardInterrupt(f"echo-models interrupted after {len(rows)} run(s)")
     print(tables.markdown_table(summary))
     if ratio_rows:
         print(tables.markdown_table(ratio_rows))

@@ -191,6 +191,7 @@ def main(argv, runner=None):
     written_to = {}
     outputs = {}
     servers = {}
+    interrupted = False
     try:
         servers = start_servers(runner, server_names, args.server_threads)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
@@ -202,6 +203,9 @@ def main(argv, runner=None):
             written_to[(server_name, mode)] = written_to.get((server_name, mode), 0) + (row["messages_written"] or 0)
             if not servers[(server_name, mode)].alive():
                 raise RuntimeError(f"server {server_name}-{mode} died during {load}")
+    except KeyboardInterrupt:
+        interrupted = True
+        progress.log(f"websocket-models interrupted: keeping the {len(rows)} run(s) that finished (partial)")
     finally:
         runner.stop_all()
         for key, server in servers.items():
@@ -229,7 +233,9 @@ def main(argv, runner=None):
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     notes += "\n\n## Written vs received by the netbench servers\n\n" + tables.markdown_table(keeps_up)
     summary, ratio_rows = bench_report.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
-                                                          with_ratios=go_available, env=env)
+                                                          with_ratios=go_available, env=env, partial=interrupted)
+    if interrupted:
+        raise KeyboardInterrupt(f"websocket-models interrupted after {len(rows)} run(s)")
     print(tables.markdown_table(summary))
     print(tables.markdown_table(keeps_up))
     if ratio_rows:
