@@ -128,8 +128,9 @@ def choose(args, entries):
 
 
 # The parts that run on remote hosts (--server-host, --client-hosts): the fan-out's figure is one client's
-# wall time, which a fleet does not sum. The echo detail scenario runs through the same runner as the write-ups.
-REMOTE_PARTS = ["echo", "websocket", "echo-models"]
+# wall time, which a fleet does not sum. The echo and websocket detail scenarios run through the same runner as
+# the write-ups, their binaries those of the registry's echo and websocket entries.
+REMOTE_PARTS = ["echo", "websocket", "echo-models", "websocket-models"]
 
 
 def open_placement(args, entries):

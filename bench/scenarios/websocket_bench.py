@@ -124,6 +124,15 @@ def run_case(runner, servers, server_name, load, messages):
     return row
 
 
+def server_output(server):
+    """Everything a stopped server printed: a local process's output, or a remote program's (over SSH)."""
+    process = getattr(server, "process", None)
+    if process is not None:
+        return process.output()
+    program = getattr(server, "program", None)
+    return program.stdout() + program.stderr() if program is not None else ""
+
+
 def summarize(rows, cases):
     keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
             "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
@@ -160,8 +169,10 @@ def ratios(summary, env):
 
 
 def main(argv, runner=None):
-    """`runner`: the contest.Runner that starts the servers and runs the loads; by default one on this machine,
-    both sides sharing the CPUs, as the write-ups run."""
+    """`runner`: the contest.Runner that starts the servers and runs the loads (the suite passes its placement,
+    local or remote: with --server-host the servers run there and each load on every client host at once, a
+    fleet whose row sums its hosts'); by default one on this machine, both sides sharing the CPUs, as the
+    write-ups run."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_arguments.common_arguments(parser)
     bench_arguments.add_rerender_argument(parser)
@@ -209,8 +220,7 @@ def main(argv, runner=None):
     finally:
         runner.stop_all()
         for key, server in servers.items():
-            process = getattr(server, "process", None)
-            outputs[key] = process.output() if process is not None else ""
+            outputs[key] = server_output(server)
 
     # The netbench servers' own totals: every message written reached the server.
     keeps_up = []
