@@ -35,6 +35,7 @@ class InterruptedDetailScenarioTest(unittest.TestCase):
         for line in process.stderr:
             logged.append(line)
             if line.startswith("round "):
+                self.assertTrue(line.startswith("round 1/1: "), line)  # --quick: one round
                 rounds_started += 1
                 if rounds_started == 2:
                     process.send_signal(signal.SIGINT)
