@@ -238,9 +238,9 @@ class Runner:
         wall time and both sides' CPU seconds over the run. `bound_s` is the load's own bound (its duration,
         or the timeout its program is given): a client still running `bound_s` + the runner's
         `deadline_margin_s` after it started has hung, and is killed with its process group, its row failed
-        ("hung past its deadline of N s") with the last lines it printed. `on_result`, where given, gets the local client's
-        client_process.ClientResult (its output, exit status, user/system split) before the row returns:
-        for a scenario that reads more than the row keeps."""
+        ("hung past its deadline of N s") with the last lines it printed. `on_result`, where given, gets the
+        local client's client_process.ClientResult (its output, exit status, user/system split) before the row
+        returns: for a scenario that reads more than the row keeps."""
         values = {**self.base_values(), "host": server.values.get("host", HOST), "port": server.port,
                   "url": server.url, **values}
         deadline_s = bound_s + self.deadline_margin_s

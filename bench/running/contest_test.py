@@ -1,8 +1,8 @@
 """End-to-end tests of the registry-driven runner (bench/running/contest.py, scenarios.py, writeups.py) with real
 processes on loopback: a contestant added to a copy of the registry appears in the echo table without code
 changes; a server that cannot start, a client that prints no result and one that hangs past its deadline give
-failed rows with their last lines while every other row still runs; --pin puts servers and loads on disjoint CPUs; CPU time comes from
-the scheduler's clock, threads that exited included."""
+failed rows with their last lines while every other row still runs; --pin puts servers and loads on disjoint
+CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
 
 import json
 import os

@@ -16,8 +16,8 @@ every server, from the registry's netbench-echo-client and go-spammer entries:
     rate         3 clients at a fixed offered load (--rate), so servers are compared at equal work
 
 Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (scheduler
-clock, exact, around the run; per message written where the client counts no echoes: the spammer), client CPU us per written message (wait4 rusage of the whole client process, the
-same way for both clients), latency where the mode measures it, and errors. Medians over samples, then the
+clock, exact, around the run; per message written where the client counts no echoes: the spammer), client
+CPU us per written message (wait4 rusage of the whole client process, the same way for both clients), latency where the mode measures it, and errors. Medians over samples, then the
 issue's ratios: server CPU vs Go at the same load, //echo:client CPU vs the spammer's against the same
 server, and the whole system (//echo:client + the best netbench server vs spammer + Go echosrv).
 """
@@ -230,7 +230,8 @@ def main(argv, runner=None):
              "Server CPU per echoed message from the scheduler's exact clock (bench/running/process_cpu.py; no "
              "user/system split, so no server sys column); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "
-             "The spammer does not check or count echoes (errors '-'): its rows' server CPU is per message it wrote. //echo:client runs with its defaults "
+             "The spammer does not check or count echoes (errors '-'): its rows' server CPU is per message it "
+             "wrote. //echo:client runs with its defaults "
              "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + server_process.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
