@@ -19,7 +19,8 @@ Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed m
 clock, exact, around the run; per message written where the client counts no echoes: the spammer), client
 CPU us per written message (wait4 rusage of the whole client process, the same way for both clients),
 latency where the mode measures it, and errors. Medians over samples, then the issue's ratios: server CPU
-vs Go at the same load, //echo:client CPU vs the spammer's against the same server, and the whole system (//echo:client + the best netbench server vs spammer + Go echosrv).
+vs Go at the same load, //echo:client CPU vs the spammer's against the same server, and the whole system
+(//echo:client + the best netbench server vs spammer + Go echosrv).
 """
 
 import argparse
