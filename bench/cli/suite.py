@@ -128,8 +128,9 @@ def choose(args, entries):
 
 
 # The parts that run on remote hosts (--server-host, --client-hosts): the fan-out's figure is one client's
-# wall time, which a fleet does not sum. The echo detail scenario runs through the same runner as the write-ups.
-REMOTE_PARTS = ["echo", "websocket", "echo-models"]
+# wall time, which a fleet does not sum. The echo and websocket detail scenarios run through the same runner as
+# the write-ups, their binaries those of the registry's echo and websocket entries.
+REMOTE_PARTS = ["echo", "websocket", "echo-models", "websocket-models"]
 
 
 def open_placement(args, entries):
@@ -231,8 +232,7 @@ def run_writeup(part, entries, args, env, placement=None):
     if interrupted is not None:
         document["partial"] = True
     errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), document)
-    with open(os.path.join(directory, f"{part}_writeup.md"), "w") as f:
-        f.write(markdown)
+    result_files.write_text(os.path.join(directory, f"{part}_writeup.md"), markdown)
     progress.log(f"wrote {directory}/{part}_writeup.json and .md")
     if errors:
         raise result_schema.SchemaError(f"{part}_writeup.json", errors)
@@ -361,10 +361,10 @@ def _run_parts(args, parts, chosen, placement):
                 code = run_writeup(part, chosen, args, env, placement)
             except KeyboardInterrupt:
                 # The part wrote what finished, marked partial; the report links it, and nothing more runs.
-                write_report(env)
-                progress.log(f"bench: interrupted during the {part} write-up; its finished runs are kept, marked "
-                             f"partial, in {result_files.results_dir()}/{part}_writeup.json; later parts did not run")
-                return 130
+                return _interrupted(env, f"the {part} write-up", f"{part}_writeup.json")
+            except result_files.ResultWriteError as error:
+                progress.log(f"{part} write-up: its results could not be stored: {error}")
+                code = 1
             except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
                 progress.log(f"{part} write-up failed: {error!r}")
                 code = 1
@@ -374,8 +374,16 @@ def _run_parts(args, parts, chosen, placement):
             try:
                 # The detail scenarios that run through contest.Runner get the placement (remote hosts) too.
                 runner = (contest.Runner(pin=False, placement=placement) if placement is not None else None)
-                code = module.main([f"--samples={args.samples}"] + (["--quick"] if args.quick else []),
+                # --quick is one round here too, as in the write-ups (a bench's own --quick keeps an explicit
+                # --samples, and the suite always passes one).
+                samples = 1 if args.quick else args.samples
+                code = module.main([f"--samples={samples}"] + (["--quick"] if args.quick else []),
                                    **({"runner": runner} if part in REMOTE_PARTS else {}))
+            except KeyboardInterrupt:
+                return _interrupted(env, part, f"{DETAIL_PARTS[part]}_bench.json")
+            except result_files.ResultWriteError as error:
+                progress.log(f"{part}: its results could not be stored: {error}")
+                code = 1
             except Exception as error:  # noqa: BLE001
                 progress.log(f"{part} failed: {error!r}")
                 code = 1
@@ -384,10 +392,26 @@ def _run_parts(args, parts, chosen, placement):
         if code:
             failures.append(part)
 
-    write_report(env)
+    try:
+        write_report(env)
+    except OSError as error:  # its charts' files too (a full disk)
+        progress.log(f"bench: REPORT.md could not be written: {error}")
+        failures.append("REPORT.md")
     progress.log(f"suite finished in {time.monotonic() - started:.0f} s"
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
+
+
+def _interrupted(env, what, document):
+    """Ctrl-C during `what`, which wrote what finished to `document`, marked partial: the report links it,
+    nothing more runs, and the suite exits 130 (128 + SIGINT), as the shell reports an interrupted program."""
+    try:
+        write_report(env)
+    except OSError as error:
+        progress.log(f"bench: REPORT.md could not be written: {error}")
+    progress.log(f"bench: interrupted during {what}; its finished runs are kept, marked partial, in "
+                 f"{result_files.results_dir()}/{document}; later parts did not run")
+    return 130
 
 
 def rerender():
@@ -437,8 +461,7 @@ def write_report(env):
               "decides **holds** or **reversed** when it excludes 1, **equivalent within ±2%** when it lies "
               "inside 0.98 .. 1.02, otherwise **not separable on this machine**, beside the smallest "
               "difference the run could have detected. JSON with every sample sits beside this file.\n\n")
-    with open(os.path.join(directory, "REPORT.md"), "w") as f:
-        f.write(header + "\n".join(sections))
+    result_files.write_text(os.path.join(directory, "REPORT.md"), header + "\n".join(sections))
     progress.log(f"wrote {os.path.join(directory, 'REPORT.md')}")
 
 

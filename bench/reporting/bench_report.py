@@ -14,23 +14,27 @@ from bench.reporting import run_environment
 from bench.reporting import tables
 
 RATIOS_HEADING = "\n\n## Ratios (the issue's targets)\n\n"
+INTERRUPTED = "INTERRUPTED (Ctrl-C):"
 
 
 def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios, env=None, schema=None,
-                       histograms=None):
+                       histograms=None, partial=False):
     """The medians per case, the issue's ratios with their per-round ranges (appended to `notes`), and both
     result files; returns (summary, ratio_rows). `ratios(summary, env)` may read the run's kernel costs
     from `env` (default: this machine now); `schema` is the stored run's schema tag when re-rendering. The
     clients' latency histograms in the rows ("histograms") are merged per case and stored beside the cases;
-    `histograms` are those of a stored run, when re-rendering."""
+    `histograms` are those of a stored run, when re-rendering. `partial`: the run was interrupted and `rows` are
+    the runs that finished; the notes say so first."""
     env = env or run_environment.environment()
+    if partial and not notes.startswith(INTERRUPTED):
+        notes = f"{INTERRUPTED} partial, the {len(rows)} run(s) that finished; the rest did not run. " + notes
     histograms = histogram_merge.merge_case_histograms(rows) or histograms
     summary = summarize(rows, cases)
     ratio_rows = case_ratios.add_round_ranges(ratios(summary, env), rows) if with_ratios else []
     if ratio_rows:
         notes += RATIOS_HEADING + tables.markdown_table(ratio_rows)
     result_files.write_results(name, rows, notes=notes, summary_rows=summary, env=env, schema=schema,
-                               histograms=histograms)
+                               histograms=histograms, partial=partial)
     return summary, ratio_rows
 
 
@@ -42,5 +46,5 @@ def rerender(name, summarize, ratios):
     notes, separator, _ = document["notes"].partition(RATIOS_HEADING)
     write_bench_report(name, document["cases"], cases, summarize, ratios, notes, with_ratios=bool(separator),
                        env=document["environment"], schema=document["schema"],
-                       histograms=document.get("histograms"))
+                       histograms=document.get("histograms"), partial=document.get("partial", False))
     return 0

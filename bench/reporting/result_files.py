@@ -6,11 +6,16 @@ when read.
     result_files.write_results("microbenchmarks", rows, notes="...", summary_rows=rows, columns=[...])
     result_files.write_document(path, document)          # any result document, validated
     document = result_files.load_results("httpfanout_bench")
+
+A file that cannot be written (a full disk, a read-only folder) raises ResultWriteError naming its path and
+errno, after its text has been written to a fallback under $TMPDIR: nothing measured is lost.
 """
 
+import errno
 import json
 import os
 import re
+import tempfile
 
 from bench.running import checkout
 from bench.running import progress
@@ -23,24 +28,64 @@ INTEGER_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
 PAIR_BREAK = re.compile(r"(?<=\d)\],\s*\n\s*\[(?=-?\d+, -?\d+\])")
 
 
+class ResultWriteError(OSError):
+    """A result file that could not be written: `path`, the errno, and `fallback`, where its text went instead
+    (None when that failed too)."""
+
+    def __init__(self, path, error, fallback):
+        name = errno.errorcode.get(error.errno, str(error.errno))
+        kept = (f"its contents are kept in {fallback}" if fallback
+                else "and no fallback under $TMPDIR could be written either")
+        super().__init__(error.errno, f"cannot write {path}: {error.strerror} ({name}); {kept}")
+        self.path = path
+        self.fallback = fallback
+
+
 def results_dir():
     path = os.environ.get("NETBENCH_RESULTS_DIR") or os.path.join(checkout.stored_runs(),
                                                                  run_environment.machine_label())
-    os.makedirs(path, exist_ok=True)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        pass  # writing there says why, naming the file, and keeps its contents elsewhere (write_text)
     return path
 
 
-def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None, histograms=None):
+def write_text(path, text):
+    """Writes `text` to `path` (its folder made first). On any OSError the text goes to a fallback file under
+    $TMPDIR (tempfile.gettempdir()) and ResultWriteError says both paths and the errno."""
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as error:
+        fallback = None
+        try:
+            descriptor, fallback = tempfile.mkstemp(prefix="netbench-unsaved-", suffix="-" + os.path.basename(path))
+            with os.fdopen(descriptor, "w") as f:
+                f.write(text)
+        except OSError:
+            fallback = None
+        failure = ResultWriteError(path, error, fallback)
+        progress.log(f"bench: {failure}")
+        raise failure from error
+
+
+def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None, histograms=None,
+                  partial=False):
     """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `env` is the
     run's environment (default: this machine now); `schema` the document's schema tag (default: the current
     version; a re-rendered run keeps the version it was stored with); `histograms` the clients' latency
-    histograms per case (histogram_merge.merge_case_histograms)."""
+    histograms per case (histogram_merge.merge_case_histograms); `partial` marks an interrupted run (its
+    cases are those that finished)."""
     directory = results_dir()
     document = {"schema": schema or result_schema.current(result_schema.BENCH), "benchmark": name,
                 "environment": env or run_environment.environment(), "cases": cases, "summary": summary_rows or [],
                 "notes": notes}
     if histograms:
         document["histograms"] = histograms
+    if partial:
+        document["partial"] = True
     json_path = os.path.join(directory, f"{name}.json")
     errors = write_document(json_path, document, indent=2)
     env = document["environment"]
@@ -56,8 +101,7 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
     if summary_rows:
         md += ["## Summary (medians over samples)", "", tables.markdown_table(summary_rows, columns), ""]
     md_path = os.path.join(directory, f"{name}.md")
-    with open(md_path, "w") as f:
-        f.write("\n".join(md))
+    write_text(md_path, "\n".join(md))
     progress.log(f"wrote {json_path} and {md_path}")
     if errors:
         raise result_schema.SchemaError(json_path, errors)
@@ -73,8 +117,7 @@ def write_document(path, document, indent=1):
     text = json.dumps(document, indent=indent)
     # A histogram's buckets, thousands of [lowest value, count] pairs: one line for all, not four lines each.
     text = PAIR_BREAK.sub("], [", INTEGER_PAIR.sub(r"[\1, \2]", text))
-    with open(path, "w") as f:
-        f.write(text + "\n")
+    write_text(path, text + "\n")
     if errors:
         progress.log(f"{path} does not match its schema ({document.get('schema')}):\n  " + "\n  ".join(errors[:10]))
     return errors

@@ -415,6 +415,7 @@ def _bench_document(name):
         "summary": Field(ListOf(SCALAR_ROW)),
         "notes": Field("str"),
         "histograms": opt(ListOf(CASE_HISTOGRAM), nullable=False, since=2),
+        "partial": opt("bool", nullable=False),
     })
 
 

@@ -6,6 +6,7 @@ CPU time (wait4's rusage of the whole process, children it waited for included).
 """
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -22,6 +23,8 @@ class ClientResult:
         self.cpu_seconds = user_seconds + system_seconds
         self.wall_s = wall_s
         self.tcp_segments = None  # segments sent meanwhile, where the runner counted them (measured_run.py)
+        self.timed_out = False  # killed (with its process group) at its deadline
+        self.deadline_s = None
 
     def check(self):
         if self.returncode != 0:
@@ -31,12 +34,17 @@ class ClientResult:
 
 
 def run_client(cmd, timeout_s, env=None, cwd=None, preexec=None):
-    """Runs `cmd` to completion (killed after timeout_s) and returns its output and CPU time (wait4's rusage:
-    its user/system split comes from ticks, but their sum is the scheduler's exact run time, children that
-    it waited for included). `preexec` runs in the child before exec (CPU affinity for --pin)."""
+    """Runs `cmd` to completion and returns its output and CPU time (wait4's rusage: its user/system split comes
+    from ticks, but their sum is the scheduler's exact run time, children that it waited for included).
+    `preexec` runs in the child before exec (CPU affinity for --pin).
+
+    The program runs in a process group of its own: one that is still running `timeout_s` after it started is
+    killed with everything it started (SIGKILL to the group; a child left behind would hold its output open),
+    and the result says so (`timed_out`). So is one whose run the suite abandons (Ctrl-C), before the
+    exception goes on."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
-                            preexec_fn=preexec)
+                            preexec_fn=preexec, process_group=0)
     collected = {}
 
     def drain(stream, key):
@@ -46,10 +54,20 @@ def run_client(cmd, timeout_s, env=None, cwd=None, preexec=None):
                threading.Thread(target=drain, args=(proc.stderr, "err"))]
     for r in readers:
         r.start()
-    timer = threading.Timer(timeout_s, proc.kill)
+    timed_out = threading.Event()
+
+    def kill_group():
+        timed_out.set()
+        _kill_group(proc.pid)
+
+    timer = threading.Timer(timeout_s, kill_group)
     timer.start()
     try:
         _, status, usage = os.wait4(proc.pid, 0)
+    except BaseException:
+        _kill_group(proc.pid)
+        proc.wait()
+        raise
     finally:
         timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -58,5 +76,15 @@ def run_client(cmd, timeout_s, env=None, cwd=None, preexec=None):
     proc.stdout.close()
     proc.stderr.close()
     wall = time.monotonic() - start
-    return ClientResult(cmd, proc.returncode, collected.get("out", ""), collected.get("err", ""),
-                        usage.ru_utime, usage.ru_stime, wall)
+    result = ClientResult(cmd, proc.returncode, collected.get("out", ""), collected.get("err", ""),
+                          usage.ru_utime, usage.ru_stime, wall)
+    result.timed_out = timed_out.is_set()
+    result.deadline_s = timeout_s
+    return result
+
+
+def _kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the group is gone: the program and everything it started have exited

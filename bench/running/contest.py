@@ -9,7 +9,7 @@ lines the program printed; every other case still runs.
 
     runner = contest.Runner(pin=False)
     server = runner.start_server(entry, {"procs": 2})          # contest.Failure on failure
-    row = runner.run_client(client_entry, server, {"clients": 3, "duration_s": 5}, timeout_s=60)
+    row = runner.run_client(client_entry, server, {"clients": 3, "duration_s": 5}, bound_s=5)
     runner.stop_all()
 
 With a remote_placement.RemotePlacement (issue 15) the server runs on --server-host and each client on every
@@ -37,6 +37,9 @@ from bench.running import tcp_segments
 
 HOST = "127.0.0.1"
 TAIL_LINES = 8
+# A client's deadline is the bound of its own load (a duration, or the timeout a client passes its program) plus
+# this margin for starting, connecting and closing; one still running then has hung, and is killed.
+DEADLINE_MARGIN_S = 60
 
 
 class Failure(RuntimeError):
@@ -118,7 +121,8 @@ class Runner:
     write-ups ran them; "split" (pin=True) gives each a disjoint half (bench/running/placement.py). `link` names the
     runner's network link where a comparison has several (loopback, remote); rows carry both."""
 
-    def __init__(self, pin=False, placement=None, link=None):
+    def __init__(self, pin=False, placement=None, link=None, deadline_margin_s=DEADLINE_MARGIN_S):
+        self.deadline_margin_s = deadline_margin_s
         self.server_cpus, self.client_cpus = cpu_sets(pin)
         self.pin = pin and self.server_cpus is not None
         self.placement_name = cpu_placement.SPLIT if self.pin else cpu_placement.SHARED
@@ -228,16 +232,20 @@ class Runner:
         self.servers.append(server)
         return server
 
-    def run_client(self, entry, server, values, extra_args=(), timeout_s=120, on_result=None):
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, on_result=None):
         """Runs client `entry` to completion against `server`. Returns a row: status "ok" or "failed" (with
         `error` and `tail`), the values its result regexes found (all matches for per-repetition figures),
-        wall time and both sides' CPU seconds over the run. `on_result`, where given, gets the local client's
-        client_process.ClientResult (its output, exit status, user/system split) before the row returns:
-        for a scenario that reads more than the row keeps."""
+        wall time and both sides' CPU seconds over the run. `bound_s` is the load's own bound (its duration,
+        or the timeout its program is given): a client still running `bound_s` + the runner's
+        `deadline_margin_s` after it started has hung, and is killed with its process group, its row failed
+        ("hung past its deadline of N s") with the last lines it printed. `on_result`, where given, gets the
+        local client's client_process.ClientResult (its output, exit status, user/system split) before the row
+        returns: for a scenario that reads more than the row keeps."""
         values = {**self.base_values(), "host": server.values.get("host", HOST), "port": server.port,
                   "url": server.url, **values}
+        deadline_s = bound_s + self.deadline_margin_s
         if self.remote_clients():
-            return self._run_fleet(entry, server, values, extra_args, timeout_s)
+            return self._run_fleet(entry, server, values, extra_args, deadline_s)
         row = {"status": "failed"}
         try:
             argv = registry.expand(entry["command"], values, self.resolve) + list(extra_args)
@@ -250,7 +258,7 @@ class Runner:
             return row
         server_before = server.cpu_seconds()
         segments_before = tcp_segments.tcp_segments_sent()
-        result = client_process.run_client(argv, timeout_s, env=self._environment(entry, values),
+        result = client_process.run_client(argv, deadline_s, env=self._environment(entry, values),
                                            preexec=self._affinity(self.client_cpus))
         segments_after = tcp_segments.tcp_segments_sent()
         server_alive = server.alive()
@@ -268,9 +276,11 @@ class Runner:
         if not server_alive:
             row["error"] = "the server died during the run"
             row["tail"] = server.output_tail()
+        elif result.timed_out:
+            row["error"] = f"hung past its deadline of {deadline_s:g} s (killed with its process group)"
+            row["tail"] = tail_of(result.stdout + "\n" + result.stderr)
         elif result.returncode != 0:
-            row["error"] = f"exited {result.returncode}" + (" (killed at its time limit)" if result.returncode == -9
-                                                            else "")
+            row["error"] = f"exited {result.returncode}"
             row["tail"] = tail_of(result.stdout + "\n" + result.stderr)
         elif not all(found.values()):
             missing = [k for k, v in found.items() if not v]

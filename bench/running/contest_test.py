@@ -1,8 +1,8 @@
 """End-to-end tests of the registry-driven runner (bench/running/contest.py, scenarios.py, writeups.py) with real
 processes on loopback: a contestant added to a copy of the registry appears in the echo table without code
-changes; a server that cannot start and a client that prints no result give failed rows with their last
-lines while every other row still runs; --pin puts servers and loads on disjoint CPUs; CPU time comes from
-the scheduler's clock, threads that exited included."""
+changes; a server that cannot start, a client that prints no result and one that hangs past its deadline give
+failed rows with their last lines while every other row still runs; --pin puts servers and loads on disjoint
+CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
 
 import json
 import os
@@ -136,6 +136,54 @@ class InterruptTest(unittest.TestCase):
         self.assertEqual([(r["round"], r["status"]) for r in caught.exception.rows], [(0, "ok"), (1, "ok")])
         self.assertEqual({f["name"]: f["status"] for f in caught.exception.fates},
                          {"netbench-poll": "ran", "netbench-echo-client": "ran"})
+
+
+def dead(pid):
+    """True once `pid` has exited (a zombie waiting for its parent counts as exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+class HungClientTest(unittest.TestCase):
+    """A client that never finishes (it prints a line, then waits on a child of its own that holds its output
+    open) in a copy of the registry: killed with its process group at its deadline, its rows failed with what it
+    printed, every other row and round run."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        cls.pidfile = os.path.join(cls.tmp, "child.pid")
+        hangs = {**shipped("netbench-echo-client", "client"), "name": "hangs",
+                 "command": ["/bin/sh", "-c", f"echo 'load started, never to finish'; sleep 100000 & "
+                                              f"echo $! >> {cls.pidfile}; wait"]}
+        entries = registry.validate({"contestants": [shipped("netbench-poll", "server"), hangs,
+                                                     shipped("netbench-echo-client", "client")]})
+        runner = contest.Runner(deadline_margin_s=0.5)  # deadline: the 0.3 s load + 0.5 s
+        try:
+            cls.rows, cls.fates = scenarios.run_echo(entries, runner, samples=2, seconds=0.3, clients=1)
+        finally:
+            runner.stop_all()
+
+    def test_the_hung_client_fails_its_rows_with_its_deadline_and_last_lines(self):
+        rows = [r for r in self.rows if r["client"] == "hangs"]
+        self.assertEqual([r["round"] for r in rows], [0, 1])
+        for row in rows:
+            self.assertEqual(row["status"], "failed")
+            self.assertEqual(row["error"], "hung past its deadline of 0.8 s (killed with its process group)")
+            self.assertIn("load started, never to finish", row["tail"])
+
+    def test_what_it_started_is_killed_too(self):
+        with open(self.pidfile) as f:
+            pids = [int(line) for line in f]
+        self.assertEqual(len(pids), 2)
+        self.assertTrue(all(dead(pid) for pid in pids), pids)
+
+    def test_every_other_row_and_round_runs(self):
+        rows = [r for r in self.rows if r["client"] == "netbench-echo-client"]
+        self.assertEqual([(r["round"], r["status"]) for r in rows], [(0, "ok"), (1, "ok")])
 
 
 class FleetTest(unittest.TestCase):

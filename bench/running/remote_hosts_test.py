@@ -5,6 +5,8 @@ in the same rounds; a fleet's row is exactly the sum of its hosts'; an unreachab
 missing binary each stop the run with an error that names the host, and no process is left on any host.
 Needs root (tagged netns, as //:testnet_test)."""
 
+import json
+import os
 import random
 import string
 import tempfile
@@ -14,6 +16,7 @@ from bench.running import contest
 from bench.registry import registry
 from bench.running import remote_placement
 from bench.scenarios import scenarios
+from bench.scenarios import websocket_bench
 from bench.running import ssh_host
 from bench.running import ssh_testbed
 
@@ -107,6 +110,39 @@ class RemoteHostsTest(unittest.TestCase):
         (row,) = rows
         self.assert_fleet_row(row, histograms=False)
         self.assertEqual(row["messages"], 2 * 2 * 2000)  # two hosts, each two connections of 2000
+
+    def test_websocket_detail_scenario_on_a_server_host_and_a_fleet_of_two(self):
+        # The suite's path (suite.py, REMOTE_PARTS): a runner with the placement, the binaries of the registry's
+        # websocket entries put on the hosts first.
+        os.environ["NETBENCH_RESULTS_DIR"] = results = tempfile.mkdtemp()
+        placement = self.placement()
+        runner = contest.Runner(placement=placement)
+        try:
+            placement.open()
+            placement.prepare([e for e in registry.load(registry.DEFAULT_PATH) if e["scenario"] == "websocket"])
+            code = websocket_bench.main(["--quick", "--samples=1", "--messages=300", "--echo_messages=50"],
+                                        runner=runner)
+        finally:
+            runner.stop_all()
+            placement.close()
+        self.assert_nothing_left()
+        with open(os.path.join(results, "websocket_bench.json")) as f:
+            document = json.load(f)
+        cases = document["cases"]
+        self.assertEqual({c["server"] for c in cases}, {"threads", "poll", "epoll", "go"})
+        self.assertEqual(len(cases), 4 * 6)
+        for case in cases:
+            self.assertEqual(case["returncode"], 0, case)
+            clients = 1 if case["load"] in ("nb1", "go1", "echo1") else 4
+            messages = 50 if case["load"] == "echo1" else 300
+            self.assertEqual(case["messages_written"], 2 * clients * messages, case)  # two hosts' sum
+            self.assertEqual(len(case["hosts"]) if "hosts" in case else 2, 2)
+            # The host's /proc in 10 ms ticks: a few hundred messages may cost none of them.
+            self.assertGreaterEqual(case["server_cpu_us_per_msg"], 0, case)
+            self.assertGreater(case["client_cpu_us_per_msg"], 0, case)
+        # Each netbench server's own count, over SSH, equals what the fleets wrote to it.
+        self.assertIn("| threads-sink |", document["notes"])
+        self.assertEqual(code, 0, document["notes"])
 
     def test_a_client_failing_on_the_hosts_fails_its_row_naming_them(self):
         server, client = shipped("echo", "netbench-poll", "netbench-echo-client")

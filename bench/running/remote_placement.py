@@ -295,6 +295,12 @@ class RemotePlacement:
             when = "exited before it printed" if not program.running() else f"did not print within {timeout_s}s"
             program.stop()
             raise RuntimeError(f"{entry['name']} on {host.target} {when} /{entry['ready']}/: {tail}")
+        # The ready line (the program's stdout) may come before the script's PID line (its stderr, another
+        # channel of the session): the server's CPU is read by that PID.
+        if program.wait_started(max(deadline - time.monotonic(), 1)) is None:
+            program.stop()
+            raise RuntimeError(f"{entry['name']} on {host.target} printed /{entry['ready']}/ but its PID never "
+                               f"came: {server.output_tail()}")
         return server
 
     def stop_program(self, program):

@@ -16,10 +16,11 @@ every server, from the registry's netbench-echo-client and go-spammer entries:
     rate         3 clients at a fixed offered load (--rate), so servers are compared at equal work
 
 Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (scheduler
-clock, exact, around the run), client CPU us per written message (wait4 rusage of the whole client process, the
-same way for both clients), latency where the mode measures it, and errors. Medians over samples, then the
-issue's ratios: server CPU vs Go at the same load, //echo:client CPU vs the spammer's against the same
-server, and the whole system (//echo:client + the best netbench server vs spammer + Go echosrv).
+clock, exact, around the run; per message written where the client counts no echoes: the spammer), client
+CPU us per written message (wait4 rusage of the whole client process, the same way for both clients),
+latency where the mode measures it, and errors. Medians over samples, then the issue's ratios: server CPU
+vs Go at the same load, //echo:client CPU vs the spammer's against the same server, and the whole system
+(//echo:client + the best netbench server vs spammer + Go echosrv).
 """
 
 import argparse
@@ -82,7 +83,7 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
         if client_name == ECHO_CLIENT and not runner.remote_clients():
             extra = extra + [f"--json={json_path}"]
         measured = runner.run_client(entries[client_name], server, {"clients": clients, "duration_s": f"{seconds:g}"},
-                                     extra_args=extra, timeout_s=seconds + 60, on_result=lambda r: ran.update(result=r))
+                                     extra_args=extra, bound_s=seconds, on_result=lambda r: ran.update(result=r))
         report = None
         if os.path.exists(json_path):
             with open(json_path) as f:
@@ -99,10 +100,11 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
         # A fleet: its hosts' counts summed (remote_placement.merge_found); echoes are not counted there.
         row["messages_written"] = int(found["messages"][-1]) if found.get("messages") else None
     elif load == "stream3-go":
+        # The spammer prints what it wrote ("sent: N msgs"), not what came back: it reads its echoes into a
+        # buffer and drops them uncounted.
         sent = re.search(r"sent: (\d+) msgs", stdout)
-        echoed = re.search(r"echoed back: (\d+) bytes", stdout)
         row["messages_written"] = int(sent.group(1)) if sent else None
-        row["messages_echoed"] = int(echoed.group(1)) // 22 if echoed else None
+        row["messages_echoed"] = None
         row["errors"] = None  # the spammer does not check echoes
     elif report is not None:
         counts = report["counts"]
@@ -121,12 +123,21 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
     if result is not None:
         result.tcp_segments = measured.get("tcp_segments")
     measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=row.get("messages_written"),
-                                     server_messages=row.get("messages_echoed") or (row.get("messages_written")
-                                                                                    if result is None else None),
+                                     server_messages=server_messages(row, client_name, runner.remote_clients()),
                                      client_cpu=row["client_cpu_s"])
     if measured["status"] != "ok":
         progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-300:]}")
     return row
+
+
+def server_messages(row, client_name, remote_clients):
+    """The messages the server's CPU is divided by: those //echo:client counted echoed; where the client counts
+    no echoes (the spammer, a fleet on remote hosts), those it wrote, every one of which the server read and
+    wrote back before the client closed (TCP delivers in order; the spammer's last few may still be in flight
+    then, a few in millions)."""
+    if client_name == ECHO_CLIENT and not remote_clients:
+        return row.get("messages_echoed")
+    return row.get("messages_written")
 
 
 def summarize(rows, cases):
@@ -198,6 +209,7 @@ def main(argv, runner=None):
 
     env = run_environment.environment(kernel_costs.measure_kernel_costs())
     rows = []
+    interrupted = False
     try:
         servers = start_servers(runner, entries, server_names)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
@@ -207,6 +219,9 @@ def main(argv, runner=None):
             rows.append(row)
             if not servers[server_name].alive():
                 raise RuntimeError(f"server {server_name} died during {load}")
+    except KeyboardInterrupt:
+        interrupted = True
+        progress.log(f"echo-models interrupted: keeping the {len(rows)} run(s) that finished (partial)")
     finally:
         runner.stop_all()
 
@@ -216,12 +231,15 @@ def main(argv, runner=None):
              "Server CPU per echoed message from the scheduler's exact clock (bench/running/process_cpu.py; no "
              "user/system split, so no server sys column); client CPU per written "
              "message from wait4 rusage of the whole client process (both clients measured alike). "
-             "The spammer does not check echoes (errors '-'). //echo:client runs with its defaults "
+             "The spammer does not check or count echoes (errors '-'): its rows' server CPU is per message it "
+             "wrote. //echo:client runs with its defaults "
              "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + server_process.SCHEDULING_NOTE)
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     summary, ratio_rows = bench_report.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
-                                                          with_ratios=go_available, env=env)
+                                                          with_ratios=go_available, env=env, partial=interrupted)
+    if interrupted:
+        raise KeyboardInterrupt(f"echo-models interrupted after {len(rows)} run(s)")
     print(tables.markdown_table(summary))
     if ratio_rows:
         print(tables.markdown_table(ratio_rows))

@@ -84,7 +84,7 @@ def run_client(runner, entry, target, requests, reps):
     extra = list(entry.get("https_args", [])) if target["scheme"] == "https" else []
     row = runner.run_client(entry, target["server"], {"url": target["url"], "requests": requests, "reps": reps,
                                                       "warmup": 0},
-                            extra_args=extra, timeout_s=120 + reps * 30, on_result=lambda r: ran.update(result=r))
+                            extra_args=extra, bound_s=60 + reps * 30, on_result=lambda r: ran.update(result=r))
     result = ran.get("result")
     failures = [int(n) for n in FAILED.findall(result.stdout)] if result else []
     failed = sum(failures) if failures else (0 if row["status"] == "ok" else None)
@@ -137,10 +137,10 @@ def summarize(case_docs):
     return rows
 
 
-def write_report(case_docs, notes, env=None, schema=None):
+def write_report(case_docs, notes, env=None, schema=None, partial=False):
     rows = summarize(case_docs)
     result_files.write_results("httpfanout_bench", case_docs, notes=notes, summary_rows=rows, columns=COLUMNS,
-                               env=env, schema=schema)
+                               env=env, schema=schema, partial=partial)
     return rows
 
 
@@ -150,7 +150,8 @@ def rerender():
     notes = document["notes"]
     if PER_ROUND_NOTE not in notes:  # stored before the column existed
         notes += " " + PER_ROUND_NOTE
-    write_report(document["cases"], notes, env=document["environment"], schema=document["schema"])
+    write_report(document["cases"], notes, env=document["environment"], schema=document["schema"],
+                 partial=document.get("partial", False))
     return 0
 
 
@@ -176,6 +177,7 @@ def main(argv=None, runner=None):
     if have_curl:
         clients["curl-2x250"] = CURL_PAIR
     samples_by_case = {}
+    interrupted = False
     try:
         targets = start_targets(runner, entries)
         cases = [(t, c) for t in targets for c in clients]
@@ -191,6 +193,9 @@ def main(argv=None, runner=None):
                 "server_cpu_us_per_request": server_cpu * 1e6 / total if server_cpu is not None else None,
                 "failed": failed,
             })
+    except KeyboardInterrupt:
+        interrupted = True
+        progress.log("httpfanout-models interrupted: keeping the runs that finished (partial)")
     finally:
         runner.stop_all()
 
@@ -202,7 +207,11 @@ def main(argv=None, runner=None):
              f"scheduler's exact clock over the server's process tree, client CPU from wait4 rusage. "
              f"Targets: best netbench <= 0.5x Go (http), <= 0.6x Go (https), < best curl; origin-50ms total < 2x "
              f"latency (vs_latency < 2). " + PER_ROUND_NOTE)
-    rows = write_report(case_docs, notes)
+    if interrupted:
+        notes = "INTERRUPTED (Ctrl-C): partial, the runs that finished; the rest did not run. " + notes
+    rows = write_report(case_docs, notes, partial=interrupted)
+    if interrupted:
+        raise KeyboardInterrupt("httpfanout-models interrupted")
     print(tables.markdown_table(rows, COLUMNS))
     return 0
 

@@ -135,9 +135,9 @@ def _log_row(prefix, row, figure, unit):
         progress.log(f"{prefix}: FAILED: {row.get('error')}")
 
 
-def _message_case(runner, client, running, base, prefix, values, timeout_s):
+def _message_case(runner, client, running, base, prefix, values, bound_s):
     """One run of a client that counts messages (echo, websocket): msgs/s and CPU per message of both sides."""
-    row = runner.run_client(client, running, values, timeout_s=timeout_s)
+    row = runner.run_client(client, running, values, bound_s=bound_s)
     row.update(base)
     row["msgs_per_s"] = _first(row, "msgs_per_s")
     row["messages"] = _first(row, "messages")
@@ -175,7 +175,7 @@ def run_echo(entries, runner, samples, seconds, clients=3, kept=None):
         if running is None:
             rows.append(_failed_row(base, "the server did not start"))
             continue
-        rows.append(_message_case(runners[link], client, running, base, prefix, timeout_s=seconds + 60,
+        rows.append(_message_case(runners[link], client, running, base, prefix, bound_s=seconds,
                                   values={"clients": clients, "duration_s": f"{seconds:g}"}))
         _note_death(fates, server, running)
     return rows, fates
@@ -216,7 +216,8 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
         if running is None:
             rows.append(_failed_row(base, "the server did not start"))
             continue
-        rows.append(_message_case(runners[link], client, running, base, prefix, timeout_s=180,
+        # The bound: the registry's websocket clients' own --timeout / -timeout of 120 s.
+        rows.append(_message_case(runners[link], client, running, base, prefix, bound_s=120,
                                   values={"clients": n, "messages": messages, "procs": p}))
         _note_death(fates, server, running)
     return rows, fates
@@ -264,7 +265,7 @@ def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None, kep
                                                          else [])
         row = runners[link].run_client(client, running, {"url": url, "requests": requests, "reps": reps,
                                                          "warmup": warmup}, extra_args=extra,
-                                       timeout_s=120 + (reps + warmup) * 60)
+                                       bound_s=60 + (reps + warmup) * 60)
         row.update(base)
         row["walls_s"] = row.get("found", {}).get("wall_s", [])
         row["wall_s_median"] = medians.median(row["walls_s"])

@@ -88,7 +88,7 @@ def run_case(runner, servers, server_name, load, messages):
         json_path = os.path.join(tmp, "client.json")
         # A fleet over SSH merges its hosts' run documents itself; here the client writes one.
         extra = [f"--json={json_path}"] if not load.startswith("go") and not runner.remote_clients() else []
-        measured = runner.run_client(client_entry(load, messages), server, {}, extra_args=extra, timeout_s=180,
+        measured = runner.run_client(client_entry(load, messages), server, {}, extra_args=extra, bound_s=120,
                                      on_result=lambda r: ran.update(result=r))
         report = None
         if os.path.exists(json_path):
@@ -122,6 +122,15 @@ def run_case(runner, servers, server_name, load, messages):
     if measured["status"] != "ok":
         progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-400:]}")
     return row
+
+
+def server_output(server):
+    """Everything a stopped server printed: a local process's output, or a remote program's (over SSH)."""
+    process = getattr(server, "process", None)
+    if process is not None:
+        return process.output()
+    program = getattr(server, "program", None)
+    return program.stdout() + program.stderr() if program is not None else ""
 
 
 def summarize(rows, cases):
@@ -160,8 +169,10 @@ def ratios(summary, env):
 
 
 def main(argv, runner=None):
-    """`runner`: the contest.Runner that starts the servers and runs the loads; by default one on this machine,
-    both sides sharing the CPUs, as the write-ups run."""
+    """`runner`: the contest.Runner that starts the servers and runs the loads (the suite passes its placement,
+    local or remote: with --server-host the servers run there and each load on every client host at once, a
+    fleet whose row sums its hosts'); by default one on this machine, both sides sharing the CPUs, as the
+    write-ups run."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_arguments.common_arguments(parser)
     bench_arguments.add_rerender_argument(parser)
@@ -191,6 +202,7 @@ def main(argv, runner=None):
     written_to = {}
     outputs = {}
     servers = {}
+    interrupted = False
     try:
         servers = start_servers(runner, server_names, args.server_threads)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
@@ -202,11 +214,13 @@ def main(argv, runner=None):
             written_to[(server_name, mode)] = written_to.get((server_name, mode), 0) + (row["messages_written"] or 0)
             if not servers[(server_name, mode)].alive():
                 raise RuntimeError(f"server {server_name}-{mode} died during {load}")
+    except KeyboardInterrupt:
+        interrupted = True
+        progress.log(f"websocket-models interrupted: keeping the {len(rows)} run(s) that finished (partial)")
     finally:
         runner.stop_all()
         for key, server in servers.items():
-            process = getattr(server, "process", None)
-            outputs[key] = process.output() if process is not None else ""
+            outputs[key] = server_output(server)
 
     # The netbench servers' own totals: every message written reached the server.
     keeps_up = []
@@ -229,7 +243,9 @@ def main(argv, runner=None):
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     notes += "\n\n## Written vs received by the netbench servers\n\n" + tables.markdown_table(keeps_up)
     summary, ratio_rows = bench_report.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
-                                                          with_ratios=go_available, env=env)
+                                                          with_ratios=go_available, env=env, partial=interrupted)
+    if interrupted:
+        raise KeyboardInterrupt(f"websocket-models interrupted after {len(rows)} run(s)")
     print(tables.markdown_table(summary))
     print(tables.markdown_table(keeps_up))
     if ratio_rows:

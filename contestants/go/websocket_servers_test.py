@@ -1,19 +1,21 @@
 """The Go WebSocket servers on the wire, driven by python3-websockets' client: gorilla and x/net with -echo send
 every text and binary message back unchanged on 3 connections; x/net in its default (the write-up's) mode reads
-and drops every message and still answers a ping after them.
+and drops every message and still answers a ping after them. Both answer the client's close frame with their own
+(RFC 6455 5.5.1), which //websocket:client waits for: it then exits 0 against each of them, in each mode.
 
-    websocket_servers_test.py GORILLA_SERVER XNET_SERVER
+    websocket_servers_test.py GORILLA_SERVER XNET_SERVER NETBENCH_WEBSOCKET_CLIENT
 """
 
 import asyncio
 import os
+import subprocess
 import sys
 import unittest
 
 import started_program
 import websockets
 
-GORILLA = XNET = None
+GORILLA = XNET = NETBENCH_CLIENT = None
 CONNECTIONS = 3
 
 
@@ -24,7 +26,9 @@ async def echo_round_trips(port):
             for message in sent:
                 await ws.send(message)
             received = [await asyncio.wait_for(ws.recv(), 30) for _ in sent]
-            return sent, received
+            await ws.close()
+            # 1000 is the server's own close frame; 1006 would be a connection dropped without one.
+            return sent, received, ws.close_code
 
     return await asyncio.gather(*(one(i) for i in range(CONNECTIONS)))
 
@@ -35,7 +39,8 @@ async def sink_then_ping(port):
             await ws.send("hello, world!")
         pong = await ws.ping()
         await asyncio.wait_for(pong, 30)
-        return True
+        await ws.close()
+        return ws.close_code
 
 
 class WebSocketServersTest(unittest.TestCase):
@@ -43,7 +48,8 @@ class WebSocketServersTest(unittest.TestCase):
         with started_program.StartedProgram(argv) as server:
             results = asyncio.run(echo_round_trips(server.port))
             self.assertTrue(server.alive(), server.output)
-        for sent, received in results:
+        for sent, received, close_code in results:
+            self.assertEqual(close_code, 1000, "the server did not answer the close frame with its own")
             self.assertEqual(len(received), len(sent))
             for a, b in zip(sent, received):
                 self.assertEqual(type(a), type(b), "a text message came back binary, or the other way")
@@ -57,10 +63,30 @@ class WebSocketServersTest(unittest.TestCase):
 
     def test_xnet_default_reads_and_drops(self):
         with started_program.StartedProgram([XNET, "-addr", "127.0.0.1:0"]) as server:
-            self.assertTrue(asyncio.run(sink_then_ping(server.port)))
+            self.assertEqual(asyncio.run(sink_then_ping(server.port)), 1000,
+                             "the server did not answer the close frame with its own")
             self.assertTrue(server.alive(), server.output)
+
+    def check_netbench_client(self, server_argv, mode):
+        """//websocket:client exits 0 only after every connection's close handshake; 2 connections, 300 each."""
+        with started_program.StartedProgram(server_argv) as server:
+            client = subprocess.run([NETBENCH_CLIENT, f"--url=ws://127.0.0.1:{server.port}/echo", "--clients=2",
+                                     "--messages=300", f"--mode={mode}", "--progress=false", "--timeout=30s"],
+                                    capture_output=True, text=True, timeout=60)
+            self.assertEqual(client.returncode, 0, client.stdout + client.stderr)
+            self.assertIn("Sent 600 in", client.stdout)
+            self.assertTrue(server.alive(), server.output)
+
+    def test_netbench_client_completes_against_xnet_sink(self):
+        self.check_netbench_client([XNET, "-addr", "127.0.0.1:0"], "sink")
+
+    def test_netbench_client_completes_against_xnet_echo(self):
+        self.check_netbench_client([XNET, "-addr", "127.0.0.1:0", "-echo"], "echo")
+
+    def test_netbench_client_completes_against_gorilla(self):
+        self.check_netbench_client([GORILLA, "-addr", "127.0.0.1:0"], "echo")
 
 
 if __name__ == "__main__":
-    GORILLA, XNET = sys.argv.pop(1), sys.argv.pop(1)
+    GORILLA, XNET, NETBENCH_CLIENT = sys.argv.pop(1), sys.argv.pop(1), sys.argv.pop(1)
     unittest.main()

@@ -1,0 +1,97 @@
+"""The suite as a real process (`python3 -m bench.cli.suite`, as `bazel run //:bench` starts it), stopped or
+starved the ways issue 24 names: Ctrl-C (SIGINT) in a detail scenario keeps every run that finished in its
+JSON, marked partial, and exits 130; results on a full disk (a filled 64 KiB tmpfs: ENOSPC, which root meets
+as anyone does) fail naming the path and errno, keep the measured document in a fallback under $TMPDIR, and
+exit non-zero."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from bench.registry import registry
+
+PYTHON = "/usr/bin/python3"
+
+
+def suite(args, results_dir, tmpdir):
+    env = {**os.environ, "NETBENCH_RESULTS_DIR": results_dir, "TMPDIR": tmpdir,
+           "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([PYTHON, "-m", "bench.cli.suite"] + args, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+class InterruptedDetailScenarioTest(unittest.TestCase):
+    def test_ctrl_c_keeps_the_runs_that_finished_marked_partial(self):
+        results, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
+        process = suite(["--only=echo-models", "--quick"], results, tmp)
+        logged = []
+        rounds_started = 0
+        # The second case's "round" line comes once the first case's run has finished: then Ctrl-C.
+        for line in process.stderr:
+            logged.append(line)
+            if line.startswith("round "):
+                self.assertTrue(line.startswith("round 1/1: "), line)  # --quick: one round
+                rounds_started += 1
+                if rounds_started == 2:
+                    process.send_signal(signal.SIGINT)
+                    break
+        _, rest = process.communicate(timeout=300)
+        logged.append(rest)
+        log = "".join(logged)
+        self.assertEqual(rounds_started, 2, log)
+        self.assertEqual(process.returncode, 130, log)
+        with open(os.path.join(results, "echo_bench.json")) as f:
+            document = json.load(f)
+        self.assertIs(document["partial"], True)
+        self.assertGreaterEqual(len(document["cases"]), 1)
+        self.assertEqual(document["cases"][0]["returncode"], 0, document["cases"][0])
+        self.assertGreater(document["cases"][0]["msgs_per_s"], 0)
+        with open(os.path.join(results, "echo_bench.md")) as f:
+            self.assertIn("INTERRUPTED (Ctrl-C): partial", f.read())
+        self.assertIn("echo-models interrupted: keeping the", log)
+        self.assertTrue(os.path.exists(os.path.join(results, "REPORT.md")))
+
+
+class FullDiskTest(unittest.TestCase):
+    def test_results_on_a_full_disk_fail_clearly_and_keep_the_document(self):
+        results, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
+        target = os.path.join(results, "echo_writeup.json")
+        with open(registry.DEFAULT_PATH) as f:
+            entries = json.load(f)["contestants"]
+        wanted = {("netbench-poll", "server"), ("netbench-echo-client", "client")}
+        copy = os.path.join(tmp, "contestants.json")
+        with open(copy, "w") as f:
+            json.dump({"contestants": [e for e in entries if e["scenario"] == "echo"
+                                       and (e["name"], e["role"]) in wanted]}, f)
+        # The results folder: a 64 KiB tmpfs, filled up, in a mount namespace of the suite's own (root: a full
+        # disk is a limit root meets too, where file permissions are not).
+        argv = ["--only=echo", "--quick", "--placement=shared", f"--contestants={copy}"]
+        env = {**os.environ, "NETBENCH_RESULTS_DIR": results, "TMPDIR": tmp,
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        script = ('mount -t tmpfs -o size=64k netbench-full "$1" && shift && '
+                  '{ dd if=/dev/zero of="$NETBENCH_RESULTS_DIR/filler" bs=4k 2>/dev/null; '
+                  'exec "$@"; }')
+        process = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", results,
+                                  PYTHON, "-m", "bench.cli.suite"] + argv, env=env, capture_output=True,
+                                 text=True, timeout=300)
+        log = process.stderr
+        self.assertEqual(process.returncode, 1, log)
+        match = re.search(rf"cannot write {re.escape(target)}: No space left on device \(ENOSPC\); its contents "
+                          r"are kept in (\S+)", log)
+        self.assertIsNotNone(match, log)
+        fallback = match.group(1)
+        self.assertTrue(fallback.startswith(tmp + os.sep), fallback)
+        with open(fallback) as f:
+            document = json.load(f)
+        self.assertEqual(document["part"], "echo")
+        self.assertEqual([r["status"] for r in document["rows"]], ["ok"])
+        self.assertIn("REPORT.md could not be written", log)
+
+
+if __name__ == "__main__":
+    unittest.main()
