@@ -150,6 +150,7 @@ class ThreadServer final : public Server {
       // The listener is non-blocking, so a connection reset before accept() cannot block this loop;
       // the accepted socket is blocking.
       ServerCounters::Add(acceptor_counters_.accept_calls, 1);
+      ServerCounters::Add(acceptor_counters_.system_calls, 2);  // with the poll before it
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/false);
       if (!accepted.ok()) {
         if (absl::IsUnavailable(accepted.status())) continue;  // EAGAIN, or the peer reset it
@@ -273,6 +274,7 @@ class ThreadServer final : public Server {
         pollfd entry{transport.fd(), POLLIN, 0};
         int rc;
         do {
+          ServerCounters::Add(counters.system_calls, 1);
           rc = poll(&entry, 1, MillisUntil(deadline));
         } while (rc < 0 && errno == EINTR);
         if (rc == 0) {
@@ -281,6 +283,7 @@ class ThreadServer final : public Server {
         }
       }
       const size_t room = std::min(options_.read_size, options_.max_pending_input - input.size());
+      ServerCounters::Add(counters.system_calls, 1);
       IoResult r = transport.Read(input.WritableSpace(room), room);
       if (r.status == IoStatus::kOk) {
         input.CommitWrite(r.bytes);
@@ -341,6 +344,7 @@ class ThreadServer final : public Server {
     const int wait_ms =
         idle_timeout_nanos > 0 ? MillisUntil(MonotonicNanos() + idle_timeout_nanos) : -1;
     while (!output.empty()) {
+      ServerCounters::Add(counters.system_calls, 1);
       IoResult r = transport.Write(output.data(), output.size());
       if (r.status == IoStatus::kOk) {
         output.Consume(r.bytes);

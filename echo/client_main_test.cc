@@ -85,7 +85,7 @@ TEST(EchoClientMainTest, ClosedPortExitsNonZeroNamingTheCause) {
 TEST(EchoClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   SynDroppingListener drop;
   SilentListener silent;
-  for (ServerModel built : AvailableServerModels()) {
+  for (ServerModel built : AvailableClientModels()) {
     const char* model = ServerModelName(built);
     ChildProcess dropped({kClient, absl::StrCat("--port=", drop.port()), "--timeout=1s",
                           "--messages=1000", absl::StrCat("--model=", model), "--progress=false"});

@@ -28,7 +28,7 @@ std::string RunClient(const std::string& url, const char* model, int* status) {
 TEST(WebSocketClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   SynDroppingListener drop;
   SilentListener silent;
-  for (ServerModel built : AvailableServerModels()) {
+  for (ServerModel built : AvailableClientModels()) {
     const char* model = ServerModelName(built);
     int status = 0;
     std::string output =

@@ -162,7 +162,7 @@ TEST_P(WebSocketServerTest, LoadClientEchoModeExactCounts) {
   options.messages = 2000;
   options.mode = ClientMode::kEcho;
   options.pipeline = 8;
-  for (ClientModel model : AvailableServerModels()) {
+  for (ClientModel model : AvailableClientModels()) {
     options.model = model;
     absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
     ASSERT_TRUE(result.ok()) << result.status();
