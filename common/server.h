@@ -101,7 +101,7 @@ struct ServerOptions {
   // each min(read_size, 16 KiB) bytes. A loop whose connections all receive at once takes one per
   // completion and hands it back once its handler has seen it; when every one is out, a receive
   // ends with ENOBUFS (ServerStats::receive_buffer_shortages) and is armed again.
-  int uring_buffers = 512;
+  int uring_buffers = 256;
 };
 
 struct ServerStats {

@@ -26,12 +26,16 @@
 // itself, as thread_server.cc and event_loop_server.cc each do, and keeps their rules:
 //
 //   - Bounds. Received bytes are offered to the handler straight from the kernel's buffer when
-//     nothing older waits (no copy); what it leaves joins the connection's input, which never
-//     grows past max_pending_input. Over either bound the loop cancels the connection's receive
-//     and re-arms it once the connection drains; bytes that landed before the cancel did (at most
-//     the socket's receive buffer) wait aside and are offered first. Output is two buffers, one
-//     being sent (the kernel reads it until the send completes, so it must not move) and one
-//     gathering; the output bound counts both.
+//     nothing older waits (no copy); what it leaves joins the connection's input. A multishot
+//     receive cannot be told how much room is left, so a connection uses one only while it has
+//     kMultishotRoom of input room and its output is at most half its bound; nearer either bound
+//     the loop cancels it and asks one receive at a time for at most the room left, and over
+//     either bound it asks nothing until the connection drains. Bytes a multishot receive
+//     delivered before its cancel landed wait aside, count as input, and are offered first (the
+//     one way input can pass its bound: by what one pass of a multishot receive brought past
+//     64 KiB of room). Output is two buffers, one being sent (the kernel reads it until the send
+//     completes, so it must not move) and one gathering; the output bound counts both, and the
+//     handler's bound is what the send in flight leaves of it.
 //   - Timers (idle, head, send_not_before_nanos) are the epoll model's, kept in the loop and
 //     turned into the enter's timeout.
 //   - Descriptors. Accepted connections are ordinary descriptors, so RLIMIT_NOFILE bounds them as
@@ -93,6 +97,10 @@ constexpr unsigned kCompletionEntries = 16384;
 constexpr uint16_t kBufferGroup = 0;
 // A provided buffer's size: read_size, up to this.
 constexpr size_t kMaxBufferSize = 16 * 1024;
+// A connection receives multishot only while this much input room is left and its output is at
+// most half its bound; nearer its bounds, one receive at a time, never asking for more than the
+// room (see the top).
+constexpr size_t kMultishotRoom = 64 * 1024;
 
 class UringWorker;
 
@@ -122,7 +130,9 @@ class UringConnection {
  private:
   size_t PendingOutput() const { return output_.size() + sending_.size(); }
   bool OutputFull() const { return PendingOutput() > options_.max_pending_output; }
-  bool InputFull() const { return input_.size() >= options_.max_pending_input; }
+  // Bytes set aside count: they are input the connection holds.
+  size_t HeldInput() const { return input_.size() + aside_.size(); }
+  bool InputFull() const { return HeldInput() >= options_.max_pending_input; }
   bool CanHandle() const { return !closing_ && !closed_ && !OutputFull(); }
   bool CanRead() const { return CanHandle() && !InputFull(); }
   // Offers `data` (not yet in input_) to the handler, within the input bound; what does not fit
@@ -155,6 +165,7 @@ class UringConnection {
   ByteBuffer output_;   // gathering
   ByteBuffer sending_;  // the kernel's until the send completes
   bool recv_armed_ = false;
+  bool recv_multishot_ = false;
   bool recv_cancelled_ = false;  // a cancel of the armed receive is on its way
   bool send_in_flight_ = false;
   bool peer_closed_ = false;
@@ -265,9 +276,14 @@ class UringWorker {
     return sqe;
   }
 
-  void ArmReceive(uint64_t id, int fd) {
+  // Multishot when `length` is 0; else one receive of at most `length` bytes.
+  void ArmReceive(uint64_t id, int fd, size_t length) {
     io_uring_sqe* sqe = Sqe();
-    io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
+    if (length == 0) {
+      io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
+    } else {
+      io_uring_prep_recv(sqe, fd, nullptr, std::min(length, buffer_size_), 0);
+    }
     sqe->flags |= IOSQE_BUFFER_SELECT;
     sqe->buf_group = kBufferGroup;
     io_uring_sqe_set_data64(sqe, UserData(id, kRecvOp));
@@ -615,7 +631,7 @@ void UringConnection::Feed(const char* data, size_t size) {
     return;
   }
   while (size > 0 && CanRead() && !reoffer_) {
-    const size_t room = options_.max_pending_input - input_.size();
+    const size_t room = options_.max_pending_input - HeldInput();
     const size_t take = std::min(size, room);
     if (input_.empty()) {
       // Straight from the kernel's buffer; only what the handler leaves is copied.
@@ -632,13 +648,16 @@ void UringConnection::Feed(const char* data, size_t size) {
 
 bool UringConnection::Handle(absl::string_view input, bool from_input) {
   ServerCounters::Max(counters_.peak_pending_input, input.size());
+  // The handler sees only output_; what is being sent takes its share of the bound.
+  handler_->set_output_bound(options_.max_pending_output -
+                             std::min(sending_.size(), options_.max_pending_output));
   HandlerResult result = handler_->OnData(input, output_);
   if (from_input) {
     input_.Consume(result.consumed);
   } else if (result.consumed < input.size()) {
     input_.Append(input.substr(result.consumed));
   }
-  if (InputFull() && result.consumed == 0) {
+  if (input_.size() >= options_.max_pending_input && result.consumed == 0) {
     Close(/*graceful=*/false);  // it needs more input than the bound allows
     return false;
   }
@@ -661,8 +680,10 @@ void UringConnection::Resume() {
     if (aside_.empty() || !CanRead()) return;
     // A read's worth at a time, as the receives that brought it: the output bound allows one
     // handler call's reply past it.
-    const size_t take = std::min({aside_.size(), options_.max_pending_input - input_.size(),
-                                  options_.read_size});
+    const size_t take =
+        std::min({aside_.size(), options_.read_size,
+                  options_.max_pending_input - std::min(input_.size(), options_.max_pending_input)});
+    if (take == 0) return;
     input_.Append(aside_.data(), take);
     aside_.Consume(take);
     if (!Handle(input_.view(), /*from_input=*/true)) return;
@@ -700,10 +721,15 @@ void UringConnection::Prepare() {
   if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
   paused_ = over;
   const bool want_read = !peer_closed_ && CanRead() && aside_.empty() && !reoffer_;
+  const size_t room = over ? 0 : options_.max_pending_input - HeldInput();
+  const bool roomy =
+      room >= kMultishotRoom && PendingOutput() <= options_.max_pending_output / 2;
   if (want_read && !recv_armed_) {
-    worker_.ArmReceive(id_, raw_fd_);
+    recv_multishot_ = roomy;
+    worker_.ArmReceive(id_, raw_fd_, roomy ? 0 : room);
     recv_armed_ = true;
-  } else if (!want_read && recv_armed_ && !recv_cancelled_ && !peer_closed_) {
+  } else if ((!want_read || !roomy) && recv_armed_ && recv_multishot_ && !recv_cancelled_ &&
+             !peer_closed_) {
     worker_.Cancel(id_, kRecvOp);
     recv_cancelled_ = true;
     ++in_flight_;

@@ -28,7 +28,8 @@ std::string RunClient(const std::string& url, const char* model, int* status) {
 TEST(WebSocketClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   SynDroppingListener drop;
   SilentListener silent;
-  for (ServerModel built : AvailableClientModels()) {
+  for (ServerModel built : AvailableServerModels()) {
+    if (built == ServerModel::kUring) continue;  // a server model only: the client refuses it
     const char* model = ServerModelName(built);
     int status = 0;
     std::string output =
