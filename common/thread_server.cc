@@ -61,6 +61,8 @@ void MergeStats(const ServerStats& from, ServerStats& into) {
   into.bytes_written += from.bytes_written;
   into.read_pauses += from.read_pauses;
   into.connections_timed_out += from.connections_timed_out;
+  into.system_calls += from.system_calls;
+  into.receive_buffer_shortages += from.receive_buffer_shortages;
   if (from.peak_pending_output > into.peak_pending_output) {
     into.peak_pending_output = from.peak_pending_output;
   }
