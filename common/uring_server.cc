@@ -101,8 +101,6 @@ constexpr size_t kMaxBufferSize = 16 * 1024;
 // most half its bound; nearer its bounds, one receive at a time, never asking for more than the
 // room (see the top).
 constexpr size_t kMultishotRoom = 64 * 1024;
-// See Run.
-constexpr int64_t kSendWaitLimit = 200 * 1000;  // 200 us
 
 class UringWorker;
 
@@ -299,7 +297,6 @@ class UringWorker {
   }
 
   void Send(uint64_t id, int fd, const char* data, size_t size) {
-    ++sends_this_pass_;
     io_uring_sqe* sqe = Sqe();
     io_uring_prep_send(sqe, fd, data, size, MSG_NOSIGNAL);
     io_uring_sqe_set_data64(sqe, UserData(id, kSendOp));
@@ -345,25 +342,17 @@ class UringWorker {
     while (!stopping_) {
       Prepare();
       EraseFinished();
-      // A send that the socket takes at once completes inside the enter that submits it, and its
-      // completion alone would end the wait: a ping-pong would cost two enters per message (the
-      // send's, then the wait for the answer). So the enter waits for one completion more than
-      // the sends it submits, within kSendWaitLimit: a send the socket cannot take yet (its
-      // completion comes later) then delays the loop by that much at most, once.
-      const unsigned wait_for = 1 + sends_this_pass_;
-      int64_t wait = -1;
-      if (!timers_.empty()) {
-        wait = std::max<int64_t>(0, timers_.begin()->first.first - MonotonicNanos());
-      }
-      if (sends_this_pass_ > 0 && (wait < 0 || wait > kSendWaitLimit)) wait = kSendWaitLimit;
-      sends_this_pass_ = 0;
       __kernel_timespec timeout{};
-      timeout.tv_sec = wait / kNanosPerSecond;
-      timeout.tv_nsec = wait % kNanosPerSecond;
+      __kernel_timespec* wait_limit = nullptr;
+      if (!timers_.empty()) {
+        const int64_t wait = std::max<int64_t>(0, timers_.begin()->first.first - MonotonicNanos());
+        timeout.tv_sec = wait / kNanosPerSecond;
+        timeout.tv_nsec = wait % kNanosPerSecond;
+        wait_limit = &timeout;
+      }
       io_uring_cqe* cqe = nullptr;
       ServerCounters::Add(counters_.system_calls, 1);
-      int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, wait_for,
-                                                    wait < 0 ? nullptr : &timeout, nullptr);
+      int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
       if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
           result != -EAGAIN) {
         Fail(ErrnoStatus(-result, "io_uring_enter"));
@@ -561,7 +550,6 @@ class UringWorker {
   io_uring_buf_ring* buffer_ring_ = nullptr;
   char* buffer_data_ = nullptr;
   unsigned returned_ = 0;  // buffers handed back in this pass, not yet published
-  unsigned sends_this_pass_ = 0;
   UniqueFd wake_;
   std::atomic<bool> stop_{false};
   bool stopping_ = false;  // loop thread only
