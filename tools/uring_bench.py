@@ -97,9 +97,9 @@ def run_case(bin_dir, model, load, seconds, use_perf):
     messages = counts.get("messages_echoed") or counts.get("total_echoed")
     total = counts.get("total_echoed") or messages
     p50 = None
-    for name, histogram in document.get("histograms", {}).items():
-        if name.startswith("rtt") and isinstance(histogram, dict):
-            p50 = histogram.get("p50_us", histogram.get("p50"))
+    histogram = document.get("histograms", {}).get("rtt")
+    if histogram:  # ping-pong: every round trip; stream mode samples them through queues
+        p50 = histogram["percentiles"]["50"] / 1e3
     return {
         "messages": messages,
         "own_syscalls_per_msg": own_calls / total if own_calls is not None and total else None,
