@@ -677,7 +677,9 @@ void UringConnection::Resume() {
       if (!Handle(input_.view(), /*from_input=*/true)) return;
       continue;
     }
-    if (aside_.empty() || !CanRead()) return;
+    // Bytes set aside may be past the bound themselves (see the top): they move into input_ as
+    // input_ has room, whatever they hold.
+    if (aside_.empty() || input_.size() >= options_.max_pending_input) return;
     // A read's worth at a time, as the receives that brought it: the output bound allows one
     // handler call's reply past it.
     const size_t take =
