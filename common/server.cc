@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,10 +31,23 @@ std::vector<ServerModel> AvailableServerModels() {
   return models;
 }
 
+namespace {
+
+std::mutex uring_support_mutex;
+std::optional<absl::Status> uring_support;  // guarded by uring_support_mutex
+
+}  // namespace
+
+void internal::ForgetUringSupport() {
+  std::lock_guard<std::mutex> lock(uring_support_mutex);
+  uring_support.reset();
+}
+
 absl::Status UringSupport() {
 #if NETBENCH_LINUX
-  static const absl::Status* const support = new absl::Status(internal::ProbeUring());
-  return *support;
+  std::lock_guard<std::mutex> lock(uring_support_mutex);
+  if (!uring_support.has_value()) uring_support = internal::ProbeUring();
+  return *uring_support;
 #else
   return absl::UnimplementedError(absl::StrCat(
       "--model=uring is not built on this platform (", kPlatformName, ": Linux only)"));

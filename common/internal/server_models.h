@@ -28,6 +28,10 @@ absl::StatusOr<std::unique_ptr<Server>> StartEventLoopServer(const ServerOptions
 absl::StatusOr<std::unique_ptr<Server>> StartUringServer(const ServerOptions& options,
                                                          HandlerFactory handler_factory);
 
+// For tests that change what the kernel allows this process (a seccomp filter): the next
+// UringSupport() probes again.
+void ForgetUringSupport();
+
 // Plain TCP when options.tls is null, else the TLS server side; Handshake() still has to be driven.
 absl::StatusOr<std::unique_ptr<Transport>> MakeServerTransport(const ServerOptions& options,
                                                                UniqueFd fd);
