@@ -3,15 +3,24 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <new>
 
 namespace netbench {
 namespace {
 
+std::atomic<internal::ByteBufferMap> test_map{nullptr};
+
 // Storage above ByteBuffer::kSmallCapacity is a mapping of its own, so that freeing it returns its
-// pages to the system whichever thread frees it.
+// pages to the system whichever thread frees it. A mapping the system refuses (ENOMEM: RLIMIT_AS,
+// or vm.max_map_count mappings in the process) is std::bad_alloc, as new's failure would be.
 char* AllocateStorage(size_t capacity) {
   if (capacity <= ByteBuffer::kSmallCapacity) return new char[capacity];
+  if (internal::ByteBufferMap map = test_map.load(std::memory_order_relaxed); map != nullptr) {
+    void* mapped = map(capacity);
+    if (mapped == nullptr) throw std::bad_alloc();
+    return static_cast<char*>(mapped);
+  }
   void* mapped =
       mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
@@ -30,6 +39,10 @@ void FreeStorage(char* storage, size_t capacity) {
 const size_t kPageSize = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 
 }  // namespace
+
+namespace internal {
+void SetByteBufferMapForTesting(ByteBufferMap map) { test_map.store(map); }
+}  // namespace internal
 
 void ByteBuffer::ShrinkTo(size_t max_capacity) {
   if (capacity_ <= max_capacity || size() > max_capacity) return;

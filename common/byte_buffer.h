@@ -112,6 +112,16 @@ class ByteBuffer {
   size_t released_ = 0;  // mapped storage: pages before this offset were given back
 };
 
+namespace internal {
+// For tests of what happens when the system refuses a burst's mapping (vm.max_map_count reached,
+// RLIMIT_AS): `map` replaces mmap(2) for storage above kSmallCapacity, returning nullptr (errno
+// set) to refuse; nullptr restores mmap(2). The failure itself, from either, is std::bad_alloc,
+// which the server models catch per connection: they close that connection alone and count it
+// (ServerStats::connections_out_of_memory).
+using ByteBufferMap = void* (*)(size_t length);
+void SetByteBufferMapForTesting(ByteBufferMap map);
+}  // namespace internal
+
 }  // namespace netbench
 
 #endif  // NETBENCH_COMMON_BYTE_BUFFER_H_

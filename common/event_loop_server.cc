@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <new>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -71,7 +72,8 @@ class LoopConnection final : public FdHandler {
   // Work can go on without the socket: the transport holds input, or the handler left requests for
   // lack of output room that it now has.
   bool HoldsReadableInput() const {
-    return (CanRead() && transport_->Pending() > 0) || (reoffer_ && CanHandle());
+    // The cheap test first: plain TCP never holds input, and this is asked on every turn.
+    return (reoffer_ && CanHandle()) || (transport_->Pending() > 0 && CanRead());
   }
   bool ReadAndHandle();
   // One read, handed to the handler; `*bytes` says how many (0: nothing came). False once closed.
@@ -240,6 +242,7 @@ class Worker final : public FdHandler {
         Fail(dispatched.status());
         return;
       }
+      if (backlog_.empty()) continue;  // the common case: no vector to swap and free per pass
       // Connections that go on reading add themselves again, to the fresh backlog: each gets one
       // turn per pass, after the fds that were ready.
       std::vector<LoopConnection*> turns;
@@ -352,32 +355,44 @@ bool LoopConnection::ContinueHandshake() {
 }
 
 void LoopConnection::OnEvents(int /*fd*/, int events) {
-  if (handshaking_) {
-    if (!ContinueHandshake()) return;
+  // A buffer the system refused to grow ends this connection alone (byte_buffer.h).
+  try {
     if (handshaking_) {
-      UpdateInterest();
-      return;
+      if (!ContinueHandshake()) return;
+      if (handshaking_) {
+        UpdateInterest();
+        return;
+      }
+      // The client's first bytes may have come with its last handshake flight, and the transport
+      // may have taken them off the socket already.
+      events |= kReadable;
     }
-    // The client's first bytes may have come with its last handshake flight, and the transport
-    // may have taken them off the socket already.
-    events |= kReadable;
+    // Writing first frees output room, which may let this same wakeup read again.
+    if ((events & kWritable) || ((events & kReadable) && write_wants_read_)) {
+      if (!Flush()) return;
+    }
+    // Input the transport holds counts as readable: no fd event will announce it. It matters most
+    // here after a flush that ended backpressure.
+    if ((events & (kReadable | kHangup)) || ((events & kWritable) && read_wants_write_) ||
+        HoldsReadableInput()) {
+      if (!ReadAndHandle()) return;
+    }
+    UpdateInterest();
+  } catch (const std::bad_alloc&) {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
   }
-  // Writing first frees output room, which may let this same wakeup read again.
-  if ((events & kWritable) || ((events & kReadable) && write_wants_read_)) {
-    if (!Flush()) return;
-  }
-  // Input the transport holds counts as readable: no fd event will announce it. It matters most
-  // here after a flush that ended backpressure.
-  if ((events & (kReadable | kHangup)) || ((events & kWritable) && read_wants_write_) ||
-      HoldsReadableInput()) {
-    if (!ReadAndHandle()) return;
-  }
-  UpdateInterest();
 }
 
 void LoopConnection::OnBacklogTurn() {
   if (!HoldsReadableInput()) return;  // backpressure since: a flush brings it back
-  if (!ReadAndHandle()) return;
+  try {
+    if (!ReadAndHandle()) return;
+  } catch (const std::bad_alloc&) {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
+    return;
+  }
   UpdateInterest();
 }
 
@@ -393,20 +408,22 @@ bool LoopConnection::CanRead() const { return CanHandle() && !InputFull(); }
 // inside waits in the backlog for the next pass.
 bool LoopConnection::ReadAndHandle() {
   size_t budget = options_.read_size;
+  bool more;  // HoldsReadableInput(), asked once per step
   do {
     if (reoffer_ && CanHandle()) {
       const size_t before = input_.size();
       if (!Handle()) return false;
       budget -= std::min(before - input_.size(), budget);
-      continue;
+    } else {
+      if (!CanRead()) return true;  // backpressure: a flush brings reading back
+      size_t bytes = 0;
+      if (!ReadOnce(&bytes)) return false;
+      if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
+      budget -= std::min(bytes, budget);
     }
-    if (!CanRead()) return true;  // backpressure: a flush brings reading back
-    size_t bytes = 0;
-    if (!ReadOnce(&bytes)) return false;
-    if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
-    budget -= std::min(bytes, budget);
-  } while (budget > 0 && HoldsReadableInput());
-  if (HoldsReadableInput()) worker_.AddToBacklog(this);
+    more = HoldsReadableInput();
+  } while (budget > 0 && more);
+  if (more) worker_.AddToBacklog(this);
   return true;
 }
 

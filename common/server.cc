@@ -262,6 +262,7 @@ void ServerCounters::AddTo(ServerStats& stats) const {
   stats.connections_timed_out += timed_out.load(kRelaxed);
   stats.system_calls += system_calls.load(kRelaxed);
   stats.receive_buffer_shortages += receive_buffer_shortages.load(kRelaxed);
+  stats.connections_out_of_memory += out_of_memory.load(kRelaxed);
   peak = peak_pending_input.load(kRelaxed);
   if (peak > stats.peak_pending_input) stats.peak_pending_input = peak;
 }
@@ -299,11 +300,18 @@ absl::StatusOr<std::string> ServeUntilTerminated(Server& server) {
 }
 
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats) {
-  return absl::StrFormat(
+  std::string line = absl::StrFormat(
       "stopped by signal %d after %.3f s: %d connections (%d rejected, %d refused for want of "
       "descriptors), %d bytes read, %d bytes written, %d system calls",
       signal_number, seconds, stats.connections_accepted, stats.connections_rejected,
       stats.connections_refused, stats.bytes_read, stats.bytes_written, stats.system_calls);
+  if (stats.connections_out_of_memory > 0) {
+    absl::StrAppendFormat(&line,
+                          ", %d closed out of memory (a buffer's mapping refused: "
+                          "vm.max_map_count or RLIMIT_AS)",
+                          stats.connections_out_of_memory);
+  }
+  return line;
 }
 
 }  // namespace netbench

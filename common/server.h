@@ -136,6 +136,10 @@ struct ServerStats {
   uint64_t system_calls = 0;
   // uring: receives that ended for want of a free buffer (ServerOptions::uring_buffers).
   uint64_t receive_buffer_shortages = 0;
+  // Connections closed because one of their buffers could not grow: the system refused the memory
+  // (a burst's mapping at vm.max_map_count or RLIMIT_AS). Only that connection is closed; the
+  // server goes on, and its stop line counts them.
+  uint64_t connections_out_of_memory = 0;
 };
 
 // `handler_factory` is called once per connection, from server threads (several at once with the

@@ -17,11 +17,16 @@ ABSL_FLAG(int, threads, 1,
 ABSL_FLAG(int, max_connections, 100000, "connections over this many are closed at once");
 ABSL_FLAG(int, max_pending_output_kib, 1024,
           "output queued per connection: stop reading a client (and answering its pipelined "
-          "requests) while more than this much of its output is unsent (KiB)");
+          "requests) while more than this much of its output is unsent (KiB). It paces, it "
+          "refuses nothing: one reply larger than this (an echoed message, a page) still goes "
+          "out whole");
 ABSL_FLAG(int, max_pending_input_kib, 256,
           "input buffered per connection (a request head or frame header not yet whole, pipelined "
           "requests not yet answered): stop reading a client while this much of its input waits; "
-          "a head larger than this closes the connection (KiB)");
+          "a head larger than this closes the connection (KiB). Where a program's own flag needs "
+          "more (the WebSocket echo server's --max_message_size), that flag wins over this "
+          "one's default and raises it, saying so; given both, too small, the program refuses to "
+          "start");
 
 namespace netbench {
 
@@ -48,7 +53,11 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   if (pending_kib < 1) return absl::InvalidArgumentError("--max_pending_output_kib must be >= 1");
   options.max_pending_output = static_cast<size_t>(pending_kib) * 1024;
   // An HTTP request head (up to 64 KiB, else 431) and a WebSocket handshake must fit whole.
-  if (input_kib < 64) return absl::InvalidArgumentError("--max_pending_input_kib must be >= 64");
+  if (input_kib < 64) {
+    return absl::InvalidArgumentError(
+        "--max_pending_input_kib must be >= 64 (a request head of up to 64 KiB, answered 431 past "
+        "that, must fit whole)");
+  }
   options.max_pending_input = static_cast<size_t>(input_kib) * 1024;
   return options;
 }
@@ -65,6 +74,8 @@ absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
   options.head_timeout_nanos = absl::ToInt64Nanoseconds(head);
   return absl::OkStatus();
 }
+
+FlagSetting MaxPendingInputFlag() { return SettingOf(FLAGS_max_pending_input_kib); }
 
 void IncludeServerFlagsInHelp() {
   absl::FlagsUsageConfig config;

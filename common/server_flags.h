@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/flag_agreement.h"
 #include "common/server.h"
 
 namespace netbench {
@@ -30,6 +31,11 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port);
 //                                              options);
 absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
                                   absl::string_view head_flag, ServerOptions& options);
+
+// --max_pending_input_kib as read, with whether the command line gave it, for a program whose own
+// flags bound the same input and must agree with it (common/flag_agreement.h): the WebSocket echo
+// server's --max_message_size.
+FlagSetting MaxPendingInputFlag();
 
 // Makes --help list the shared flags beside the program's own (Abseil's --help shows only flags
 // defined in the program's main file). Call before absl::ParseCommandLine.

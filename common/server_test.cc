@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "common/byte_buffer.h"
 #include "common/clock.h"
 #include "common/platform.h"
 #include "common/socket.h"
@@ -502,6 +504,89 @@ TEST_P(ServerTest, UnfinishedTlsHandshakesAreClosedByTheHeadTimeout) {
   EXPECT_GE(server_->stats().connections_timed_out, 2u);
   // The one whose handshake completed outlives the timeout: it is still served after the others.
   EXPECT_TRUE(ClientTlsRoundTrip(*client, "and still"));
+}
+
+// Echoes a head once it is whole (up to a blank line), and awaits the rest of one that began.
+class HeadHandler : public ConnectionHandler {
+ public:
+  HandlerResult OnData(absl::string_view input, ByteBuffer& output) override {
+    const size_t end = input.find("\r\n\r\n");
+    awaiting_ = end == absl::string_view::npos && !input.empty();
+    if (awaiting_) return {.consumed = 0};
+    output.Append(input.substr(0, end + 4));
+    return {.consumed = end + 4};
+  }
+  bool AwaitingHead() const override { return awaiting_; }
+
+ private:
+  bool awaiting_ = false;
+};
+
+// A TLS peer whose handshake is done and whose head began, then trickles a record (a TLS library
+// waits for a whole record before it hands out a byte): closed at the head timeout on every model,
+// the threads model included, whose thread must not wait inside the TLS library's read; another
+// client is served meanwhile and after.
+TEST_P(ServerTest, ATlsPeerTricklingARecordOfItsHeadIsClosedAtTheHeadTimeout) {
+  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.port = 0,
+                     .model = GetParam(),
+                     .head_timeout_nanos = 300 * kNanosPerMilli,
+                     .tls = tls->get()},
+                    [] { return std::make_unique<HeadHandler>(); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  std::unique_ptr<Transport> trickling = ConnectTlsClient(**tls);
+  ASSERT_NE(trickling, nullptr);
+  const std::string begun = "GET / HTTP/1.1\r\n";
+  ASSERT_EQ(trickling->Write(begun.data(), begun.size()).status, IoStatus::kOk);
+  // An application-data record header announcing 16,000 bytes, then its body at 20 ms a byte:
+  // over 5 minutes, so only the head timeout can end it.
+  std::string record = std::string("\x17\x03\x03\x3e\x80", 5) + std::string(16000, '\x01');
+  std::thread trickler(TrickleUntilClosed, trickling->fd(), record, 20);
+  std::unique_ptr<Transport> client = ConnectTlsClient(**tls);
+  ASSERT_NE(client, nullptr);
+  EXPECT_TRUE(ClientTlsRoundTrip(*client, "GET /a HTTP/1.1\r\n\r\n"));
+  EXPECT_TRUE(ServerCloses(trickling->fd()));
+  trickler.join();
+  EXPECT_EQ(server_->stats().connections_timed_out, 1u);
+  EXPECT_TRUE(ClientTlsRoundTrip(*client, "GET /b HTTP/1.1\r\n\r\n"));
+}
+
+// The system refuses a mapping of 512 KiB or more, as it does at vm.max_map_count or RLIMIT_AS.
+void* RefuseLargeMaps(size_t length) {
+  if (length >= (512 << 10)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  void* mapped = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return mapped == MAP_FAILED ? nullptr : mapped;
+}
+
+// A peer whose head grows its connection's input buffer past what the system will map: that
+// connection alone is closed and counted, and the server goes on serving another client.
+TEST_P(ServerTest, ABufferTheSystemRefusesToMapClosesOnlyItsConnection) {
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.port = 0, .model = GetParam(), .max_pending_input = 4 << 20},
+                    [] { return std::make_unique<HeadHandler>(); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  internal::SetByteBufferMapForTesting(RefuseLargeMaps);
+  UniqueFd served = ConnectClient();
+  ExpectEcho(served.get(), "GET /a HTTP/1.1\r\n\r\n");
+  UniqueFd greedy = ConnectClient();
+  // 1 MiB of a head that never ends: the input buffer doubles to 512 KiB on the way.
+  std::thread writer([fd = greedy.get()] { WriteAll(fd, std::string(1 << 20, 'h')); });
+  EXPECT_TRUE(ServerCloses(greedy.get()));
+  writer.join();
+  ExpectEcho(served.get(), "GET /b HTTP/1.1\r\n\r\n");
+  internal::SetByteBufferMapForTesting(nullptr);
+  EXPECT_EQ(server_->stats().connections_out_of_memory, 1u);
+  server_->Stop();
+  EXPECT_TRUE(
+      absl::StrContains(DescribeServerStop(2, 1.0, server_->stats()), ", 1 closed out of memory"));
 }
 
 // A burst of small records, sent in one go (corked), against reads of 5 bytes and an output limit

@@ -7,7 +7,9 @@
 //
 // Timeouts: before each read the thread polls with the nearer of the idle and head deadlines, and
 // writes carry SO_SNDTIMEO, so a peer that stops reading fails a write after idle_timeout. A TLS
-// handshake runs on the socket made non-blocking, against the head deadline.
+// connection's socket is non-blocking throughout: on a blocking socket the TLS library waits inside
+// its read for a whole record, so a peer that trickles a record would hold the thread past every
+// deadline; non-blocking, the read returns what it has and the thread waits against the deadlines.
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -18,6 +20,7 @@
 #include <condition_variable>
 #include <list>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -63,6 +66,7 @@ void MergeStats(const ServerStats& from, ServerStats& into) {
   into.connections_timed_out += from.connections_timed_out;
   into.system_calls += from.system_calls;
   into.receive_buffer_shortages += from.receive_buffer_shortages;
+  into.connections_out_of_memory += from.connections_out_of_memory;
   if (from.peak_pending_output > into.peak_pending_output) {
     into.peak_pending_output = from.peak_pending_output;
   }
@@ -216,7 +220,14 @@ class ThreadServer final : public Server {
         connection.fd = -1;
       }
     }
-    if (transport != nullptr) ServeTransport(connection, *transport);
+    if (transport != nullptr) {
+      // A buffer the system refused to grow ends this connection alone (byte_buffer.h).
+      try {
+        ServeTransport(connection, *transport);
+      } catch (const std::bad_alloc&) {
+        ServerCounters::Add(connection.counters.out_of_memory, 1);
+      }
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     connection.fd = -1;
     transport.reset();  // closes the socket
@@ -231,9 +242,7 @@ class ThreadServer final : public Server {
     // How long a wait for the socket may last: an idle timeout bounds TLS's waits too.
     auto idle_wait_ms = [idle] { return idle > 0 ? MillisUntil(MonotonicNanos() + idle) : -1; };
     // A TLS handshake is a head too: it must be whole within the head timeout of the accept,
-    // however its bytes trickle in. On a blocking socket the TLS library would wait inside its read
-    // for a whole record, past any deadline, so the socket is non-blocking until the handshake is
-    // done.
+    // however its bytes trickle in. The socket stays non-blocking (see the top).
     const int64_t handshake_deadline =
         options_.head_timeout_nanos > 0 ? MonotonicNanos() + options_.head_timeout_nanos : 0;
     const bool tls = options_.tls != nullptr;
@@ -253,7 +262,6 @@ class ThreadServer final : public Server {
         return;
       }
     }
-    if (tls && !SetNonBlocking(transport.fd(), false).ok()) return;
     std::unique_ptr<ConnectionHandler> handler = handler_factory_();
     handler->set_output_bound(options_.max_pending_output);
     handler->set_input_bound(options_.max_pending_input);
@@ -267,19 +275,25 @@ class ThreadServer final : public Server {
     int64_t head_deadline = 0;
     ByteBuffer input;
     ByteBuffer output;
+    // The nearer of the idle deadline (from now) and the head's; 0: none.
+    auto read_deadline = [&] {
+      int64_t deadline = idle > 0 ? MonotonicNanos() + idle : 0;
+      if (head_deadline > 0 && (deadline == 0 || head_deadline < deadline)) {
+        deadline = head_deadline;
+      }
+      return deadline;
+    };
     while (true) {
       if ((idle > 0 || head_deadline > 0) && transport.Pending() == 0) {
-        int64_t deadline = idle > 0 ? MonotonicNanos() + idle : 0;
-        if (head_deadline > 0 && (deadline == 0 || head_deadline < deadline)) {
-          deadline = head_deadline;
-        }
+        const int64_t deadline = read_deadline();
         pollfd entry{transport.fd(), POLLIN, 0};
         int rc;
         do {
           ServerCounters::Add(counters.system_calls, 1);
           rc = poll(&entry, 1, MillisUntil(deadline));
         } while (rc < 0 && errno == EINTR);
-        if (rc == 0) {
+        // A head trickled a byte at a time keeps the socket readable: the deadline is checked too.
+        if (rc == 0 || (head_deadline > 0 && MonotonicNanos() >= head_deadline)) {
           ServerCounters::Add(counters.timed_out, 1);
           return;
         }
@@ -322,7 +336,12 @@ class ThreadServer final : public Server {
         if (!WriteAll(transport, output, counters, idle)) return;
         break;
       } else if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) {
-        if (!WaitFor(transport.fd(), r.status, idle_wait_ms())) return;
+        // TLS holds part of a record: wait for the rest, within the deadlines.
+        const int64_t deadline = read_deadline();
+        if (!WaitFor(transport.fd(), r.status, deadline > 0 ? MillisUntil(deadline) : -1)) {
+          ServerCounters::Add(counters.timed_out, 1);
+          return;
+        }
       } else {
         return;  // reset or TLS error: nothing more can be said to this peer
       }

@@ -64,6 +64,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <new>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -120,6 +121,10 @@ class UringConnection {
   void Prepare();
 
   bool closed() const { return closed_; }
+  void CloseOutOfMemory() {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
+  }
   // Closed, and the kernel has returned every request that named it.
   bool finished() const {
     return closed_ && in_flight_ == 0 && !recv_armed_ && !send_in_flight_;
@@ -397,6 +402,9 @@ class UringWorker {
     auto it = connections_.find(id);
     if (it != connections_.end()) {
       UringConnection* connection = it->second.get();
+      // A buffer the system refuses to map (ByteBuffer throws std::bad_alloc) closes that
+      // connection alone, as in the other models.
+      try {
       switch (op) {
         case kRecvOp:
           if (cqe.res == -ENOBUFS) ServerCounters::Add(counters_.receive_buffer_shortages, 1);
@@ -410,6 +418,9 @@ class UringWorker {
           break;
         default:
           break;
+      }
+      } catch (const std::bad_alloc&) {
+        connection->CloseOutOfMemory();
       }
       if (connection->finished()) finished_.push_back(id);
     }
@@ -500,7 +511,11 @@ class UringWorker {
     for (size_t i = 0; i < dirty_.size(); ++i) {
       UringConnection* connection = dirty_[i];
       connection->set_dirty(false);
-      connection->Prepare();
+      try {
+        connection->Prepare();
+      } catch (const std::bad_alloc&) {
+        connection->CloseOutOfMemory();
+      }
     }
     dirty_.clear();
   }

@@ -127,8 +127,9 @@ TEST(UringBufferRingTest, MoreConnectionsBurstingThanBuffersAreAllServed) {
   std::printf("%d connections x %d rounds of %zu bytes, 2 buffers: %llu receives ran out\n",
               kConnections, kRounds, kBurst,
               static_cast<unsigned long long>(stats.receive_buffer_shortages));
+  // Counted before they were echoed, so all of them by now (a send is counted when its completion
+  // is reaped, which may come after its bytes reached the client).
   EXPECT_EQ(stats.bytes_read, kConnections * kRounds * kBurst);
-  EXPECT_EQ(stats.bytes_written, kConnections * kRounds * kBurst);
   EXPECT_TRUE((*server)->status().ok()) << (*server)->status();
 }
 

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "common/flag_agreement.h"
 #include "common/run_report.h"
 #include "echo/load_generator.h"
 
@@ -55,7 +56,10 @@ ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(5),
           "flight; echoes missing then are errors");
 ABSL_FLAG(
     absl::Duration, timeout, absl::ZeroDuration(),
-    "hard bound on the whole run (0: warmup + duration + drain + 10s, or 120s with --messages)");
+    "hard bound on the whole run (0: warmup + duration + drain + 10s, or 120s with --messages). "
+    "Given, it must hold --warmup + --duration + --drain_timeout: over a default --duration it "
+    "wins and the duration is lowered to fit (a line on stderr says so); with --duration given "
+    "too, a --timeout too short refuses to start (exit 2)");
 ABSL_FLAG(bool, progress, true, "print a progress line to stderr every second");
 ABSL_FLAG(std::string, json, "", "write the run report as JSON to this path");
 
@@ -109,6 +113,10 @@ int Main() {
   if (absl::Status valid = ValidateLoadOptions(options); !valid.ok()) {
     return UsageError(valid.message());
   }
+  absl::StatusOr<std::string> agreed =
+      AgreeRunTimeout(SettingOf(FLAGS_timeout), SettingOf(FLAGS_duration), options);
+  if (!agreed.ok()) return UsageError(agreed.status().message());
+  if (!agreed->empty()) std::cerr << "echo-client: " << *agreed << "\n";
 
   if (absl::GetFlag(FLAGS_progress)) {
     options.progress = [](const LoadProgress& p) {

@@ -95,8 +95,11 @@ TEST(EchoClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
     EXPECT_TRUE(absl::StrContains(output, "timed out after 1.0 s opening connections")) << output;
     EXPECT_TRUE(absl::StrContains(output, "0 of 3 open (3 still connecting)")) << output;
 
+    // A --messages run: a --duration run's --timeout must hold the duration and the drain, so
+    // only a peer that stops reading mid-run meets it.
     ChildProcess ignored({kClient, absl::StrCat("--port=", silent.port()), "--timeout=1s",
-                          "--duration=10s", absl::StrCat("--model=", model), "--progress=false"});
+                          "--messages=100000000", absl::StrCat("--model=", model),
+                          "--progress=false"});
     output = ignored.ReadRest();
     EXPECT_EQ(ignored.Wait(), 1) << model;
     EXPECT_TRUE(absl::StrContains(output, "timed out after 1.0 s while sending")) << output;
@@ -118,6 +121,18 @@ TEST(EchoClientMainTest, RejectsBadFlagsWithAMessage) {
     EXPECT_EQ(client.Wait(), 2) << flag;
     EXPECT_TRUE(absl::StrContains(output, expected)) << flag << ": " << output;
   }
+}
+
+// --timeout bounds the run that --warmup, --duration and --drain_timeout make: given both and too
+// short, the client refuses to start, naming both flags and the --timeout that would hold the run.
+TEST(EchoClientMainTest, ATimeoutThatCannotHoldTheGivenDurationRefusesToStart) {
+  ChildProcess client({kClient, "--port=1", "--timeout=8s", "--duration=12s", "--progress=false"});
+  const std::string output = client.ReadRest();
+  EXPECT_EQ(client.Wait(), 2);
+  EXPECT_EQ(output,
+            "echo-client: --timeout=8s cannot hold --duration=12s (a run lasts --warmup + "
+            "--duration + --drain_timeout, 0 + 12s + 5s): give --timeout >= 17s, or --duration <= "
+            "3s\n");
 }
 
 }  // namespace

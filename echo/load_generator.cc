@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "common/client_driver.h"
 #include "common/socket.h"
 #include "echo/echo_session.h"
@@ -67,6 +68,25 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
     return absl::InvalidArgumentError("--drain_timeout and --timeout must be >= 0");
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> AgreeRunTimeout(FlagSetting timeout, FlagSetting duration,
+                                            LoadOptions& options) {
+  if (options.timeout_nanos <= 0 || options.messages > 0) return std::string();
+  timeout.value = options.timeout_nanos;
+  duration.value = options.duration_nanos;
+  const int64_t around = options.warmup_nanos + options.drain_timeout_nanos;
+  const auto seconds = [](int64_t nanos) { return absl::FormatDuration(absl::Nanoseconds(nanos)); };
+  absl::StatusOr<BoundAgreement> agreed = AgreeBound(
+      timeout, duration,
+      {.needed = around + options.duration_nanos,
+       .held = options.timeout_nanos - around,
+       .why = absl::StrCat("a run lasts --warmup + --duration + --drain_timeout, ",
+                           seconds(options.warmup_nanos), " + ", seconds(options.duration_nanos),
+                           " + ", seconds(options.drain_timeout_nanos))});
+  if (!agreed.ok()) return agreed.status();
+  options.duration_nanos = agreed->bounded;
+  return agreed->note;
 }
 
 uint64_t LoadResult::error_count() const {

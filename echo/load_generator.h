@@ -39,6 +39,7 @@
 #include "common/client_driver.h"
 #include "common/clock.h"
 #include "common/cpu_time.h"
+#include "common/flag_agreement.h"
 #include "common/histogram.h"
 
 namespace netbench {
@@ -99,6 +100,17 @@ int ReadCoalesceBytes(const LoadOptions& options);
 
 // Checks the options and says what is wrong with them, flag by flag.
 absl::Status ValidateLoadOptions(const LoadOptions& options);
+
+// --timeout against the run it bounds (common/flag_agreement.h): a --duration run lasts --warmup +
+// --duration + --drain_timeout at most, and a given --timeout must hold that. Over a default
+// --duration, --timeout wins and the duration is lowered to fit (the returned note says so); with
+// --duration given too, or when --timeout does not even hold --warmup + --drain_timeout, an
+// InvalidArgument error names both flags and the --timeout that would work. --timeout=0 (the
+// default) derives the bound from the run, and --messages runs have no duration: both agree as they
+// are. The values come from `options` (the settings say which flags were given); its
+// duration_nanos may be lowered.
+absl::StatusOr<std::string> AgreeRunTimeout(FlagSetting timeout, FlagSetting duration,
+                                            LoadOptions& options);
 
 struct LoadResult {
   int connections = 0;

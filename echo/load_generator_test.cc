@@ -338,6 +338,37 @@ TEST(LoadGeneratorTest, ClosedPortIsRefusedAndReportedByCause) {
   EXPECT_THAT(result.failure, HasSubstr("ECONNREFUSED"));
 }
 
+TEST(LoadGeneratorTest, AGivenTimeoutLowersADefaultDurationAndRefusesAGivenOne) {
+  const FlagSetting timeout{.name = "timeout", .given = true, .duration = true};
+  const FlagSetting duration{.name = "duration", .duration = true};
+  LoadOptions options;
+  options.duration_nanos = 10 * kNanosPerSecond;
+  options.timeout_nanos = 8 * kNanosPerSecond;  // holds the 5 s drain and 3 s of sending
+  absl::StatusOr<std::string> note = AgreeRunTimeout(timeout, duration, options);
+  ASSERT_TRUE(note.ok()) << note.status();
+  EXPECT_EQ(options.duration_nanos, 3 * kNanosPerSecond);
+  EXPECT_THAT(*note, HasSubstr("--duration lowered from its default 10s to 3s, what --timeout=8s"));
+
+  FlagSetting given_duration = duration;
+  given_duration.given = true;
+  options.duration_nanos = 10 * kNanosPerSecond;
+  note = AgreeRunTimeout(timeout, given_duration, options);
+  ASSERT_FALSE(note.ok());
+  EXPECT_THAT(note.status().message(), HasSubstr("give --timeout >= 15s, or --duration <= 3s"));
+  EXPECT_EQ(options.duration_nanos, 10 * kNanosPerSecond);
+
+  options.timeout_nanos = 4 * kNanosPerSecond;  // not even the drain
+  EXPECT_FALSE(AgreeRunTimeout(timeout, duration, options).ok());
+
+  options.timeout_nanos = 0;  // derived from the run: agrees as it is
+  note = AgreeRunTimeout(timeout, given_duration, options);
+  ASSERT_TRUE(note.ok());
+  EXPECT_EQ(*note, "");
+  options.timeout_nanos = 1 * kNanosPerSecond;
+  options.messages = 1000;  // no duration to hold
+  EXPECT_TRUE(AgreeRunTimeout(timeout, given_duration, options).ok());
+}
+
 TEST(LoadGeneratorTest, RejectsBadOptions) {
   LoadOptions options;
   options.clients = 0;

@@ -34,6 +34,20 @@ FanoutClient::FanoutClient(const FanoutOptions& options, SocketAddress address,
                    options_.keepalive ? "" : "Connection: close\r\n", "\r\n");
 }
 
+absl::StatusOr<std::string> AgreeFanoutTimeouts(const FlagSetting& connect_timeout,
+                                                const FlagSetting& timeout,
+                                                FanoutOptions& options) {
+  absl::StatusOr<BoundAgreement> agreed =
+      AgreeBound(timeout, connect_timeout,
+                 {.needed = connect_timeout.value,
+                  .held = timeout.value,
+                  .why = "--timeout bounds a whole request, its connect included"});
+  if (!agreed.ok()) return agreed.status();
+  options.timeout_nanos = agreed->bound;
+  options.connect_timeout_nanos = agreed->bounded;
+  return agreed->note;
+}
+
 absl::StatusOr<std::unique_ptr<FanoutClient>> FanoutClient::Create(const FanoutOptions& options) {
   if (options.requests < 1) return absl::InvalidArgumentError("requests must be >= 1");
   if (options.concurrency < 0) return absl::InvalidArgumentError("concurrency must be >= 0");

@@ -32,6 +32,7 @@
 #include "common/client_driver.h"
 #include "common/clock.h"
 #include "common/connection_pool.h"
+#include "common/flag_agreement.h"
 #include "common/histogram.h"
 #include "common/socket.h"
 #include "common/tls.h"
@@ -75,6 +76,15 @@ struct RepetitionResult {
   // byte).
   LatencyHistogram total, connect, tls, write, ttfb, body;
 };
+
+// --connect_timeout against --timeout, which bounds a whole request, connect included
+// (common/flag_agreement.h): a given --connect_timeout longer than a default --timeout raises the
+// timeout to it; a given --timeout shorter than the default --connect_timeout lowers that to it;
+// both given, a connect timeout longer than the request's is an InvalidArgument error naming both.
+// Returns the note to print ("" when the flags agreed as given); `options` holds the flags' values
+// and gets the agreed ones.
+absl::StatusOr<std::string> AgreeFanoutTimeouts(const FlagSetting& connect_timeout,
+                                                const FlagSetting& timeout, FanoutOptions& options);
 
 class FanoutClient {
  public:

@@ -9,6 +9,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/flag_agreement.h"
 #include "common/server.h"
 #include "common/tls.h"
 #include "common/url.h"
@@ -26,9 +27,13 @@ ABSL_FLAG(
     bool, keepalive, false,
     "reuse connections for later requests and repetitions (otherwise every request opens its own "
     "and asks the server to close it)");
-ABSL_FLAG(absl::Duration, connect_timeout, absl::Seconds(10), "give up a connect after this long");
+ABSL_FLAG(absl::Duration, connect_timeout, absl::Seconds(10),
+          "give up a connect after this long; given longer than a default --timeout, it wins and "
+          "raises --timeout to match (a line on stderr says so)");
 ABSL_FLAG(absl::Duration, timeout, absl::Seconds(60),
-          "give up a request (connect included) after this long");
+          "give up a request (connect included) after this long; given shorter than a default "
+          "--connect_timeout, it wins and lowers that; both given, --connect_timeout above "
+          "--timeout refuses to start (exit 2)");
 ABSL_FLAG(int, repetitions, 10, "measured repetitions");
 ABSL_FLAG(int, warmup, 0, "repetitions run first and not counted");
 ABSL_FLAG(std::string, json, "", "write the run as JSON (common/run_report.h schema) to this path");
@@ -74,6 +79,10 @@ int Run() {
   if (options.timeout_nanos <= 0) return Fail("--timeout must be positive");
   if (repetitions < 1 || repetitions > 100000) return Fail("--repetitions must be in 1..100000");
   if (warmup < 0) return Fail("--warmup must be >= 0");
+  absl::StatusOr<std::string> agreed =
+      AgreeFanoutTimeouts(SettingOf(FLAGS_connect_timeout), SettingOf(FLAGS_timeout), options);
+  if (!agreed.ok()) return Fail(std::string(agreed.status().message()));
+  if (!agreed->empty()) std::fprintf(stderr, "fanout: %s\n", agreed->c_str());
 
   std::unique_ptr<TlsClientContext> tls;
   if (options.url.tls()) {

@@ -248,6 +248,36 @@ TEST_P(FanoutModelTest, ASilentServerFailsEveryRequestWithinItsTimeoutWaitingFor
   EXPECT_EQ(rep.connections_opened, 4);
 }
 
+TEST(FanoutTimeoutsTest, TheGivenTimeoutWinsOverADefaultAndTwoGivenThatDisagreeAreAnError) {
+  const FlagSetting connect{
+      .name = "connect_timeout", .value = 90 * kNanosPerSecond, .given = true, .duration = true};
+  const FlagSetting timeout{.name = "timeout", .value = 60 * kNanosPerSecond, .duration = true};
+  FanoutOptions options;
+  absl::StatusOr<std::string> note = AgreeFanoutTimeouts(connect, timeout, options);
+  ASSERT_TRUE(note.ok()) << note.status();
+  EXPECT_EQ(options.timeout_nanos, 90 * kNanosPerSecond);
+  EXPECT_EQ(options.connect_timeout_nanos, 90 * kNanosPerSecond);
+  EXPECT_THAT(*note,
+              HasSubstr("--timeout raised from 1m to 1m30s to hold --connect_timeout=1m30s"));
+
+  FlagSetting given_timeout = timeout;
+  given_timeout.given = true;
+  note = AgreeFanoutTimeouts(connect, given_timeout, options);
+  ASSERT_FALSE(note.ok());
+  EXPECT_EQ(note.status().message(),
+            "--timeout=1m cannot hold --connect_timeout=1m30s (--timeout bounds a whole request, "
+            "its connect included): give --timeout >= 1m30s, or --connect_timeout <= 1m");
+
+  FlagSetting default_connect = connect;
+  default_connect.given = false;
+  default_connect.value = 10 * kNanosPerSecond;
+  given_timeout.value = 2 * kNanosPerSecond;
+  note = AgreeFanoutTimeouts(default_connect, given_timeout, options);
+  ASSERT_TRUE(note.ok()) << note.status();
+  EXPECT_EQ(options.connect_timeout_nanos, 2 * kNanosPerSecond);
+  EXPECT_EQ(options.timeout_nanos, 2 * kNanosPerSecond);
+}
+
 TEST_P(FanoutModelTest, AServerThatDropsSynsTimesOutConnecting) {
   SynDroppingListener drop;
   FanoutOptions options;

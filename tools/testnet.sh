@@ -2,7 +2,7 @@
 # Test hosts on one machine: network namespaces that act as hosts on a private /24, each joined by a veth pair
 # to a bridge in the root namespace, so that a server and its clients talk over a link instead of loopback.
 #
-#   tools/testnet.sh up   [--name NAME] [--hosts N] [--subnet 10.A.B.0/24]
+#   tools/testnet.sh up   [--name NAME] [--hosts N] [--subnet 10.A.B.0/24] [--rate RATE] [--delay TIME]
 #   tools/testnet.sh down [--name NAME]
 #   tools/testnet.sh list [--name NAME]
 #
@@ -17,13 +17,26 @@
 #          nothing to remove is fine.
 #   list   prints the "<namespace> <address>" lines of a net that is up (exit 1 if it is not).
 #
+# Link profiles (up): the veth links run at memory speed unless shaped.
+#   --rate RATE   each host's link carries at most RATE each way (tc's units: 1gbit, 100mbit, 500kbit): a tbf
+#                 qdisc on both ends of its veth pair, eth0 in the host (what it sends) and NAME-v<i> in the root
+#                 namespace (what it receives), with a burst of 1 ms at RATE (at least 32 KiB) and at most 5 ms
+#                 queued. A Gigabit LAN between two test hosts: `up --hosts 2 --rate=1gbit`.
+#   --delay TIME  each host's sends wait TIME (netem on its eth0; e.g. 1ms), so two hosts' round trip gains
+#                 2 x TIME.
+# up without them removes any shaping, so the net is what the command asked for. A qdisc this kernel lacks
+# (netem is often not built, or not allowed in a namespace) is refused, naming the kind: up exits 1 rather
+# than leave a net unshaped (one made by this command is removed again; one that was up before is left as
+# it stands, part shaped: do not use it).
+
+#
 # NAME: a letter, then letters, digits or '_', at most 10 characters, not ending in a digit (so that "nb" host
 # 11 and "nb1" host 1 cannot both be "nb11"). Needs root and iproute2's `ip`. Nothing here routes beyond the
 # namespaces: they have no default route and no NAT, and reach each other only through the bridge.
 set -euo pipefail
 
 prog=testnet
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
 usage_error() { echo "$prog: $*" >&2; echo "Run 'tools/testnet.sh --help' for usage." >&2; exit 2; }
 die() { echo "$prog: error: $*" >&2; exit 1; }
 
@@ -38,13 +51,15 @@ esac
 name=nb
 hosts=3
 subnet=
+rate=
+delay=
 while [ $# -gt 0 ]; do
   arg=$1
   shift
   case "$arg" in
     -h|--help) usage; exit 0 ;;
-    --name=*|--hosts=*|--subnet=*) value=${arg#*=}; arg=${arg%%=*} ;;
-    --name|--hosts|--subnet)
+    --name=*|--hosts=*|--subnet=*|--rate=*|--delay=*) value=${arg#*=}; arg=${arg%%=*} ;;
+    --name|--hosts|--subnet|--rate|--delay)
       [ $# -gt 0 ] || usage_error "$arg needs a value"
       value=$1
       shift ;;
@@ -54,6 +69,8 @@ while [ $# -gt 0 ]; do
     --name) name=$value ;;
     --hosts) [ "$command" = up ] || usage_error "--hosts is for 'up' only"; hosts=$value ;;
     --subnet) [ "$command" = up ] || usage_error "--subnet is for 'up' only"; subnet=$value ;;
+    --rate) [ "$command" = up ] || usage_error "--rate is for 'up' only"; rate=$value ;;
+    --delay) [ "$command" = up ] || usage_error "--delay is for 'up' only"; delay=$value ;;
   esac
 done
 
@@ -61,6 +78,26 @@ done
   usage_error "--name='$name': a letter, then letters, digits or '_', 10 characters at most"
 [[ "$name" =~ [0-9]$ ]] && usage_error "--name='$name' ends in a digit: host 1 of 'nb1' would be host 11 of 'nb'"
 [[ "$hosts" =~ ^[1-9][0-9]{0,2}$ ]] && [ "$hosts" -le 200 ] || usage_error "--hosts='$hosts': a number from 1 to 200"
+
+# --rate in bits a second, and the tbf burst: 1 ms at that rate, at least 32 KiB (a GSO packet on a veth is
+# up to 64 KiB; tbf splits what exceeds its burst).
+burst=
+if [ -n "$rate" ]; then
+  [[ "$rate" =~ ^([1-9][0-9]{0,5})(bit|kbit|mbit|gbit)$ ]] ||
+    usage_error "--rate='$rate': a whole number and a unit, bit, kbit, mbit or gbit (e.g. 1gbit, 100mbit)"
+  case "${BASH_REMATCH[2]}" in
+    bit) bits=${BASH_REMATCH[1]} ;;
+    kbit) bits=$((BASH_REMATCH[1] * 1000)) ;;
+    mbit) bits=$((BASH_REMATCH[1] * 1000000)) ;;
+    gbit) bits=$((BASH_REMATCH[1] * 1000000000)) ;;
+  esac
+  [ "$bits" -ge 8000 ] && [ "$bits" -le 100000000000 ] || usage_error "--rate='$rate': from 8kbit to 100gbit"
+  burst=$((bits / 8 / 1000))
+  [ "$burst" -ge 32768 ] || burst=32768
+fi
+if [ -n "$delay" ]; then
+  [[ "$delay" =~ ^[1-9][0-9]{0,3}(us|ms)$ ]] || usage_error "--delay='$delay': a whole number of us or ms, e.g. 1ms"
+fi
 
 # The subnet's first three octets, "A.B.C", from "A.B.C.0/24" in a private range.
 subnet_prefix() {
@@ -81,6 +118,7 @@ fi
 # `ip` lives in /usr/sbin, which a non-login PATH (Bazel's test environment, cron, sudo -E) may lack.
 PATH=$PATH:/usr/sbin:/sbin
 command -v ip >/dev/null || die "'ip' (iproute2) not found: install iproute2 (tools/bootstrap.sh does)"
+[ -z "$rate$delay" ] || command -v tc >/dev/null || die "--rate and --delay need 'tc' (iproute2), not found"
 [ "$(id -u)" = 0 ] || die "network namespaces need root (CAP_SYS_ADMIN and CAP_NET_ADMIN); this is uid $(id -u)"
 [ -e /proc/self/ns/net ] || die "this kernel has no network namespaces (/proc/self/ns/net is missing)"
 
@@ -175,6 +213,34 @@ quiet_ipv6() {  # no router solicitations or MLD reports on the link: only the b
   [ -w "$conf/disable_ipv6" ] && echo 1 >"$conf/disable_ipv6" || true
 }
 
+# Adds one qdisc with `tc ARGS...`; a kind the kernel lacks stops up, naming it.
+add_qdisc() {
+  local kind=$1 where=$2 out
+  shift 2
+  out=$("$@" 2>&1) && return 0
+  if grep -qiE "kind is unknown|unknown qdisc|no such file" <<<"$out"; then
+    die "the '$kind' qdisc is missing on this machine (kernel module sch_$kind, or not allowed in a" \
+      "namespace); refusing to run unshaped ($where: $out)"
+  fi
+  die "tc could not add the '$kind' qdisc on $where: $out"
+}
+
+# The link profile on one end of a host's pair: `shape DEVICE [NAMESPACE]`. eth0 (the host's end) gets the
+# delay and the rate, the root namespace's end the rate only.
+shape() {
+  local device=$1 ns=${2:-} where tc_=(tc) parent=(root)
+  if [ -n "$ns" ]; then tc_=(tc -n "$ns"); where="$device in $ns"; else where=$device; fi
+  "${tc_[@]}" qdisc del dev "$device" root 2>/dev/null || true
+  if [ -n "$delay" ] && [ -n "$ns" ]; then
+    add_qdisc netem "$where" "${tc_[@]}" qdisc add dev "$device" root handle 1: netem delay "$delay"
+    parent=(parent 1:1)
+  fi
+  if [ -n "$rate" ]; then
+    add_qdisc tbf "$where" "${tc_[@]}" qdisc add dev "$device" "${parent[@]}" handle 10: tbf rate "$rate" \
+      burst "$burst" latency 5ms
+  fi
+}
+
 up() {
   local prefix existing ns index address
   existing=
@@ -229,6 +295,8 @@ up() {
     fi
     ip netns exec "$ns" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6' 2>/dev/null || true
     ip -n "$ns" link set eth0 up
+    shape eth0 "$ns"
+    shape "$(veth "$index")"
   done
 
   # up with fewer hosts than before removes the rest: the net is what this command asked for.

@@ -7,9 +7,11 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "common/flag_agreement.h"
 #include "common/server.h"
 #include "common/server_flags.h"
 #include "common/tls.h"
+#include "websocket/server_bounds.h"
 #include "websocket/server_handler.h"
 
 ABSL_FLAG(int, port, 8080, "TCP port; 0 picks a free one (the 'listening on' line says which)");
@@ -18,8 +20,11 @@ ABSL_FLAG(std::string, mode, "echo",
           "echo: send every message back; sink: read and drop messages (the write-up's server)");
 ABSL_FLAG(int64_t, max_message_size, 16 << 20,
           "largest message accepted, in bytes; a frame announcing more is closed with 1009. In "
-          "echo mode a message is held whole before it goes back, so --max_pending_input_kib "
-          "caps it too");
+          "echo mode a message is reassembled whole within the input bound before it goes back, "
+          "so this and --max_pending_input_kib must agree: given alone, this flag wins and "
+          "raises the input bound to hold it (the start line says so); given with a "
+          "--max_pending_input_kib too small for it, the server refuses to start (exit 2); not "
+          "given, it is what the input bound holds (256 KiB by default)");
 ABSL_FLAG(std::string, cert, "", "wss: certificate chain (PEM file); needs --key");
 ABSL_FLAG(std::string, key, "", "wss: private key (PEM file); needs --cert");
 ABSL_FLAG(bool, tls, false, "wss with a fresh self-signed certificate (prints its SHA-256)");
@@ -57,9 +62,12 @@ int Run() {
   absl::StatusOr<WebSocketServerMode> mode = ParseWebSocketServerMode(absl::GetFlag(FLAGS_mode));
   if (!mode.ok()) return Fail(std::string(mode.status().message()));
   ws.mode = *mode;
-  const int64_t max_message_size = absl::GetFlag(FLAGS_max_message_size);
-  if (max_message_size < 1) return Fail("--max_message_size must be >= 1");
-  ws.max_message_size = static_cast<uint64_t>(max_message_size);
+  if (absl::GetFlag(FLAGS_max_message_size) < 1) return Fail("--max_message_size must be >= 1");
+  absl::StatusOr<MessageBounds> bounds =
+      AgreeMessageBounds(ws.mode, SettingOf(FLAGS_max_message_size), MaxPendingInputFlag());
+  if (!bounds.ok()) return Fail(std::string(bounds.status().message()));
+  ws.max_message_size = bounds->max_message_size;
+  options.max_pending_input = bounds->max_pending_input;
 
   const std::string cert = absl::GetFlag(FLAGS_cert), key = absl::GetFlag(FLAGS_key);
   if (cert.empty() != key.empty()) return Fail("--cert and --key go together");
@@ -89,10 +97,12 @@ int Run() {
   }
   // Benchmark scripts wait for this line, so it goes out at once.
   const std::string address = (*server)->address().ToString();
-  std::printf("listening on %s %s://%s%s mode=%s model=%s threads=%d\n", address.c_str(),
-              tls ? "wss" : "ws", address.c_str(), ws.path.c_str(),
+  std::printf("listening on %s %s://%s%s mode=%s model=%s threads=%d max_message_size=%llu%s%s\n",
+              address.c_str(), tls ? "wss" : "ws", address.c_str(), ws.path.c_str(),
               WebSocketServerModeName(ws.mode), ServerModelName(options.model),
-              options.model == ServerModel::kThreads ? 1 : options.threads);
+              options.model == ServerModel::kThreads ? 1 : options.threads,
+              static_cast<unsigned long long>(ws.max_message_size),
+              bounds->note.empty() ? "" : "; ", bounds->note.c_str());
   std::fflush(stdout);
 
   const absl::StatusOr<std::string> stop = ServeUntilTerminated(**server);

@@ -68,6 +68,7 @@ struct ServerCounters {
   std::atomic<uint64_t> timed_out{0};
   std::atomic<uint64_t> system_calls{0};
   std::atomic<uint64_t> receive_buffer_shortages{0};
+  std::atomic<uint64_t> out_of_memory{0};
 
   static void Add(std::atomic<uint64_t>& counter, uint64_t n) {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);

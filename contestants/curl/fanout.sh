@@ -1,5 +1,5 @@
 #!/bin/sh
-# The curl contestant of the fan-out scenario (results/contestants.json): REPS repetitions, each a fresh
+# The curl contestant of the fan-out scenario (bench/registry/contestants.json): REPS repetitions, each a fresh
 # `curl --parallel` process fetching URL REQUESTS times at once (curl 7.88 caps --parallel-max at 300), timed
 # from outside, printed as the other fan-out clients print them: "rep K: N ok, F errors, B bytes, wall S s".
 # Certificates are not verified (-k), as for every https client of the scenario. Exits 1 when a request failed.

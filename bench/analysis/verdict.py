@@ -1,0 +1,135 @@
+"""Verdicts on the write-ups' claims, computed from the samples of one run, never written by hand.
+
+A claim says that system A beats system B on one figure (more msgs/s, less wall time). Both are measured in
+every round, interleaved, so `judge()` pairs the rounds (bench/analysis/paired_ratio.py): the ratio A/B within each
+round, their geometric mean with a 95% t interval on the log ratios, a sign-flip test beside it as a check,
+and the smallest difference the run could have detected. The verdict follows from the interval:
+
+    EQUIVALENT    the whole interval lies within 1 +- EQUIVALENCE_MARGIN (0.98 .. 1.02), even if it excludes 1
+    HOLDS         the interval excludes 1 on the claim's side (A better)
+    REVERSED      the interval excludes 1 on the other side (B better)
+    NOT_SEPARABLE the interval holds 1 (it says how many rounds would resolve the difference seen)
+    NOT_MEASURED  a side has no samples here (a contestant skipped or failed; `why` says which)
+
+and, for a claim about a system this machine is not, NOT_TESTABLE (see `not_testable()`). With fewer than two
+rounds holding both sides (or no rounds given) nothing pairs, and the samples are pooled and judged by a
+two-sided Mann-Whitney U test (SciPy, as Google Benchmark's compare.py does) at p < ALPHA with the ratio on the
+claim's side in every round. compare.py, whose runs of different machines do not pair, uses that test alone
+(`mann_whitney_p`).
+
+    v = verdict.judge(racket_msgs, go_msgs, rounds_a, rounds_b, higher_is_better=True)
+    v["verdict"], v["ci95"], v["detectable_pct"]  # "holds", [1.28, 1.35], 4.1
+"""
+
+import statistics
+
+from bench.analysis import paired_ratio
+
+HOLDS = "holds"
+REVERSED = "reversed"
+NOT_SEPARABLE = "not separable on this machine"
+NOT_MEASURED = "not measured"
+NOT_TESTABLE = "not testable here"
+EQUIVALENT = "equivalent within \u00b12%"
+# The two sides ran the same effective configuration (bench/running/process_configuration.py): no experiment.
+SAME_CONFIGURATION = "same configuration here"
+
+ALPHA = 0.05
+# Far below the differences the write-ups claim (25% and more): an interval inside 1 +- this says "the same"
+# rather than "could not tell", even where it also excludes 1.
+EQUIVALENCE_MARGIN = 0.02
+U_TEST = "two-sided Mann-Whitney U"
+
+
+def mann_whitney_p(a, b):
+    """Two-sided p-value of the Mann-Whitney U test of samples a and b (SciPy: exact for small samples
+    without ties). None when either side has fewer than 2 samples or SciPy is missing."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    try:
+        from scipy.stats import mannwhitneyu
+    except ImportError:  # the verdict then says why: tools/bootstrap.sh installs python3-scipy
+        return None
+    if len(set(a) | set(b)) == 1:
+        return 1.0  # every sample equal: nothing separates them (SciPy would divide by zero)
+    return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+def judge(a, b, rounds_a=None, rounds_b=None, higher_is_better=True, why_missing=None):
+    """The verdict on "A beats B". `a` and `b` are the samples of each side (None entries are dropped).
+    `rounds_a` and `rounds_b` map a round's index to that round's value of each side (its median, where a
+    round holds several samples); rounds that both sides have are paired. `test` says which test decided and
+    `p_value` is that test's."""
+    a = [x for x in a if x is not None]
+    b = [x for x in b if x is not None]
+    out = {"samples_a": len(a), "samples_b": len(b), "median_a": None, "median_b": None, "ratio": None,
+           "per_round_min": None, "per_round_max": None, "p_value": None, "test": None, "rounds_paired": None,
+           "geomean_ratio": None, "ci95": None, "sign_flip_p": None, "sign_flip_method": None,
+           "detectable_pct": None, "rounds_needed": None}
+    if not a or not b:
+        out["verdict"] = NOT_MEASURED
+        out["why"] = why_missing or ("no samples of " + " and ".join(
+            side for side, xs in (("A", a), ("B", b)) if not xs))
+        return out
+    out["median_a"], out["median_b"] = statistics.median(a), statistics.median(b)
+    out["ratio"] = out["median_a"] / out["median_b"] if out["median_b"] else None
+    per_round = []
+    for index, value_a in sorted((rounds_a or {}).items()):
+        value_b = (rounds_b or {}).get(index)
+        if value_a is not None and value_b:
+            per_round.append(value_a / value_b)
+    if per_round:
+        out["per_round_min"], out["per_round_max"] = min(per_round), max(per_round)
+    if len(paired_ratio.paired_rounds(rounds_a, rounds_b)) >= 2:
+        try:
+            paired = paired_ratio.analyse(rounds_a, rounds_b)
+        except ImportError:  # the t quantiles are SciPy's: tools/bootstrap.sh installs python3-scipy
+            out["test"] = paired_ratio.TEST
+            out["verdict"], out["why"] = NOT_SEPARABLE, "SciPy is missing (tools/bootstrap.sh installs python3-scipy)"
+            return out
+        out.update(test=paired["test"], p_value=paired["t_p_value"], rounds_paired=paired["rounds"],
+                   **{k: paired[k] for k in ("geomean_ratio", "ci95", "sign_flip_p", "sign_flip_method",
+                                             "detectable_pct", "rounds_needed")})
+        out["verdict"], out["why"] = _decide_paired(out, higher_is_better)
+        return out
+    out["test"] = U_TEST
+    out["p_value"] = mann_whitney_p(a, b)
+    out["verdict"], out["why"] = _decide(out, higher_is_better)
+    return out
+
+
+def _decide_paired(out, higher_is_better):
+    low, high = out["ci95"]
+    if 1 - EQUIVALENCE_MARGIN <= low and high <= 1 + EQUIVALENCE_MARGIN:
+        return EQUIVALENT, f"the interval lies within {1 - EQUIVALENCE_MARGIN:g} .. {1 + EQUIVALENCE_MARGIN:g}"
+    if low > 1 or high < 1:
+        a_better = (low > 1) == higher_is_better
+        return (HOLDS if a_better else REVERSED), "the interval excludes 1"
+    needed = out["rounds_needed"]
+    if needed is None:
+        return NOT_SEPARABLE, "the interval holds 1; no difference seen"
+    seen = abs(out["geomean_ratio"] - 1) * 100
+    return NOT_SEPARABLE, f"the interval holds 1; {needed} rounds would resolve the {seen:.2g}% seen"
+
+
+def _decide(out, higher_is_better):
+    p, ratio = out["p_value"], out["ratio"]
+    if p is None:
+        if min(out["samples_a"], out["samples_b"]) < 2:
+            return NOT_SEPARABLE, (f"{out['samples_a']} and {out['samples_b']} samples: too few for a U test "
+                                   "(5 a side can reach p < 0.05)")
+        return NOT_SEPARABLE, "SciPy is missing (tools/bootstrap.sh installs python3-scipy)"
+    if p >= ALPHA:
+        return NOT_SEPARABLE, f"p = {p:.3g} >= {ALPHA}"
+    low, high = out["per_round_min"], out["per_round_max"]
+    if low is not None and low <= 1 <= high:
+        return NOT_SEPARABLE, f"the per-round ratio crosses 1 ({low:.3g} .. {high:.3g})"
+    if ratio is None or ratio == 1:
+        return NOT_SEPARABLE, "equal medians"
+    a_better = ratio > 1 if higher_is_better else ratio < 1
+    return (HOLDS if a_better else REVERSED), f"p = {p:.3g}"
+
+
+def not_testable(what_it_needs, command):
+    """A claim about a system this machine is not: what it needs and the command to run there."""
+    return {"verdict": NOT_TESTABLE, "why": what_it_needs, "command": command}

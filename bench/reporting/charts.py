@@ -1,0 +1,530 @@
+"""Charts of a stored run: SVG files drawn with matplotlib from the samples beside REPORT.md, one set per
+section of the report, written to results/data/<machine>/charts/<section>_<what>.svg and linked from the
+report beside that section's tables, so that a repository host shows them inline.
+
+    drawn = charts.draw_report_charts(directory)   # {"echo_writeup": [("charts/echo_writeup_rate.svg", alt), ...]}
+    text = charts.link_charts(section_text, drawn["echo_writeup"])
+
+A bar or point is the median over a run's interleaved rounds, its whiskers the lowest and the highest round:
+the same figures, and the same ranges, as the tables print. Axes whose values span decades are logarithmic.
+The same samples give the same bytes (a fixed SVG hash salt, no date), so re-rendering does not churn the
+repository; text stays text (svg.fonttype none), so the SVG names what it shows.
+"""
+
+import collections
+import json
+import os
+import statistics
+
+from bench.running import progress
+
+CHARTS_FOLDER = "charts"
+
+# What makes the output reproducible and searchable: no date, fixed element ids, text kept as text.
+RC = {
+    "svg.hashsalt": "netbench",
+    "svg.fonttype": "none",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "figure.titlesize": 11,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.axisbelow": True,
+    "legend.fontsize": 8,
+    "legend.framealpha": 0.9,
+}
+SVG_METADATA = {"Date": None}
+
+# A span at least this wide (highest over lowest positive value) gets a logarithmic axis.
+LOG_SPAN = 20.0
+
+# The origin's answer delay in the fan-out's 50 ms cases: no fan-out can finish faster.
+FANOUT_FLOOR_S = 0.050
+
+Stat = collections.namedtuple("Stat", "median low high")
+
+
+def stat(values):
+    """Median, lowest and highest of the values present; None when there are none."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return Stat(statistics.median(values), min(values), max(values))
+
+
+def machine_line(env):
+    return (f"{env.get('cpu_model', '?')}, {env.get('cores', '?')} cores, {env.get('os', '?')} "
+            f"{env.get('kernel', '?')}; run {env.get('timestamp_utc', '?')}, commit {env.get('git_commit', '?')}")
+
+
+class Figures:
+    """matplotlib, imported on first use (the suite runs without it, and says so), with the settings above."""
+
+    def __init__(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as pyplot
+        import matplotlib.ticker as ticker
+        self.matplotlib, self.pyplot, self.ticker = matplotlib, pyplot, ticker
+
+    def figure(self, title, env, panels=1, columns=None, width=9.0, height=4.2, sharey=False):
+        columns = columns or panels
+        rows = (panels + columns - 1) // columns
+        figure, axes = self.pyplot.subplots(rows, columns, figsize=(width, height * rows), squeeze=False,
+                                            sharey=sharey)
+        figure.suptitle(f"{title}\n{machine_line(env)}")
+        figure.netbench_alt = title.split("\n")[0]  # the report's alt text for the image
+        return figure, [ax for row in axes for ax in row]
+
+    def count_axis(self, axis):
+        """1k, 100k, 1M instead of 100000."""
+        axis.set_major_formatter(self.ticker.EngFormatter(sep=""))
+
+    def seconds_axis(self, ax, low, high):
+        """A logarithmic time axis (x) a little wider than `low`..`high`, ticks labelled in ms or s: at 1-2-5
+        steps over up to two decades, at decades beyond (so that labels do not collide)."""
+        steps = (1, 2, 5) if high / low <= 100 else (1,)
+        first, last = low / 1.4, high * 1.4
+        ax.set_xlim(first, last)
+        ax.xaxis.set_major_locator(self.ticker.FixedLocator(
+            [m * 10 ** e for e in range(-6, 3) for m in steps if first <= m * 10 ** e <= last]))
+        ax.xaxis.set_minor_formatter(self.ticker.NullFormatter())
+        ax.xaxis.set_major_formatter(self.ticker.FuncFormatter(lambda v, _: duration_text(v)))
+
+    def microseconds_axis(self, axis, low, high):
+        """Latency in µs labelled as 50 µs, 1 ms, 20 ms: at 1-2-5 steps over up to two decades (a narrow span
+        still gets labels), at decades beyond."""
+        axis.set_major_locator(self.ticker.LogLocator(subs=(1.0, 2.0, 5.0) if high <= 100 * low else (1.0,)))
+        axis.set_minor_formatter(self.ticker.NullFormatter())
+        axis.set_major_formatter(self.ticker.FuncFormatter(lambda v, _: duration_text(v / 1e6)))
+
+    def plain_axis(self, axis):
+        """0.1, 1, 10 on a logarithmic axis instead of powers of ten."""
+        axis.set_major_formatter(self.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+
+    def bytes_axis(self, axis):
+        """16 B, 1 KiB, 64 KiB, 1 MiB."""
+        axis.set_major_formatter(self.ticker.FuncFormatter(lambda v, _: bytes_text(v)))
+
+    def log_if_wide(self, ax, values, which="y"):
+        positive = [v for v in values if v and v > 0]
+        if positive and max(positive) / min(positive) >= LOG_SPAN:
+            (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+            return True
+        return False
+
+
+def duration_text(seconds):
+    if seconds >= 1:
+        return f"{seconds:g} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:g} ms"
+    return f"{seconds * 1e6:g} µs"
+
+
+def bytes_text(count):
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:g} {unit}"
+    return f"{count:g} B"
+
+
+def legend_outside(ax, title):
+    """The legend right of the plot, where it covers no data."""
+    ax.legend(title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def colors_for(names):
+    """One colour per name, in order of first appearance (tab10, then tab20 beyond ten)."""
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+               "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94"]
+    return {name: palette[i % len(palette)] for i, name in enumerate(dict.fromkeys(names))}
+
+
+def grouped(figures, ax, groups, series, colors, log=None):
+    """Bars (or, on a logarithmic axis, points) per group and series, whiskers from lowest to highest round.
+    `series`: [(label, [Stat or None, one per group])]. `log`: None decides from the values' span."""
+    values = [s.low for _, stats in series for s in stats if s] + [s.high for _, stats in series for s in stats if s]
+    if log is None:
+        log = figures.log_if_wide(ax, values)
+    elif log:
+        ax.set_yscale("log")
+    width = 0.8 / max(1, len(series))
+    for j, (label, stats) in enumerate(series):
+        points = [(i - 0.4 + width * (j + 0.5), s) for i, s in enumerate(stats) if s]
+        if not points:
+            continue
+        xs = [x for x, _ in points]
+        medians = [s.median for _, s in points]
+        whiskers = [[s.median - s.low for _, s in points], [s.high - s.median for _, s in points]]
+        if log:
+            ax.errorbar(xs, medians, yerr=whiskers, fmt="o", color=colors[label], label=label, capsize=3,
+                        markersize=5)
+        else:
+            ax.bar(xs, medians, width * 0.9, yerr=whiskers, color=colors[label], label=label, capsize=3,
+                   error_kw={"elinewidth": 1, "ecolor": "#333333"})
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, rotation=20 if max((len(g) for g in groups), default=0) > 10 else 0,
+                       ha="right" if max((len(g) for g in groups), default=0) > 10 else "center")
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    if not log:
+        ax.set_ylim(bottom=0)
+    ax.grid(axis="x", visible=False)
+    return log
+
+
+def _ok(rows):
+    return [r for r in rows if r.get("status", "ok") == "ok" and not r.get("returncode")]
+
+
+def _cell_stat(rows, figure, **match):
+    return stat([r.get(figure) for r in _ok(rows) if all(r.get(k) == v for k, v in match.items())])
+
+
+# ---- the write-ups (bench/cli/suite.py: <part>_writeup.json, one row per contestant pair and round)
+
+def echo_writeup(figures, document, out):
+    rows, env, settings = document["rows"], document["environment"], document["settings"]
+    servers = list(dict.fromkeys(r["server"] for r in rows))
+    loads = list(dict.fromkeys(r["client"] for r in rows))
+    colors = colors_for(loads)
+    how = (f"{settings.get('clients', '?')} connections, {settings.get('seconds', '?'):g} s per run; "
+           f"median of {settings.get('samples', '?')} rounds, whiskers: lowest and highest round"
+           + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else ""))
+    paths = []
+    figure, (ax,) = figures.figure(f"Echo write-up: messages per second by server, under each load\n({how})", env)
+    grouped(figures, ax, servers, [(load, [_cell_stat(rows, "msgs_per_s", server=s, client=load) for s in servers])
+                                   for load in loads], colors)
+    figures.count_axis(ax.yaxis)
+    ax.set_xlabel("echo server")
+    ax.set_ylabel("echoed messages per second (msgs/s)")
+    legend_outside(ax, "load (client)")
+    paths.append(_save(figures, figure, out, "echo_writeup_rate"))
+
+    figure, axes = figures.figure(f"Echo write-up: CPU time per message, server and load\n({how})", env, panels=2,
+                                  width=11.0)
+    for ax, side in zip(axes, ("server", "client")):
+        grouped(figures, ax, servers, [(load, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, client=load)
+                                               for s in servers]) for load in loads], colors)
+        ax.set_xlabel("echo server")
+        ax.set_ylabel(f"{side} CPU per message (µs)")
+        ax.set_title(f"{'server process' if side == 'server' else 'load generator (client process)'}")
+    legend_outside(axes[-1], "load (client)")
+    paths.append(_save(figures, figure, out, "echo_writeup_cpu"))
+    return paths
+
+
+def websocket_writeup(figures, document, out):
+    rows, env, settings = document["rows"], document["environment"], document["settings"]
+    pairs = list(dict.fromkeys((r["client"], r["server"]) for r in rows))
+    procs = sorted(set(r["procs"] for r in rows))
+    connections = sorted(set(r["clients"] for r in rows))
+    colors = colors_for(f"{c} → {s}" for c, s in pairs)
+    styles = dict(zip(connections, ["-", "--", ":", "-."]))
+    cores = env.get("cores")
+    how = (f"{settings.get('messages', '?'):,} messages per client; median of {settings.get('samples', '?')} "
+           "rounds, whiskers: lowest and highest round"
+           + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else ""))
+
+    lines_count = len(pairs) * len(connections)
+
+    def lines(ax, figure_name):
+        for index, (client, server, n) in enumerate((c, s, n) for c, s in pairs for n in connections):
+            # Lines sit a little apart so that whiskers at the same thread count stay distinguishable.
+            dodge = (index - (lines_count - 1) / 2) * 0.03
+            stats = [_cell_stat(rows, figure_name, client=client, server=server, procs=p, clients=n) for p in procs]
+            points = [(p, s) for p, s in zip(procs, stats) if s]
+            if not points:
+                continue
+            label = f"{client} → {server}"
+            ax.errorbar([p + dodge for p, _ in points], [s.median for _, s in points],
+                        yerr=[[s.median - s.low for _, s in points], [s.high - s.median for _, s in points]],
+                        color=colors[label], linestyle=styles[n], marker="o", markersize=4, capsize=3,
+                        label=f"{label}, {n} client{'s' if n > 1 else ''}")
+        if cores and procs and max(procs) > cores:
+            ax.axvspan(cores + 0.5, max(procs) + 0.5, color="#999999", alpha=0.15, lw=0,
+                       label=f"more threads than the {cores} cores")
+        ax.set_xticks(procs)
+        ax.set_xlim(min(procs) - 0.3, max(procs) + 0.3)
+        ax.set_xlabel("GOMAXPROCS (Go) or event-loop threads (netbench), both sides alike")
+        ax.set_ylim(bottom=0)
+
+    paths = []
+    figure, (ax,) = figures.figure(f"WebSocket write-up: msgs/s as both sides get more threads\n({how})", env,
+                                   height=5.0)
+    lines(ax, "msgs_per_s")
+    figures.count_axis(ax.yaxis)
+    ax.set_ylabel("messages per second (msgs/s)")
+    ax.legend(title="client → server, connections", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    paths.append(_save(figures, figure, out, "websocket_writeup_scaling"))
+
+    figure, axes = figures.figure(f"WebSocket write-up: CPU time per message as both sides get more threads\n({how})",
+                                  env, panels=2, width=11.0, height=4.6)
+    for ax, side in zip(axes, ("server", "client")):
+        lines(ax, f"{side}_cpu_us_per_msg")
+        ax.set_ylabel(f"{side} CPU per message (µs)")
+        ax.set_title("server process" if side == "server" else "client process")
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, title="client → server, connections", loc="lower center", ncol=3)
+    figure.tight_layout(rect=(0, 0.16, 1, 1))
+    paths.append(_save(figures, figure, out, "websocket_writeup_cpu", layout=False))
+    return paths
+
+
+def fanout_panels(figures, title, env, panels, out, name, floor_servers):
+    """A grid of fan-out dot plots: one panel per (scheme, server), a row per client and condition, wall time on
+    a logarithmic axis, the origin's latency marked where it answers late. `panels`: {(scheme, server): [(label,
+    client, condition or None, Stat)]}."""
+    schemes = list(dict.fromkeys(k[0] for k in panels))
+    servers = list(dict.fromkeys(k[1] for k in panels))
+    labels = list(dict.fromkeys(entry[0] for entries in panels.values() for entry in entries))
+    colors = colors_for(entry[1] for entries in panels.values() for entry in entries)
+    markers = {"fresh": "o", "reuse": "s", None: "o"}
+    values = [v for entries in panels.values() for e in entries if e[3] for v in (e[3].low, e[3].high)]
+    if not values:  # every run failed: the report's table says why
+        return []
+    figure, axes = figures.figure(title, env, panels=len(schemes) * len(servers), columns=len(servers),
+                                  width=4.2 * len(servers) + 1.5, height=0.26 * len(labels) + 1.4, sharey=True)
+    for row, scheme in enumerate(schemes):
+        for column, server in enumerate(servers):
+            ax = axes[row * len(servers) + column]
+            ax.set_xscale("log")
+            for label, client, condition, s in panels.get((scheme, server), []):
+                if not s:
+                    continue
+                y = labels.index(label)
+                ax.errorbar([s.median], [y], xerr=[[s.median - s.low], [s.high - s.median]], color=colors[client],
+                            marker=markers[condition], markersize=5, capsize=2,
+                            markerfacecolor=colors[client] if condition != "reuse" else "white")
+            if server in floor_servers:
+                ax.axvline(FANOUT_FLOOR_S, color="#d62728", linestyle="--", linewidth=1,
+                           label="50 ms: the origin's answer delay, the floor")
+                ax.legend(loc="lower right")
+            figures.seconds_axis(ax, min(values), max(values))
+            ax.set_title(f"{server}, {scheme}")
+            ax.set_yticks(range(len(labels)))
+            ax.set_yticklabels(labels)
+            ax.set_ylim(len(labels) - 0.5, -0.5)
+            ax.grid(axis="y", visible=False)
+            if row == len(schemes) - 1:
+                ax.set_xlabel("wall time of one fan-out (log scale)")
+    return [_save(figures, figure, out, name)]
+
+
+def fanout_writeup(figures, document, out):
+    rows, env, settings = document["rows"], document["environment"], document["settings"]
+    panels = {}
+    for key in dict.fromkeys((r["scheme"], r["server"], r["client"], r["condition"]) for r in rows):
+        scheme, server, client, condition = key
+        s = _cell_stat(rows, "wall_s_median", scheme=scheme, server=server, client=client, condition=condition)
+        panels.setdefault((scheme, server), []).append((f"{client}, {condition}", client, condition, s))
+    title = (f"Fan-out write-up: wall time of {settings.get('requests', '?')} concurrent GETs by client, "
+             f"fresh (filled) or reused (open) connections\n(median of {settings.get('samples', '?')} rounds of "
+             f"{settings.get('reps', '?')} repetitions; whiskers: lowest and highest round"
+             + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else "") + ")")
+    floor = [s for s in dict.fromkeys(r["server"] for r in rows) if "50ms" in s]
+    return fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)
+
+
+# ---- the detail benches (bench/scenarios/*_bench.py: cases with server, load, round, returncode)
+
+PERCENTILES = [("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9")]
+
+
+def detail_bench(figures, document, out, name, what):
+    rows, env = document["cases"], document["environment"]
+    servers = list(dict.fromkeys(r["server"] for r in rows))
+    loads = list(dict.fromkeys(r["load"] for r in rows))
+    colors = colors_for(servers)
+    rounds = max((r.get("round", 0) for r in rows), default=0) + 1
+    how = f"median of {rounds} rounds, whiskers: lowest and highest round"
+    paths = []
+    figure, (ax,) = figures.figure(f"{what}: msgs/s by load and server\n({how})", env)
+    log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, "msgs_per_s", server=s, load=load) for load in loads])
+                                       for s in servers], colors)
+    figures.count_axis(ax.yaxis)
+    ax.set_xlabel("load (the bench's name for it)")
+    ax.set_ylabel("messages per second (msgs/s" + (", log scale)" if log else ")"))
+    legend_outside(ax, "server")
+    paths.append(_save(figures, figure, out, f"{name}_rate"))
+
+    figure, axes = figures.figure(f"{what}: CPU time per message by load and server\n({how})", env, panels=2,
+                                  width=12.0)
+    for ax, side in zip(axes, ("server", "client")):
+        log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, load=load)
+                                                for load in loads]) for s in servers], colors)
+        ax.set_xlabel("load")
+        if log:
+            figures.plain_axis(ax.yaxis)
+        ax.set_ylabel(f"{side} CPU per message (µs" + (", log scale)" if log else ")"))
+        ax.set_title("server process" if side == "server" else "client process")
+    legend_outside(axes[-1], "server")
+    paths.append(_save(figures, figure, out, f"{name}_cpu"))
+
+    with_latency = [load for load in loads if any(r.get("p50_us") is not None for r in rows if r["load"] == load)]
+    if with_latency:
+        figure, axes = figures.figure(f"{what}: latency percentiles where the load measures them\n({how})", env,
+                                      panels=len(with_latency), width=max(9.0, 4.5 * len(with_latency) + 1.5),
+                                      sharey=True)
+        for ax, load in zip(axes, with_latency):
+            present = [(key, label) for key, label in PERCENTILES
+                       if any(r.get(key) is not None for r in rows if r["load"] == load)]
+            for j, s in enumerate(servers):
+                stats = [_cell_stat(rows, key, server=s, load=load) for key, _ in present]
+                points = [(i + (j - (len(servers) - 1) / 2) * 0.06, st) for i, st in enumerate(stats) if st]
+                if not points:
+                    continue
+                ax.errorbar([x for x, _ in points], [st.median for _, st in points],
+                            yerr=[[st.median - st.low for _, st in points], [st.high - st.median for _, st in points]],
+                            color=colors[s], marker="o", markersize=4, capsize=3, label=s)
+            ax.set_yscale("log")
+            ax.set_xticks(range(len(present)))
+            ax.set_xticklabels([label for _, label in present])
+            ax.set_xlim(-0.4, len(present) - 0.6)
+            ax.set_title(f"load {load}")
+            ax.set_xlabel("percentile")
+            latencies = [r.get(key) for r in _ok(rows) for key, _ in PERCENTILES if r.get(key)]
+            figures.microseconds_axis(ax.yaxis, min(latencies), max(latencies))
+        legend_outside(axes[-1], "server")
+        axes[0].set_ylabel("latency (log scale)")
+        paths.append(_save(figures, figure, out, f"{name}_latency"))
+    return paths
+
+
+def httpfanout_bench(figures, document, out):
+    cases, env = document["cases"], document["environment"]
+    panels = {}
+    for case in cases:
+        s = stat([sample.get("wall_s") for sample in case["samples"] if not sample.get("failed")])
+        panels.setdefault((case["scheme"], case["target"]), []).append((case["client"], case["client"], None, s))
+    samples = max((len(c["samples"]) for c in cases), default=0)
+    requests = cases[0].get("requests", "?") if cases else "?"
+    title = (f"HTTP fan-out detail bench: wall time of {requests} concurrent GETs by client\n(median of {samples} "
+             "rounds, whiskers: lowest and highest round)")
+    floor = [c["target"] for c in cases if "50ms" in c["target"]]
+    return fanout_panels(figures, title, env, panels, out, "httpfanout_bench_wall", floor)
+
+
+# What the numeric argument of a microbenchmark family means, per binary.
+MICRO_ARGUMENTS = {
+    "//websocket:mask_benchmark": "buffer size (bytes)",
+    "//websocket:utf8_benchmark": "buffer size (bytes)",
+    "//httpfanout:chunked_decoder_benchmark": "chunk size in a 25,600-byte body (bytes)",
+    "//common:tls_benchmark": "message size (bytes)",
+}
+
+
+def microbenchmarks(figures, document, out):
+    """GB/s against the argument, one line per benchmark family, one panel per binary that has such families."""
+    families = {}
+    for row in document["cases"]:
+        family, _, argument = row["benchmark"].rpartition("/")
+        if family and argument.isdigit() and row.get("GB_per_s"):
+            families.setdefault(row["binary"], {}).setdefault(family, []).append((int(argument), row["GB_per_s"]))
+    binaries = [b for b, fams in families.items() if any(len(points) >= 2 for points in fams.values())]
+    if not binaries:
+        return []
+    columns = 2 if len(binaries) > 1 else 1
+    figure, axes = figures.figure("Microbenchmarks: throughput against input size (Google Benchmark, one run, "
+                                  "CPU time)", document["environment"], panels=len(binaries), columns=columns,
+                                  width=12.0, height=4.0)
+    for ax, binary in zip(axes, binaries):
+        fams = {f: sorted(points) for f, points in families[binary].items() if len(points) >= 2}
+        colors = colors_for(fams)
+        for family, points in fams.items():
+            ax.plot([x for x, _ in points], [y for _, y in points], marker="o", markersize=4, color=colors[family],
+                    label=family.replace("BM_", ""))
+        ax.set_xscale("log", base=2)
+        figures.log_if_wide(ax, [y for points in fams.values() for _, y in points])
+        figures.bytes_axis(ax.xaxis)
+        figures.plain_axis(ax.yaxis)
+        ax.set_title(binary)
+        ax.set_xlabel(MICRO_ARGUMENTS.get(binary, "benchmark argument"))
+        ax.set_ylabel("GB/s (log scale)" if ax.get_yscale() == "log" else "GB/s")
+        ax.legend(loc="best", fontsize=7)
+    for ax in axes[len(binaries):]:
+        ax.set_visible(False)
+    return [_save(figures, figure, out, "microbenchmarks_throughput")]
+
+
+def _save(figures, figure, out, name, layout=True):
+    path = os.path.join(out, f"{name}.svg")
+    if layout:
+        figure.tight_layout()
+    figure.savefig(path, format="svg", metadata=SVG_METADATA)
+    if os.environ.get("NETBENCH_CHARTS_PNG"):  # a PNG copy to look at (an image viewer, not the report)
+        png = os.path.join(os.environ["NETBENCH_CHARTS_PNG"], f"{name}.png")
+        figure.savefig(png, format="png", dpi=100)
+    figures.pyplot.close(figure)
+    return path, figure.netbench_alt
+
+
+# Which charts each section of REPORT.md gets, and from which stored file.
+SECTIONS = {
+    "echo_writeup": echo_writeup,
+    "websocket_writeup": websocket_writeup,
+    "fanout_writeup": fanout_writeup,
+    "microbenchmarks": microbenchmarks,
+    "echo_bench": lambda f, d, o: detail_bench(f, d, o, "echo_bench", "Echo detail bench (netbench vs Go)"),
+    "websocket_bench": lambda f, d, o: detail_bench(f, d, o, "websocket_bench",
+                                                    "WebSocket detail bench (netbench vs Go)"),
+    "httpfanout_bench": httpfanout_bench,
+}
+
+
+def headline_placement(document):
+    """A write-up drawn from its headline placement's rows: "shared", the write-ups' own way, where the run has
+    it (both placements in one chart would put two experiments under one bar); the verdict tables give both."""
+    rows = document.get("rows")
+    placements = {r.get("placement") for r in rows or []}
+    if not rows or len(placements) < 2:
+        return document
+    chosen = "shared" if "shared" in placements else sorted(p for p in placements if p)[0]
+    settings = {**document.get("settings", {}), "placement_drawn": chosen}
+    return {**document, "rows": [r for r in rows if r.get("placement") == chosen], "settings": settings}
+
+
+def draw_report_charts(directory, out=None):
+    """Draws every chart the stored results in `directory` allow into `out` (default: directory/charts), removes
+    charts there that no stored result gives any more, and returns {section: [(path relative to directory, alt
+    text)]}.
+    Without matplotlib it draws nothing and says so."""
+    out = out or os.path.join(directory, CHARTS_FOLDER)
+    try:
+        figures = Figures()
+    except ImportError as error:
+        progress.log(f"charts not drawn: {error} (tools/bootstrap.sh installs python3-matplotlib)")
+        return {}
+    os.makedirs(out, exist_ok=True)
+    drawn = {}
+    with figures.matplotlib.rc_context(RC):
+        for section, draw in SECTIONS.items():
+            path = os.path.join(directory, f"{section}.json")
+            if not os.path.exists(path):
+                continue
+            try:
+                with open(path) as f:
+                    document = headline_placement(json.load(f))
+                drawn[section] = [(os.path.relpath(p, directory), alt) for p, alt in draw(figures, document, out)]
+            except Exception as error:  # noqa: BLE001 - one section's charts must not cost the report the others
+                progress.log(f"charts of {section} not drawn: {error!r}")
+                figures.pyplot.close("all")
+    written = {os.path.basename(p) for charts in drawn.values() for p, _ in charts}
+    for stale in sorted(set(os.listdir(out)) - written):
+        if stale.endswith(".svg"):
+            os.remove(os.path.join(out, stale))
+    progress.log(f"drew {len(written)} chart(s) in {out}")
+    return drawn
+
+
+def link_charts(section_text, charts):
+    """The section with Markdown image links to its charts ([(path, alt text)]) beside its tables: before its
+    list of contestants where it has one, else at its end."""
+    if not charts:
+        return section_text
+    images = "".join(f"![{alt}]({path})\n\n" for path, alt in charts)
+    marker = "\nContestants:\n"
+    head, found, tail = section_text.partition(marker)
+    if found:
+        return f"{head}\n{images}{found.lstrip()}{tail}"
+    return section_text.rstrip("\n") + "\n\n" + images.rstrip("\n") + "\n"

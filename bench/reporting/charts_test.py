@@ -1,0 +1,183 @@
+"""Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data: every section gets its
+charts, each a well-formed SVG that names every contestant it shows, the same samples give the same bytes, and
+the report links each chart beside its section's tables."""
+
+import glob
+import json
+import os
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+
+from bench.reporting import charts
+
+# The stored runs, results/data/ (data of this test), from the test's place in the runfiles or the checkout.
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def stored_runs():
+    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, "REPORT.md")))
+
+
+def load(directory, section):
+    with open(os.path.join(directory, f"{section}.json")) as f:
+        return json.load(f)
+
+
+def names_shown(section, document):
+    """The contestants (servers, clients, loads, targets, binaries) a section's charts must name."""
+    if section.endswith("_writeup"):
+        return {row[key] for row in document["rows"] for key in ("server", "client")}
+    if section == "httpfanout_bench":
+        return {case[key] for case in document["cases"] for key in ("target", "client")}
+    if section == "microbenchmarks":
+        return set()  # one panel per binary with size families, named by test_microbenchmarks_name_their_binaries
+    return {row[key] for row in document["cases"] for key in ("server", "load")}
+
+
+def svg_text(path):
+    """Every text of the SVG (it keeps text as text), and fails the test if it is not well-formed XML."""
+    root = ElementTree.parse(path).getroot()
+    assert root.tag == f"{SVG}svg", root.tag
+    return "\n".join("".join(element.itertext()) for element in root.iter(f"{SVG}text"))
+
+
+class ChartsOfStoredRunsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch = tempfile.TemporaryDirectory()
+        # matplotlib keeps its font cache under MPLCONFIGDIR; the test's HOME may not be writable.
+        os.environ.setdefault("MPLCONFIGDIR", os.path.join(cls.scratch.name, "matplotlib"))
+        cls.runs = stored_runs()
+        cls.drawn = {}
+        for index, directory in enumerate(cls.runs):
+            out = os.path.join(cls.scratch.name, f"run{index}")
+            cls.drawn[directory] = (out, charts.draw_report_charts(directory, out))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def test_there_is_a_stored_run(self):
+        self.assertTrue(self.runs, f"no REPORT.md under {DATA}")
+
+    def test_every_section_with_results_gets_charts_that_are_well_formed_svg(self):
+        for directory, (out, drawn) in self.drawn.items():
+            for section in charts.SECTIONS:
+                if not os.path.exists(os.path.join(directory, f"{section}.json")):
+                    continue
+                with self.subTest(run=directory, section=section):
+                    self.assertTrue(drawn.get(section), f"{section} drew nothing")
+                    for path, alt in drawn[section]:
+                        self.assertTrue(alt)
+                        svg_text(os.path.join(out, os.path.basename(path)))
+
+    def test_every_chart_names_every_contestant_of_its_section(self):
+        for directory, (out, drawn) in self.drawn.items():
+            for section, section_charts in drawn.items():
+                names = names_shown(section, load(directory, section))
+                for path, _ in section_charts:
+                    text = svg_text(os.path.join(out, os.path.basename(path)))
+                    if path.endswith("_latency.svg"):  # only the loads that measure latency have panels
+                        document = load(directory, section)
+                        names = {r["server"] for r in document["cases"]}
+                    for name in sorted(names):
+                        with self.subTest(chart=os.path.basename(path), name=name):
+                            self.assertIn(name, text)
+
+    def test_titles_say_which_machine_and_run(self):
+        for directory, (out, drawn) in self.drawn.items():
+            for section, section_charts in drawn.items():
+                env = load(directory, section)["environment"]
+                for path, _ in section_charts:
+                    text = svg_text(os.path.join(out, os.path.basename(path)))
+                    self.assertIn(env["cpu_model"], text)
+                    self.assertIn(env["git_commit"], text)
+
+    def test_the_fanout_charts_mark_the_50ms_floor(self):
+        for directory, (out, drawn) in self.drawn.items():
+            for path, _ in drawn.get("fanout_writeup", []) + drawn.get("httpfanout_bench", []):
+                self.assertIn("50 ms: the origin's answer delay", svg_text(os.path.join(out, os.path.basename(path))))
+
+    def test_microbenchmarks_name_their_binaries(self):
+        for directory, (out, drawn) in self.drawn.items():
+            for path, _ in drawn.get("microbenchmarks", []):
+                text = svg_text(os.path.join(out, os.path.basename(path)))
+                self.assertIn("//websocket:mask_benchmark", text)
+                self.assertIn("MaskCopyWith/avx2", text)
+
+    def test_the_same_samples_give_the_same_bytes(self):
+        for directory, (out, drawn) in self.drawn.items():
+            again = os.path.join(self.scratch.name, "again")
+            redrawn = charts.draw_report_charts(directory, again)
+            self.assertEqual({section: [(os.path.basename(path), alt) for path, alt in section_charts]
+                              for section, section_charts in drawn.items()},
+                             {section: [(os.path.basename(path), alt) for path, alt in section_charts]
+                              for section, section_charts in redrawn.items()})
+            for section_charts in drawn.values():
+                for path, _ in section_charts:
+                    name = os.path.basename(path)
+                    with open(os.path.join(out, name), "rb") as first, open(os.path.join(again, name), "rb") as second:
+                        self.assertEqual(first.read(), second.read(), f"{name} differs between two renderings")
+
+
+class DrawReportChartsTest(unittest.TestCase):
+    def test_charts_no_stored_result_gives_any_more_are_removed_and_others_kept(self):
+        with tempfile.TemporaryDirectory() as directory:
+            run = stored_runs()[0]
+            with open(os.path.join(run, "echo_writeup.json")) as source, \
+                    open(os.path.join(directory, "echo_writeup.json"), "w") as copy:
+                copy.write(source.read())
+            out = os.path.join(directory, charts.CHARTS_FOLDER)
+            os.makedirs(out)
+            for name in ("gone_part_rate.svg", "notes.txt"):
+                with open(os.path.join(out, name), "w") as f:
+                    f.write("<svg/>")
+            drawn = charts.draw_report_charts(directory)
+            self.assertEqual(list(drawn), ["echo_writeup"])
+            self.assertEqual(sorted(os.listdir(out)), ["echo_writeup_cpu.svg", "echo_writeup_rate.svg", "notes.txt"])
+            self.assertEqual([path for path, _ in drawn["echo_writeup"]],
+                             ["charts/echo_writeup_rate.svg", "charts/echo_writeup_cpu.svg"])
+
+
+    def test_failed_runs_leave_gaps_not_errors(self):
+        """A smoke run of one round where one server failed every run, and a fan-out where every run failed."""
+        env = {"cpu_model": "Test CPU", "cores": 2, "os": "Linux", "kernel": "6", "git_commit": "abc123",
+               "timestamp_utc": "2026-01-01T00:00:00Z"}
+        echo_rows = [{"status": "ok", "server": "go", "client": "go-spammer", "round": 0, "msgs_per_s": 1000.0,
+                      "server_cpu_us_per_msg": 5.0, "client_cpu_us_per_msg": 6.0},
+                     {"status": "failed", "server": "racket", "client": "go-spammer", "round": 0}]
+        fanout_rows = [{"status": "failed", "server": "origin-50ms", "scheme": "http", "client": "jvm",
+                        "condition": "fresh", "round": 0}]
+        with tempfile.TemporaryDirectory() as directory:
+            for part, rows, settings in (("echo", echo_rows, {"samples": 1, "seconds": 1.0, "clients": 3}),
+                                         ("fanout", fanout_rows, {"samples": 1, "requests": 50, "reps": 1})):
+                with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
+                    json.dump({"environment": env, "settings": settings, "rows": rows}, f)
+            drawn = charts.draw_report_charts(directory)
+            self.assertEqual(drawn["fanout_writeup"], [])
+            rate = svg_text(os.path.join(directory, drawn["echo_writeup"][0][0]))
+            self.assertIn("go-spammer", rate)
+            self.assertIn("racket", rate)  # its place on the axis stays, empty
+            self.assertIn("Test CPU, 2 cores", rate)
+
+
+class LinkChartsTest(unittest.TestCase):
+    def test_images_go_before_the_contestants_table(self):
+        section = "## 1. Echo\n\n| a |\n|---|\n| 1 |\n\nContestants:\n\n| contestant |\n"
+        linked = charts.link_charts(section, [("charts/echo_writeup_rate.svg", "Echo rate")])
+        self.assertEqual(linked, "## 1. Echo\n\n| a |\n|---|\n| 1 |\n\n![Echo rate](charts/echo_writeup_rate.svg)\n\n"
+                                 "Contestants:\n\n| contestant |\n")
+
+    def test_images_go_at_the_end_of_a_section_without_contestants(self):
+        section = "## echo_bench\n\n| a |\n|---|\n| 1 |\n\n"
+        linked = charts.link_charts(section, [("charts/a.svg", "A"), ("charts/b.svg", "B")])
+        self.assertEqual(linked, "## echo_bench\n\n| a |\n|---|\n| 1 |\n\n![A](charts/a.svg)\n\n![B](charts/b.svg)\n")
+
+    def test_a_section_without_charts_is_unchanged(self):
+        self.assertEqual(charts.link_charts("## x\n", []), "## x\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

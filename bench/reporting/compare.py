@@ -1,0 +1,522 @@
+"""Compares the stored runs of several machines (or of one machine under other settings) side by side:
+`bazel run //results:compare -- DIR_A DIR_B [DIR_C...]`, each DIR a machine folder such as
+results/data/linux-x86_64-2cpu (or just its name).
+
+    bazel run //results:compare -- linux-x86_64-2cpu linux-x86_64-2cpu-nopin
+    bazel run //results:compare -- results/data/a results/data/b --out=/tmp/a-vs-b
+
+For every case of every result document the runs share (a write-up's server and client, a detail bench's
+server and load, a microbenchmark), and each of its figures, it gives each run's median over its samples,
+the ratio to the first run's median, the range of the per-round values, and whether the difference is
+significant: a two-sided Mann-Whitney U test over the two runs' samples (bench/analysis/verdict.py, SciPy), at
+p < 0.05. Latency histograms stored with every bucket are merged over the rounds (histogram_merge.py) and
+their percentiles compared. Cases and documents present in only some runs are listed, not dropped.
+
+It warns, at the top of what it writes, where the runs differ in a way that changes outcomes: the netbench
+commit (or a dirty tree), the build mode, --pin, the CPU count, a sysctl that matters, a kernel price more than
+2x apart, the contestants' versions, the loads' settings. A document that does not match its schema
+(results/README.md) is reported with the field that differs and left out.
+
+Writes COMPARE.md, compare.json and one SVG chart per headline figure (compare_charts.py) to --out (default
+results/data/compare/<A>_vs_<B>...). Exit 0 when every document read matched its schema, 1 when one did not
+(the comparison of the rest is still written), 2 for a usage error.
+"""
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+from bench.running import checkout
+from bench.analysis import histogram_merge
+from bench.analysis import medians
+from bench.reporting import result_schema
+from bench.reporting import tables
+from bench.analysis import verdict
+
+KERNEL_PRICE_FACTOR = 2.0
+
+# How each kind of document is cut into cases: the fields that name a case, the rows that count, and the
+# figures compared (name, higher is better). The first figure of each is its headline, charted.
+WRITEUP_CASES = {
+    "echo": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
+                                    ("client_cpu_us_per_msg", False)]),
+    "websocket": (("server", "client", "clients", "procs"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
+                                                              ("client_cpu_us_per_msg", False)]),
+    "fanout": (("server", "scheme", "client", "condition"), [("walls_s", False), ("client_cpu_us_per_req", False)]),
+}
+BENCH_CASES = {
+    "echo_bench": (("server", "load"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
+                                        ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
+    "websocket_bench": (("server", "load"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
+                                             ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
+    "httpfanout_bench": (("target", "scheme", "client"), [("wall_s", False), ("client_cpu_us_per_request", False)]),
+    "microbenchmarks": (("binary", "benchmark"), [("cpu_ns", False)]),
+}
+REPORT_ORDER = ["echo_writeup", "websocket_writeup", "fanout_writeup", "microbenchmarks", "echo_bench",
+                "websocket_bench", "httpfanout_bench"]
+CHARTED = {"echo_writeup", "websocket_writeup", "fanout_writeup", "echo_bench", "websocket_bench", "httpfanout_bench"}
+
+
+class UsageError(Exception):
+    pass
+
+
+class Run:
+    """One run's folder: its label, its documents by name (file stem) and the ones that did not validate."""
+
+    def __init__(self, label, path):
+        self.label, self.path = label, path
+        self.documents = {}
+        self.invalid = []  # (file name, [errors])
+
+
+def resolve_directory(text):
+    """A run folder from the command line: a path (relative to where `bazel run` was invoked) or the name of a
+    folder under results/data/."""
+    base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
+    for candidate in (os.path.join(base, text), os.path.join(checkout.stored_runs(), text)):
+        if os.path.isdir(candidate):
+            return os.path.normpath(candidate)
+    raise UsageError(f"{text}: no such folder (nor results/data/{text})")
+
+
+def load_run(path, label):
+    run = Run(label, path)
+    for file_path in sorted(glob.glob(os.path.join(path, "*.json"))):
+        name = os.path.basename(file_path)[:-len(".json")]
+        if name.endswith(".registry") or name == "compare":
+            continue
+        try:
+            run.documents[name] = result_schema.load(file_path)
+        except result_schema.SchemaError as error:
+            run.invalid.append((os.path.basename(file_path), error.errors))
+    if not run.documents and not run.invalid:
+        raise UsageError(f"{path}: holds no result documents (*.json); is it a machine folder of results/data?")
+    return run
+
+
+def labels_for(paths):
+    """Each run's label: its folder's name, with the parent's where two names are alike."""
+    names = [os.path.basename(p) for p in paths]
+    return [os.path.join(os.path.basename(os.path.dirname(p)), n) if names.count(n) > 1 else n
+            for p, n in zip(paths, names)]
+
+
+# --- cutting documents into cases ---------------------------------------------------------------------------
+
+def case_plan(document):
+    """(key fields, figures) for a document, or None for a kind this comparison does not know."""
+    if document["schema"].startswith(result_schema.WRITEUP):
+        return WRITEUP_CASES.get(document["part"])
+    return BENCH_CASES.get(document["benchmark"])
+
+
+def document_cases(document):
+    """{case name: {"key": {...}, "figures": {figure: {"samples": [...], "rounds": {round: value}}},
+    "histograms": {name: [histogram per round]}}} of one document, in the document's order."""
+    plan = case_plan(document)
+    if plan is None:
+        return None
+    key_fields, figures = plan
+    cases = {}
+    # A write-up's rows also differ in where they ran: the CPU placement (documents before schema 3 ran one,
+    # "split" when their settings say pinned) and, over SSH with --compare-loopback, the link.
+    placement = "split" if document.get("settings", {}).get("pinned") else "shared"
+    is_writeup = "rows" in document
+    with_link = is_writeup and any("link" in row for row in document["rows"])
+
+    def case_of(row):
+        key = {k: row.get(k) for k in key_fields}
+        if is_writeup:
+            key["placement"] = row.get("placement", placement)
+            if with_link:
+                key["link"] = row.get("link")
+        name = " ".join(f"{k}={v}" for k, v in key.items())
+        return cases.setdefault(name, {"key": key, "figures": {f: {"samples": [], "rounds": {}} for f, _ in figures},
+                                       "histograms": {}})
+
+    def add(case, figure, round_index, value):
+        values = [v for v in (value if isinstance(value, list) else [value]) if v is not None]
+        if values:
+            case["figures"][figure]["samples"] += values
+            case["figures"][figure]["rounds"][round_index] = medians.median(values)
+
+    if "rows" in document:  # a write-up: every round's run that succeeded
+        for row in document["rows"]:
+            case = case_of(row)
+            if row["status"] == "ok":
+                for figure, _ in figures:
+                    add(case, figure, row["round"], row.get(figure))
+    elif document["benchmark"] == "httpfanout_bench":  # a case per (target, scheme, client), a sample per round
+        for row in document["cases"]:
+            case = case_of(row)
+            for index, sample in enumerate(row["samples"]):
+                for figure, _ in figures:
+                    add(case, figure, index, sample.get(figure))
+    else:  # a detail bench's case per round, or a microbenchmark's one measurement
+        for index, row in enumerate(document["cases"]):
+            case = case_of(row)
+            if row.get("returncode", 0) != 0:
+                continue
+            round_index = row.get("round", 0)
+            for figure, _ in figures:
+                add(case, figure, round_index, row.get(figure))
+        for entry in document.get("histograms", []):  # the clients' latency, merged per case over its rounds
+            case_of(entry)["histograms"].setdefault(entry["name"], []).append(entry["histogram"])
+    return cases
+
+
+def compare_figure(per_run, labels):
+    """One figure of one case across runs: each run's median, samples, per-round range, ratio to the first run
+    and the U test against the first run's samples."""
+    entries = []
+    first = per_run[0]
+    for label, figure in zip(labels, per_run):
+        samples = figure["samples"] if figure else []
+        rounds = list(figure["rounds"].values()) if figure else []
+        entry = {"run": label, "median": medians.median(samples), "samples": len(samples),
+                 "round_min": min(rounds) if rounds else None, "round_max": max(rounds) if rounds else None,
+                 "ratio": None, "p_value": None, "significant": None}
+        if figure is not first and first and first["samples"] and samples:
+            base = medians.median(first["samples"])
+            entry["ratio"] = entry["median"] / base if base else None
+            entry["p_value"] = verdict.mann_whitney_p(first["samples"], samples)
+            entry["significant"] = entry["p_value"] is not None and entry["p_value"] < verdict.ALPHA
+        entries.append(entry)
+    return entries
+
+
+def merged_latency(per_run_histograms, labels):
+    """Each run's histograms of one case merged over its rounds, and the percentiles' ratios to the first."""
+    out = []
+    base = None
+    for label, histograms in zip(labels, per_run_histograms):
+        try:
+            merged = histogram_merge.merge(histograms) if histograms else None
+        except histogram_merge.MergeError as error:
+            out.append({"run": label, "error": str(error)})
+            continue
+        entry = {"run": label, "count": merged["count"] if merged else 0,
+                 "percentiles_us": {k: v / 1e3 for k, v in merged["percentiles"].items()} if merged else {}}
+        if base is None:
+            base = entry
+        elif merged:
+            entry["ratios"] = {k: (v / base["percentiles_us"][k] if base["percentiles_us"].get(k) else None)
+                               for k, v in entry["percentiles_us"].items()}
+        out.append(entry)
+    return out
+
+
+def document_names(runs):
+    """Every document name of the runs: the report's parts in the report's order, then the others (one-off
+    studies) by name."""
+    names = sorted({n for run in runs for n in run.documents})
+    return [n for n in REPORT_ORDER if n in names] + [n for n in names if n not in REPORT_ORDER]
+
+
+def compare_runs(runs):
+    """The whole comparison as data: rows per document, case and figure; cases and documents present in only
+    some runs; merged latency."""
+    labels = [r.label for r in runs]
+    names = document_names(runs)
+    rows, only_some, latency, unknown = [], [], [], []
+    for name in names:
+        holders = [r for r in runs if name in r.documents]
+        if len(holders) < len(runs):
+            only_some.append({"document": name, "case": None, "in": [r.label for r in holders]})
+        cut = [document_cases(r.documents[name]) for r in holders]
+        if cut[0] is None:
+            unknown.append(name)
+            continue
+        plan = case_plan(holders[0].documents[name])
+        held_labels = [r.label for r in holders]
+        case_names = []
+        for cases in cut:
+            case_names += [c for c in cases if c not in case_names]
+        for case_name in case_names:
+            present = [cases.get(case_name) for cases in cut]
+            have = [label for label, case in zip(held_labels, present) if case is not None]
+            if len(holders) > 1 and len(have) < len(holders):
+                only_some.append({"document": name, "case": case_name, "in": have})
+            if len(have) < 2:
+                continue
+            for figure, higher_is_better in plan[1]:
+                per_run = [case["figures"][figure] if case else None for case in present]
+                if not any(f and f["samples"] for f in per_run):
+                    continue
+                rows.append({"document": name, "case": case_name, "figure": figure,
+                             "higher_is_better": higher_is_better, "runs": compare_figure(per_run, held_labels)})
+            histogram_names = sorted({h for case in present if case for h in case["histograms"]})
+            for histogram in histogram_names:
+                per_run = [case["histograms"].get(histogram) if case else None for case in present]
+                latency.append({"document": name, "case": case_name, "histogram": histogram,
+                                "runs": merged_latency(per_run, held_labels)})
+    return {"runs": labels, "rows": rows, "only_in_some": only_some, "latency": latency,
+            "not_compared": unknown}
+
+
+# --- what makes runs comparable -----------------------------------------------------------------------------
+
+def _short(commit):
+    return (commit or "unknown")[:12]
+
+
+def _same_commit(a, b):
+    """Abbreviated commits name the same one when the shorter is a prefix of the longer."""
+    return a != "unknown" and b != "unknown" and (a.startswith(b) or b.startswith(a))
+
+
+def comparability(runs):
+    """Warnings (differences that change outcomes) and notes (differences by design, such as the CPU model),
+    each once with the documents it concerns."""
+    found = {}
+
+    def note(kind, text, document):
+        found.setdefault((kind, text), [])
+        if document not in found[(kind, text)]:
+            found[(kind, text)].append(document)
+
+    for name in document_names(runs):
+        holders = [r for r in runs if name in r.documents]
+        documents = [r.documents[name] for r in holders]
+        environments = [d["environment"] for d in documents]
+
+        def values(getter):
+            return [(r.label, getter(d, e)) for r, d, e in zip(holders, documents, environments)]
+
+        def differs(pairs):
+            return len({json.dumps(v, sort_keys=True) for _, v in pairs}) > 1
+
+        def listing(pairs, show=str):
+            return ", ".join(f"{label} {show(value)}" for label, value in pairs)
+
+        for run, environment in zip(holders, environments):
+            if environment.get("git_dirty"):
+                note("warn", f"{run.label} ran from a tree with uncommitted changes (its commit "
+                             f"{_short(environment.get('git_commit'))} is not all that ran)", name)
+            if "build_mode" not in environment:
+                note("warn", f"{run.label} does not record its build mode, sysctls or dirty tree (stored before "
+                             "schema version 2)", name)
+        if len(holders) < 2:
+            continue
+        commits = values(lambda d, e: _short(e.get("git_commit")))
+        if not all(_same_commit(a, b) for _, a in commits for _, b in commits):
+            note("warn", "different netbench commits: " + listing(commits), name)
+        modes = values(lambda d, e: e.get("build_mode"))
+        if differs(modes) and all(m for _, m in modes):
+            note("warn", "different build modes: " + listing(modes), name)
+        placed = values(lambda d, e: ",".join(d.get("settings", {}).get("placements") or
+                                              (["split"] if d.get("settings", {}).get("pinned") else ["shared"])))
+        if differs(placed):
+            note("warn", "different CPU placements (shared: every CPU for both sides; split: disjoint halves; "
+                 "only the cases of a placement both ran are compared): " + listing(placed), name)
+        cpus = values(lambda d, e: (e.get("cores"), e.get("cpus_allowed")))
+        if differs([(label, c[0]) for label, c in cpus]) or differs([(label, c[1]) for label, c in cpus
+                                                                      if c[1] is not None]):
+            note("warn", "different CPU counts: " + listing(cpus, lambda c: f"{c[0]} cores"
+                                                           + (f" ({c[1]} allowed)" if c[1] not in (None, c[0])
+                                                              else "")), name)
+        settings = values(lambda d, e: {k: v for k, v in d.get("settings", {}).items()
+                                        if k not in ("pinned", "placements")})
+        if differs(settings):
+            keys = sorted({k for _, s in settings for k in s})
+            changed = [k for k in keys if len({json.dumps(s.get(k)) for _, s in settings}) > 1]
+            note("warn", "different loads: " + "; ".join(
+                f"{k} " + ", ".join(f"{label} {s.get(k)}" for label, s in settings) for k in changed), name)
+        quick = values(lambda d, e: d.get("notes", "").startswith("QUICK") or d.get("settings", {}).get("samples") == 1)
+        if differs(quick):
+            note("warn", "a quick smoke run (one round, tiny loads) beside a measurement: "
+                 + ", ".join(label for label, q in quick if q), name)
+        sysctls = values(lambda d, e: e.get("sysctls"))
+        recorded = [(label, s) for label, s in sysctls if s is not None]
+        for key in sorted({k for _, s in recorded for k in s}):
+            pairs = [(label, s.get(key, "absent")) for label, s in recorded]
+            if differs(pairs):
+                note("warn", f"sysctl {key} differs: " + listing(pairs), name)
+        prices = values(lambda d, e: e.get("kernel_costs_us") or {})
+        for key in sorted({k for _, p in prices for k in p}):
+            pairs = [(label, p[key]) for label, p in prices if key in p]
+            if len(pairs) > 1 and min(v for _, v in pairs) > 0 and \
+                    max(v for _, v in pairs) / min(v for _, v in pairs) > KERNEL_PRICE_FACTOR:
+                note("warn", f"kernel price {key} differs by over {KERNEL_PRICE_FACTOR:g}x: "
+                     + listing(pairs, lambda v: f"{tables.format_number(v)} us"), name)
+        versions = {}
+        for run, document in zip(holders, documents):
+            for fate in document.get("contestants", []):
+                if fate.get("system") != "netbench" and fate.get("status") == "ran":  # netbench's: the commit
+                    versions.setdefault(fate["name"], []).append((run.label, fate.get("version")))
+        for contestant, pairs in versions.items():
+            if len(pairs) > 1 and differs(pairs):
+                note("warn", f"contestant {contestant} in other versions: " + listing(pairs), name)
+        for field, what in (("cpu_model", "CPU"), ("kernel", "kernel"), ("os", "operating system")):
+            pairs = values(lambda d, e: e.get(field))
+            if differs(pairs):
+                note("note", f"different {what}: " + listing(pairs), name)
+    warnings = [{"warning": text, "documents": documents} for (kind, text), documents in found.items()
+                if kind == "warn"]
+    notes = [{"note": text, "documents": documents} for (kind, text), documents in found.items() if kind == "note"]
+    return warnings, notes
+
+
+# --- writing ------------------------------------------------------------------------------------------------
+
+def _p(entry):
+    if entry["p_value"] is None:
+        return "-"
+    return f"{entry['p_value']:.2g}" + (" **significant**" if entry["significant"] else "")
+
+
+def _range(entry):
+    if entry["round_min"] is None or entry["round_min"] == entry["round_max"]:
+        return ""
+    return f" ({tables.format_number(entry['round_min'])}..{tables.format_number(entry['round_max'])})"
+
+
+def _shown_path(path):
+    """A run folder as the comparison names it: relative to the checkout when inside it."""
+    relative = os.path.relpath(path, checkout.repo_root())
+    return path if relative.startswith("..") else relative
+
+
+def markdown(comparison, runs, warnings, notes, charts):
+    labels = comparison["runs"]
+    out = [f"# Comparison: {' vs '.join(labels)}", ""]
+    if warnings or any(r.invalid for r in runs):
+        out += ["## Warnings: these runs differ in ways that change outcomes", ""]
+        for w in warnings:
+            out.append(f"- {w['warning']} ({', '.join(w['documents'])})")
+        for run in runs:
+            for file_name, errors in run.invalid:
+                out.append(f"- {run.label}/{file_name} does not match its schema and is left out: "
+                           + "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else ""))
+        out.append("")
+    else:
+        out += ["No differences between the runs that change outcomes were found (commit, build mode, --pin, "
+                "CPU count, sysctls, kernel prices, contestants' versions, loads).", ""]
+    if notes:
+        out += ["Differences by design: " + "; ".join(f"{n['note']}" for n in notes) + ".", ""]
+    out += ["Each figure is a run's median over its samples, with the range of its per-round values in "
+            "brackets; `ratio` is the median over the first run's (" + labels[0] + "); `p` is a two-sided "
+            "Mann-Whitney U test of the two runs' samples (bench/analysis/verdict.py), **significant** at p < "
+            f"{verdict.ALPHA}. One sample a side (a quick run, a microbenchmark) cannot be tested (`-`).", ""]
+    out += ["## Runs", "", "| run | folder | documents | CPU | cores | kernel | commits | build mode |",
+            "|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        environments = [d["environment"] for d in run.documents.values()]
+        commits = sorted({_short(e.get("git_commit")) + ("-dirty" if e.get("git_dirty") else "")
+                          for e in environments})
+        modes = sorted({str(e.get("build_mode", "unrecorded")) for e in environments})
+
+        def each(field):  # a folder's documents may come from several runs, even several machines
+            return ", ".join(sorted({str(e.get(field, "-")) for e in environments})) or "-"
+
+        out.append(f"| {run.label} | `{_shown_path(run.path)}` | {len(run.documents)} | {each('cpu_model')} | "
+                   f"{each('cores')} | {each('kernel')} | {', '.join(commits)} | {', '.join(modes)} |")
+    out.append("")
+    by_document = {}
+    for row in comparison["rows"]:
+        by_document.setdefault(row["document"], []).append(row)
+    for document, rows in by_document.items():
+        out += [f"## {document}", ""]
+        for chart in charts.get(document, []):
+            out += [f"![{document} {chart['figure']}]({chart['file']})", ""]
+        held = [e["run"] for e in rows[0]["runs"]]
+        header = ["case", "figure"] + held + [f"{label} / {held[0]}" for label in held[1:]] + \
+                 [f"p ({label})" for label in held[1:]]
+        out += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        for row in rows:
+            entries = row["runs"]
+            cells = [row["case"], row["figure"] + (" (higher is better)" if row["higher_is_better"] else "")]
+            cells += [tables.format_number(e["median"]) + _range(e) for e in entries]
+            cells += [tables.format_number(e["ratio"]) for e in entries[1:]]
+            cells += [_p(e) for e in entries[1:]]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+        latency = [entry for entry in comparison["latency"] if entry["document"] == document]
+        if latency:
+            out += [f"Latency of {document}, every round's histogram merged (exact bucket counts, "
+                    "bench/analysis/histogram_merge.py), percentiles in us:", "",
+                    "| case | histogram | run | count | p50 | p90 | p99 | p99.9 | p99 / first |",
+                    "|---|---|---|---|---|---|---|---|---|"]
+            for entry in latency:
+                for run_entry in entry["runs"]:
+                    if "error" in run_entry:
+                        out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
+                                   f"not merged: {run_entry['error']} | | | | | |")
+                        continue
+                    p = run_entry["percentiles_us"]
+                    out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
+                               f"{run_entry['count']} | " + " | ".join(tables.format_number(p.get(k))
+                                                                      for k in ("50", "90", "99", "99.9"))
+                               + f" | {tables.format_number((run_entry.get('ratios') or {}).get('99'))} |")
+            out.append("")
+    out += ["## Present in only some runs", ""]
+    if not comparison["only_in_some"]:
+        out += ["Every document and case is in every run.", ""]
+    for entry in comparison["only_in_some"]:
+        what = entry["document"] + (f": {entry['case']}" if entry["case"] else " (the whole document)")
+        out.append(f"- {what}: only in {', '.join(entry['in']) or 'none'}")
+    if comparison["not_compared"]:
+        out += ["", "Not compared (documents of a kind this comparison does not cut into cases): "
+                + ", ".join(comparison["not_compared"]) + "."]
+    return "\n".join(out) + "\n"
+
+
+def default_out(labels):
+    return os.path.join(checkout.stored_runs(), "compare",
+                        "_vs_".join(label.replace("/", "-") for label in labels))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="compare", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="*", metavar="DIR",
+                        help="run folders (results/data/<machine>, or the machine's name); the first is the base")
+    parser.add_argument("--out", metavar="DIR",
+                        help="where to write COMPARE.md, compare.json and the charts (default "
+                             "results/data/compare/<A>_vs_<B>)")
+    parser.add_argument("--no-charts", action="store_true", help="tables only (no matplotlib needed)")
+    args = parser.parse_args(argv)
+    try:
+        if len(args.runs) < 2:
+            raise UsageError("name at least two run folders to compare (DIR_A DIR_B [DIR_C...])")
+        paths = [resolve_directory(text) for text in args.runs]
+        if len(set(paths)) < len(paths):
+            raise UsageError("a run folder is named twice")
+        runs = [load_run(path, label) for path, label in zip(paths, labels_for(paths))]
+    except UsageError as error:
+        print(f"compare: {error}", file=sys.stderr)
+        return 2
+    comparison = compare_runs(runs)
+    warnings, notes = comparability(runs)
+    out = args.out
+    if out:
+        out = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd(), out)
+    else:
+        out = default_out(comparison["runs"])
+    os.makedirs(out, exist_ok=True)
+    charts = {}
+    if not args.no_charts:
+        from bench.reporting import compare_charts
+        charts = compare_charts.draw(comparison, CHARTED, out)
+    invalid = [{"run": r.label, "file": f, "errors": e} for r in runs for f, e in r.invalid]
+    document = {"schema": "netbench.compare/1", "warnings": warnings, "notes": notes, "invalid": invalid,
+                **comparison, "charts": charts}
+    with open(os.path.join(out, "compare.json"), "w") as f:
+        json.dump(document, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(out, "COMPARE.md"), "w") as f:
+        f.write(markdown(comparison, runs, warnings, notes, charts))
+    print(f"compare: wrote {os.path.join(out, 'COMPARE.md')}: {len(comparison['rows'])} figures of shared cases, "
+          f"{len(warnings)} warning(s), {len(comparison['only_in_some'])} in only some runs")
+    for w in warnings:
+        print(f"  warning: {w['warning']}")
+    for entry in invalid:
+        print(f"  {entry['run']}/{entry['file']} does not match its schema: {entry['errors'][0]}")
+    return 1 if invalid else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

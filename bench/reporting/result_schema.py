@@ -1,0 +1,494 @@
+"""The schema of the stored result documents (results/README.md explains every field), and their validation
+when a run writes them and whenever one is read. A document names its schema and version
+("netbench.writeup/2"); an older version still validates against the fields it had, and any mismatch is
+reported with the path of the field that differs, so an old run that no longer fits says where.
+
+    errors = result_schema.validate(document)             # [] when it matches
+    document = result_schema.load("results/data/linux-x86_64-2cpu/echo_writeup.json")   # SchemaError if not
+    result_schema.check(document)                         # SchemaError naming the first mismatches
+
+A validator of our own rather than python3-jsonschema: a few dozen lines, no package to install on every
+machine that stores or compares results, error paths in the form the README uses (`rows[3].msgs_per_s`),
+and the version rule (a field new in version 2 is optional in a version-1 document) said once, in `Field`.
+"""
+
+import json
+
+WRITEUP = "netbench.writeup"
+BENCH = "netbench.bench"
+CURRENT_VERSION = {WRITEUP: 3, BENCH: 2}
+# Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
+# websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
+# Write-up version 3 (issue 21) added the placements (settings.placements, each row's placement), each side's
+# configuration as it ran, its CPU saturation and the row's bottleneck, and the verdicts' placement and
+# "same configuration here".
+
+
+class SchemaError(ValueError):
+    """A document that does not match its schema; `errors` lists every mismatch as "path: what"."""
+
+    def __init__(self, source, errors):
+        shown = errors[:10] + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])
+        super().__init__(f"{source} does not match its schema:\n  " + "\n  ".join(shown))
+        self.errors = errors
+
+
+class Field:
+    """A field of an object: its kind, whether it must be present (from schema version `since` on; earlier
+    versions may leave it out) and whether null is allowed."""
+
+    def __init__(self, kind, required=True, nullable=False, since=1):
+        self.kind, self.required, self.nullable, self.since = kind, required, nullable, since
+
+
+def opt(kind, nullable=True, since=1):
+    return Field(kind, required=False, nullable=nullable, since=since)
+
+
+def nullable(kind):
+    return Field(kind, required=True, nullable=True)
+
+
+class Obj:
+    """An object with the named fields and no others."""
+
+    def __init__(self, name, fields):
+        self.name, self.fields = name, fields
+
+
+class ListOf:
+    def __init__(self, item):
+        self.item = item
+
+
+class MapOf:
+    """An object whose keys are free (contestant names, figure names) and whose values are all `value`."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Enum:
+    def __init__(self, *values):
+        self.values = values
+
+
+class Pair:
+    """A two-element list of integers: a histogram bucket [lowest value, count]."""
+
+
+# Any JSON value: the cases of a bench this schema does not describe (a one-off study's).
+ANY = object()
+
+KIND_WORDS = {"str": "a string", "int": "an integer", "num": "a number", "bool": "true or false", "null": "null"}
+
+
+def _matches(kind, value):
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "num":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    raise AssertionError(kind)
+
+
+def _describe(value):
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check(kind, value, path, version, errors):
+    if kind is ANY:
+        return
+    if isinstance(kind, str):
+        if not _matches(kind, value):
+            errors.append(f"{path}: expected {KIND_WORDS[kind]}, found {_describe(value)}")
+    elif isinstance(kind, tuple):
+        if not any(_matches(k, value) for k in kind):
+            errors.append(f"{path}: expected {' or '.join(KIND_WORDS[k] for k in kind)}, found {_describe(value)}")
+    elif isinstance(kind, Enum):
+        if value not in kind.values:
+            errors.append(f"{path}: expected one of {', '.join(map(repr, kind.values))}, found {_describe(value)}")
+    elif isinstance(kind, Pair):
+        if not (isinstance(value, list) and len(value) == 2 and all(_matches("int", v) for v in value)):
+            errors.append(f"{path}: expected [lowest value, count] (two integers), found {_describe(value)}")
+    elif isinstance(kind, ListOf):
+        if not isinstance(value, list):
+            errors.append(f"{path}: expected a list, found {_describe(value)}")
+            return
+        for index, item in enumerate(value):
+            _check(kind.item, item, f"{path}[{index}]", version, errors)
+    elif isinstance(kind, MapOf):
+        if not isinstance(value, dict):
+            errors.append(f"{path}: expected an object, found {_describe(value)}")
+            return
+        for key, item in value.items():
+            _check(kind.value, item, f"{path}.{key}", version, errors)
+    elif isinstance(kind, Obj):
+        _check_object(kind, value, path, version, errors)
+    else:
+        raise AssertionError(kind)
+
+
+def _check_object(spec, value, path, version, errors):
+    if not isinstance(value, dict):
+        errors.append(f"{path or 'document'}: expected an object ({spec.name}), found {_describe(value)}")
+        return
+    prefix = f"{path}." if path else ""
+    for name, field in spec.fields.items():
+        if name not in value:
+            if field.required and version >= field.since:
+                errors.append(f"{prefix}{name}: missing (a field of {spec.name})")
+            continue
+        if value[name] is None and field.nullable:
+            continue
+        _check(field.kind, value[name], prefix + name, version, errors)
+    for name in value:
+        if name not in spec.fields:
+            errors.append(f"{prefix}{name}: not a field of {spec.name} (results/README.md lists them)")
+
+
+NUMBER = ("num", "null")
+
+ENVIRONMENT = Obj("the environment", {
+    "os": Field("str"),
+    "kernel": Field("str"),
+    "machine": Field("str"),
+    "cpu_model": Field("str"),
+    "cores": Field("int"),
+    "cpus_allowed": Field("int", since=2),
+    "python": Field("str"),
+    "git_commit": nullable("str"),
+    "git_dirty": Field("bool", nullable=True, since=2),
+    "build_mode": Field(Enum("opt", "dbg", "fastbuild"), nullable=True, since=2),
+    "sysctls": Field(MapOf("str"), since=2),
+    "timestamp_utc": Field("str"),
+    "kernel_costs_us": opt(MapOf("num"), nullable=False),
+})
+
+HISTOGRAM = Obj("a latency histogram (common/README.md)", {
+    "unit": Field(Enum("ns")),
+    "count": Field("int"),
+    "min": Field("int"),
+    "max": Field("int"),
+    "mean": nullable("num"),
+    "stddev": nullable("num"),
+    "percentiles": Field(MapOf("int")),
+    "overflow_count": Field("int"),
+    "highest_trackable": Field("int"),
+    "significant_digits": Field("int"),
+    "buckets": Field(ListOf(Pair())),
+})
+
+# A detail bench's clients' histograms of one case, merged over its rounds (histogram_merge.py).
+CASE_HISTOGRAM = Obj("a case's latency histogram", {
+    "server": Field("str"),
+    "load": Field("str"),
+    "name": Field("str"),
+    "rounds": Field(ListOf("int")),
+    "histogram": Field(HISTOGRAM),
+})
+
+CONTESTANT = Obj("a contestant's fate", {
+    "name": Field("str"),
+    "role": Field(Enum("server", "client")),
+    "system": Field("str"),
+    "about": Field("str"),
+    "env": Field(MapOf("str")),
+    "command": Field("str"),
+    "status": Field(Enum("ran", "skipped", "failed")),
+    "version": opt("str"),
+    "why": opt("str"),
+    "tail": opt("str"),
+})
+
+VERDICT = Obj("a verdict", {
+    "claim": Field("str"),
+    "figure": opt("str", nullable=False),
+    "a": opt(MapOf(("str", "int")), nullable=False),
+    "b": opt(MapOf(("str", "int")), nullable=False),
+    "samples_a": opt("int", nullable=False),
+    "samples_b": opt("int", nullable=False),
+    "median_a": opt("num"),
+    "median_b": opt("num"),
+    "ratio": opt("num"),
+    "per_round_min": opt("num"),
+    "per_round_max": opt("num"),
+    "p_value": opt("num"),
+    # The paired statistics (verdict.py, paired_ratio.py), absent from documents stored before them.
+    "test": opt(Enum("two-sided Mann-Whitney U", "paired t on log ratios")),
+    "rounds_paired": opt("int"),
+    "geomean_ratio": opt("num"),
+    "ci95": opt(ListOf("num")),
+    "sign_flip_p": opt("num"),
+    "sign_flip_method": opt("str"),
+    "detectable_pct": opt("num"),
+    "rounds_needed": opt(("int", "str")),
+    "verdict": Field(Enum("holds", "reversed", "equivalent within \u00b12%", "not separable on this machine",
+                          "not measured", "not testable here", "same configuration here")),
+    "placement": opt(Enum("shared", "split"), nullable=False, since=3),
+    "configuration": opt(MapOf(MapOf(("int", "str"))), nullable=False, since=3),
+    "bottleneck": opt("str", since=3),
+    "why": opt("str"),
+    "command": opt("str", nullable=False),
+})
+
+# Where a run's programs ran when the suite used other hosts (--server-host, --client-hosts: README).
+PLACEMENT = Obj("the hosts of a remote run", {
+    "server": Field("str"),
+    "server_address": Field("str"),
+    "clients": Field(ListOf("str")),
+    "compare_loopback": Field("bool"),
+})
+
+SETTINGS = Obj("the settings", {
+    "samples": Field("int"),
+    "pinned": opt("bool", nullable=False),
+    "placements": opt(ListOf(Enum("shared", "split")), nullable=False, since=3),
+    "seconds": opt("num", nullable=False),
+    "clients": opt("int", nullable=False),
+    "messages": opt("int", nullable=False),
+    "requests": opt("int", nullable=False),
+    "reps": opt("int", nullable=False),
+    "warmup": opt("int", nullable=False),
+    "hosts": opt(PLACEMENT, nullable=False, since=2),
+})
+
+# One client host of a fleet's run (contest.Runner.run_fleet): its own figures and its share of the row's rate.
+FLEET_HOST = Obj("a fleet host's part of a row", {
+    "host": Field("str"),
+    "returncode": Field(("int", "null")),
+    "cpu_s": opt(NUMBER),
+    "found": Field(MapOf(ListOf("num"))),
+    "error": opt("str"),
+    "tail": opt("str"),
+    "histogram_counts": Field(MapOf(("int", "null"))),
+    "msgs_per_s": opt(NUMBER),
+    "messages": opt(NUMBER),
+    "share": opt(NUMBER),
+})
+
+# Every write-up row: one run of one client against one server in one round (contest.Runner.run_client).
+WRITEUP_ROW = {
+    "status": Field(Enum("ok", "failed")),
+    "round": Field("int"),
+    "server": Field("str"),
+    "client": Field("str"),
+    "error": opt("str", nullable=False),
+    "tail": opt("str"),
+    "server_cpu_s": opt(NUMBER),
+    "client_cpu_s": opt(NUMBER),
+    "wall_s": opt(NUMBER),
+    "found": opt(MapOf(ListOf("num")), nullable=False),
+    "link": opt(Enum("loopback", "remote"), nullable=False, since=2),
+    "hosts": opt(ListOf(FLEET_HOST), nullable=False, since=2),
+    "histograms": opt(MapOf(HISTOGRAM), nullable=False, since=2),
+    "placement": opt(Enum("shared", "split"), nullable=False, since=3),
+    "server_config": opt(MapOf(("int", "str")), nullable=False, since=3),
+    "client_config": opt(MapOf(("int", "str")), nullable=False, since=3),
+    "server_saturation": opt(NUMBER, since=3),
+    "client_saturation": opt(NUMBER, since=3),
+    "bottleneck": opt(("str", "null"), since=3),
+}
+MESSAGE_FIGURES = {
+    "msgs_per_s": opt(NUMBER),
+    "messages": opt(NUMBER),
+    "client_cpu_us_per_msg": opt(NUMBER),
+    "server_cpu_us_per_msg": opt(NUMBER),
+    "tcp_segs_per_msg": opt(NUMBER),
+}
+WRITEUP_ROWS = {
+    "echo": Obj("an echo write-up row", {**WRITEUP_ROW, **MESSAGE_FIGURES}),
+    "websocket": Obj("a websocket write-up row", {**WRITEUP_ROW, "procs": Field("int"), "clients": Field("int"),
+                                                  **MESSAGE_FIGURES}),
+    "fanout": Obj("a fan-out write-up row", {
+        **WRITEUP_ROW,
+        "scheme": Field(Enum("http", "https")),
+        "condition": Field("str"),
+        "walls_s": opt(ListOf("num"), nullable=False),
+        "wall_s_median": opt(NUMBER),
+        "requests_made": opt("int", nullable=False),
+        "client_cpu_us_per_req": opt(NUMBER),
+        "server_cpu_us_per_req": opt(NUMBER),
+    }),
+}
+
+
+# A figure of one case on both links (remote_report.py): medians, their ratio (remote / loopback) and the
+# same ratio within each round.
+LINK_FIGURE = Obj("a figure on both links", {
+    "loopback": Field(NUMBER),
+    "remote": Field(NUMBER),
+    "ratio": Field(NUMBER),
+    "per_round": Field(ListOf("num")),
+})
+LINK_CASE = Obj("a case on both links", {
+    "server": Field("str"),
+    "client": Field("str"),
+    "procs": opt("int", nullable=False),
+    "clients": opt("int", nullable=False),
+    "msgs_per_s": Field(LINK_FIGURE),
+    "server_cpu_us_per_msg": Field(LINK_FIGURE),
+    "client_cpu_us_per_msg": Field(LINK_FIGURE),
+})
+
+
+def _writeup_document(part):
+    return Obj(f"a {part} write-up", {
+        "schema": Field("str"),
+        "part": Field(Enum(*WRITEUP_ROWS)),
+        "environment": Field(ENVIRONMENT),
+        "settings": Field(SETTINGS),
+        "registry": Field("str"),
+        "contestants": Field(ListOf(CONTESTANT)),
+        "verdicts": Field(ListOf(VERDICT)),
+        "rows": Field(ListOf(WRITEUP_ROWS[part])),
+        "links": opt(ListOf(LINK_CASE), nullable=False, since=2),
+        "partial": opt("bool", nullable=False),
+    })
+
+
+# A detail bench's case: one run of one load against one server model in one round (bench/scenarios/*_bench.py).
+MESSAGE_CASE = {
+    "server": Field("str"),
+    "load": Field("str"),
+    "round": Field("int"),
+    "returncode": Field("int"),
+    "msgs_per_s": nullable("num"),
+    "client_cpu_s": opt(NUMBER),
+    "server_cpu_s": opt(NUMBER),
+    "wall_s": opt(NUMBER),
+    "messages_written": opt(("int", "null")),
+    "errors": opt(("int", "null")),
+    "client_cpu_us_per_msg": opt(NUMBER),
+    "client_sys_us_per_msg": opt(NUMBER),
+    "server_cpu_us_per_msg": opt(NUMBER),
+    "server_sys_us_per_msg": opt(NUMBER),
+    "tcp_segs_per_msg": opt(NUMBER),
+    "p50_us": opt(NUMBER),
+    "p99_us": opt(NUMBER),
+}
+SCALAR_ROW = MapOf(("str", "num", "bool", "null"))
+BENCH_CASES = {
+    "echo_bench": Obj("an echo_bench case", {**MESSAGE_CASE, "messages_echoed": opt(("int", "null")),
+                                              "echoed_per_s": opt(NUMBER)}),
+    "websocket_bench": Obj("a websocket_bench case", {**MESSAGE_CASE,
+                                                      "messages_received_by_client": opt(("int", "null")),
+                                                      "p999_us": opt(NUMBER)}),
+    "httpfanout_bench": Obj("an httpfanout_bench case", {
+        "target": Field("str"),
+        "scheme": Field(Enum("http", "https")),
+        "client": Field("str"),
+        "requests": Field("int"),
+        "repetitions": Field("int"),
+        "samples": Field(ListOf(Obj("an httpfanout_bench sample (one round)", {
+            "wall_s": nullable("num"),
+            "client_cpu_us_per_request": nullable("num"),
+            "server_cpu_us_per_request": nullable("num"),
+            "failed": nullable("int"),
+        }))),
+        "summary": Field(SCALAR_ROW),
+    }),
+    "microbenchmarks": Obj("a microbenchmark", {
+        "binary": Field("str"),
+        "benchmark": Field("str"),
+        "cpu_ns": nullable("num"),
+        "real_ns": nullable("num"),
+        "GB_per_s": opt("num", nullable=False),
+        "M_items_per_s": opt("num", nullable=False),
+    }),
+}
+
+
+def _bench_document(name):
+    return Obj(f"the {name} document", {
+        "schema": Field("str"),
+        "benchmark": Field("str"),
+        "environment": Field(ENVIRONMENT),
+        # A bench not listed in BENCH_CASES (a one-off before/after study) keeps free-form cases.
+        "cases": Field(ListOf(BENCH_CASES.get(name, ANY))),
+        "summary": Field(ListOf(SCALAR_ROW)),
+        "notes": Field("str"),
+        "histograms": opt(ListOf(CASE_HISTOGRAM), nullable=False, since=2),
+    })
+
+
+def schema_of(document):
+    """(name, version) of a document's "schema" field, e.g. ("netbench.writeup", 2); raises SchemaError."""
+    tag = document.get("schema") if isinstance(document, dict) else None
+    name, _, version = (tag or "").partition("/")
+    if name not in CURRENT_VERSION or not version.isdigit():
+        raise SchemaError("the document", [f"schema: expected one of {', '.join(f'{n}/N' for n in CURRENT_VERSION)}"
+                                           f", found {_describe(tag)}"])
+    if not 1 <= int(version) <= CURRENT_VERSION[name]:
+        raise SchemaError("the document", [f"schema: version {version} of {name} is unknown here (this checkout "
+                                           f"reads 1 to {CURRENT_VERSION[name]}): update netbench"])
+    return name, int(version)
+
+
+def current(name):
+    """The tag a new document of `name` carries: "netbench.writeup/2"."""
+    return f"{name}/{CURRENT_VERSION[name]}"
+
+
+def validate(document):
+    """Every mismatch of `document` with its schema, as "path: what"; [] when it matches."""
+    try:
+        name, version = schema_of(document)
+    except SchemaError as error:
+        return error.errors
+    if name == WRITEUP:
+        part = document.get("part")
+        if part not in WRITEUP_ROWS:
+            return [f"part: expected one of {', '.join(map(repr, WRITEUP_ROWS))}, found {_describe(part)}"]
+        spec = _writeup_document(part)
+    else:
+        spec = _bench_document(document.get("benchmark"))
+    errors = []
+    _check_object(spec, document, "", version, errors)
+    return errors
+
+
+def check(document, source="the document"):
+    """Raises SchemaError listing every mismatch; returns the document when it matches."""
+    errors = validate(document)
+    if errors:
+        raise SchemaError(source, errors)
+    return document
+
+
+def load(path):
+    """The document stored at `path`, validated; SchemaError (naming the file and each field) if it does not
+    match, ValueError if it is not JSON."""
+    with open(path) as f:
+        try:
+            document = json.load(f)
+        except ValueError as error:
+            raise SchemaError(path, [f"not JSON: {error}"]) from error
+    return check(document, path)
+
+
+def every_field():
+    """The name of every field the schema describes (results/README.md must document each)."""
+    names = set()
+
+    def walk(kind):
+        if isinstance(kind, Obj):
+            for name, field in kind.fields.items():
+                names.add(name)
+                walk(field.kind)
+        elif isinstance(kind, (ListOf,)):
+            walk(kind.item)
+        elif isinstance(kind, MapOf):
+            walk(kind.value)
+
+    for part in WRITEUP_ROWS:
+        walk(_writeup_document(part))
+    for name in BENCH_CASES:
+        walk(_bench_document(name))
+    return names

@@ -1,0 +1,188 @@
+"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scenarios.py, writeups.py) with real
+processes on loopback: a contestant added to a copy of the registry appears in the echo table without code
+changes; a server that cannot start and a client that prints no result give failed rows with their last
+lines while every other row still runs; --pin puts servers and loads on disjoint CPUs; CPU time comes from
+the scheduler's clock, threads that exited included."""
+
+import json
+import os
+import subprocess
+import tempfile
+import textwrap
+import unittest
+
+from bench.running import contest
+from bench.running import process_cpu
+from bench.registry import registry
+from bench.scenarios import scenarios
+from bench.scenarios import writeups
+
+PYTHON = "/usr/bin/python3"
+
+# A contestant "written by a user": an asyncio echo server in Python, started by its registry entry alone.
+USER_SERVER = textwrap.dedent("""
+    import asyncio, sys
+
+    async def echo(reader, writer):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        writer.close()
+
+    async def main():
+        server = await asyncio.start_server(echo, "127.0.0.1", int(sys.argv[1]))
+        print("python echo listening on", sys.argv[1], flush=True)
+        await server.serve_forever()
+
+    asyncio.run(main())
+""")
+
+
+def shipped(name, role):
+    with open(registry.DEFAULT_PATH) as f:
+        entries = registry.validate(json.load(f))
+    return next(e for e in entries if e["scenario"] == "echo" and e["name"] == name and e["role"] == role)
+
+
+class EchoScenarioTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        script = os.path.join(cls.tmp, "echo_server.py")
+        with open(script, "w") as f:
+            f.write(USER_SERVER)
+        mine = {"name": "python-asyncio", "system": "mine", "scenario": "echo", "role": "server",
+                "about": "a user's asyncio echo server", "command": [PYTHON, script, "{port}"],
+                "ready": "listening on", "version": [PYTHON, "--version"], "packages": []}
+        broken = {**mine, "name": "broken", "command": [PYTHON, "-c", "print('cannot bind: port taken'); exit(3)"]}
+        silent = {**shipped("netbench-echo-client", "client"), "name": "silent-load",
+                  "result": {"msgs_per_s": "no such line (?P<value>\\d+)", "messages": "written: (?P<value>[0-9,]+)"}}
+        # netbench's poll server: built on every platform (epoll is Linux's alone, and not built under
+        # --config=libcxx).
+        document = {"contestants": [shipped("netbench-poll", "server"), mine, broken,
+                                    shipped("netbench-echo-client", "client"), silent]}
+        cls.entries = registry.validate(document)  # a copy of the registry with three entries added
+        runner = contest.Runner()
+        try:
+            cls.rows, cls.fates = scenarios.run_echo(cls.entries, runner, samples=2, seconds=0.3, clients=2)
+        finally:
+            runner.stop_all()
+        cls.section = writeups.echo_section(cls.rows, cls.fates, {"clients": 2, "seconds": 0.3, "samples": 2})
+
+    def rows_of(self, server, client):
+        return [r for r in self.rows if r["server"] == server and r["client"] == client]
+
+    def test_the_added_contestant_runs_and_appears_in_the_table(self):
+        rows = self.rows_of("python-asyncio", "netbench-echo-client")
+        self.assertEqual([r["status"] for r in rows], ["ok", "ok"])
+        for row in rows:
+            self.assertGreater(row["msgs_per_s"], 0)
+            self.assertGreater(row["server_cpu_us_per_msg"], 0)
+            self.assertGreater(row["client_cpu_us_per_msg"], 0)
+        self.assertIn("| python-asyncio | netbench-echo-client |", self.section["markdown"])
+        fate = next(f for f in self.fates if f["name"] == "python-asyncio")
+        self.assertEqual(fate["status"], "ran")
+        self.assertTrue(fate["version"].startswith("Python 3"))
+
+    def test_a_server_that_cannot_start_fails_its_rows_with_its_last_lines(self):
+        fate = next(f for f in self.fates if f["name"] == "broken")
+        self.assertEqual(fate["status"], "failed")
+        self.assertIn("cannot bind: port taken", fate["tail"])
+        self.assertTrue(all(r["status"] == "failed" for r in self.rows if r["server"] == "broken"))
+        self.assertIn("cannot bind: port taken", self.section["markdown"])
+
+    def test_a_client_that_prints_no_result_fails_its_rows_and_says_which_figure(self):
+        rows = [r for r in self.rows if r["client"] == "silent-load" and r["server"] != "broken"]
+        self.assertEqual(len(rows), 4)
+        for row in rows:
+            self.assertEqual(row["status"], "failed")
+            self.assertIn("printed no msgs_per_s", row["error"])
+            self.assertIn("rate:", row["tail"])
+
+    def test_every_other_row_still_runs(self):
+        self.assertEqual([r["status"] for r in self.rows_of("netbench-poll", "netbench-echo-client")], ["ok", "ok"])
+
+    def test_rounds_interleave_the_cases(self):
+        self.assertEqual([r["round"] for r in self.rows], sorted(r["round"] for r in self.rows))
+
+    def test_a_claim_whose_systems_are_absent_is_not_measured(self):
+        racket = next(v for v in self.section["verdicts"] if v["claim"].startswith("Racket beats Go"))
+        self.assertEqual(racket["verdict"], "not measured")
+
+
+class InterruptedOnItsThirdRun(contest.Runner):
+    """A runner whose third client run is stopped by Ctrl-C, as a person at the terminal would."""
+
+    runs = 0
+
+    def run_client(self, *args, **kwargs):
+        self.runs += 1
+        if self.runs == 3:
+            raise KeyboardInterrupt()
+        return super().run_client(*args, **kwargs)
+
+
+class InterruptTest(unittest.TestCase):
+    def test_an_interrupted_scenario_keeps_every_run_that_finished(self):
+        entries = registry.validate({"contestants": [shipped("netbench-poll", "server"),
+                                                     shipped("netbench-echo-client", "client")]})
+        runner = InterruptedOnItsThirdRun()
+        try:
+            with self.assertRaises(scenarios.Interrupted) as caught:
+                scenarios.run_echo(entries, runner, samples=4, seconds=0.2, clients=1)
+        finally:
+            runner.stop_all()
+        self.assertIsInstance(caught.exception, KeyboardInterrupt)  # uncaught, it still stops the suite
+        self.assertEqual([(r["round"], r["status"]) for r in caught.exception.rows], [(0, "ok"), (1, "ok")])
+        self.assertEqual({f["name"]: f["status"] for f in caught.exception.fates},
+                         {"netbench-poll": "ran", "netbench-echo-client": "ran"})
+
+
+class FleetTest(unittest.TestCase):
+    def test_only_netbench_programs_are_asked_for_a_run_document_on_remote_hosts(self):
+        # The write-ups' systems under //contestants/ take no --json: the Go spammer exits 2 on it.
+        self.assertTrue(contest._TOKEN_NETBENCH.match("{//echo:client}"))
+        self.assertIsNone(contest._TOKEN_NETBENCH.match("{//contestants/go:spammer}"))
+
+
+class ProcessTest(unittest.TestCase):
+    def test_pinned_servers_and_clients_get_disjoint_cpus(self):
+        server_cpus, client_cpus = contest.cpu_sets(pin=True)
+        if len(os.sched_getaffinity(0)) < 2:
+            self.assertIsNone(server_cpus)
+            return
+        self.assertTrue(server_cpus and client_cpus and not server_cpus & client_cpus)
+        runner = contest.Runner(pin=True)
+        entry = {"name": "sleeper", "system": "x", "scenario": "echo", "role": "server", "about": "",
+                 "command": [PYTHON, "-c", "import signal; print('ready', flush=True); signal.pause()"],
+                 "ready": "ready", "version": ["true"], "packages": []}
+        try:
+            server = runner.start_server(entry)
+            self.assertEqual(os.sched_getaffinity(server.pid()), server_cpus)
+        finally:
+            runner.stop_all()
+
+    def test_cpu_time_counts_threads_that_have_exited(self):
+        program = textwrap.dedent("""
+            import sys, threading, time
+            def spin():
+                start = time.thread_time()
+                while time.thread_time() - start < 0.2:
+                    pass
+            t = threading.Thread(target=spin)
+            t.start()
+            t.join()
+            print("spun", flush=True)
+            sys.stdin.read()
+        """)
+        child = subprocess.Popen([PYTHON, "-c", program], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(child.stdout.readline().strip(), "spun")
+            self.assertGreaterEqual(process_cpu.tree_cpu_seconds(child.pid), 0.2)
+        finally:
+            child.stdin.close()
+            child.wait()
+
+
+if __name__ == "__main__":
+    unittest.main()

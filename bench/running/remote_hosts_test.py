@@ -1,0 +1,146 @@
+"""The suite's remote hosts over SSH (issue 15), end to end as root: network namespaces made by
+tools/testnet.sh act as three machines running Debian's sshd (bench/running/ssh_testbed.py), and a fourth has none.
+The scenarios run a server in one and a fleet of two clients in the others, beside the same case on loopback
+in the same rounds; a fleet's row is exactly the sum of its hosts'; an unreachable host, a refused key and a
+missing binary each stop the run with an error that names the host, and no process is left on any host.
+Needs root (tagged netns, as //:testnet_test)."""
+
+import random
+import string
+import tempfile
+import unittest
+
+from bench.running import contest
+from bench.registry import registry
+from bench.running import remote_placement
+from bench.scenarios import scenarios
+from bench.running import ssh_host
+from bench.running import ssh_testbed
+
+
+
+def shipped(scenario, *names):
+    """The registry's entries, on the poll model where they name epoll: every build has poll (the portable
+    --config=libcxx build has no epoll), and the placement, not the model, is what this test checks."""
+    entries = [e for e in registry.load(registry.DEFAULT_PATH)
+               if e["scenario"] == scenario and e["name"] in names]
+    for entry in entries:
+        entry["command"] = [part.replace("--model=epoll", "--model=poll") for part in entry["command"]]
+    return entries
+
+
+class RemoteHostsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        why = ssh_testbed.unavailable()
+        if why:  # fail, not skip: a skipped test would pass unseen (a non-root run leaves out tag "netns")
+            raise RuntimeError(f"remote_hosts_test {why}")
+        name = "nbs" + "".join(random.choice(string.ascii_lowercase) for _ in range(5))
+        cls.bed = ssh_testbed.Testbed(name, hosts=4, sshd_on=3).__enter__()
+        cls.server, cls.client_a, cls.client_b, cls.no_sshd = cls.bed.addresses
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.bed.__exit__(None, None, None)
+
+    def placement(self, **kwargs):
+        settings = {"server_target": self.server, "client_targets": [self.client_a, self.client_b],
+                    "ssh_config": self.bed.ssh_config, "copy_dir": tempfile.mkdtemp(), "connect_timeout_s": 5,
+                    **kwargs}
+        return remote_placement.RemotePlacement(**settings)
+
+    def assert_nothing_left(self):
+        """Only each host's sshd runs in its namespace: every program and SSH session is gone. (A session's
+        sshd child may take a moment to exit after its connection closed: wait for it, boundedly.)"""
+        for index, sshd in enumerate(self.bed.sshd_pids):
+            left = self.bed.wait_for_only(index, {sshd})
+            self.assertEqual(left, {sshd}, f"processes left on {self.bed.addresses[index]}")
+        self.assertEqual(self.bed.pids_in(3), set())
+
+    def run_links(self, entries, run):
+        placement = self.placement()
+        runners = {"loopback": contest.Runner(link="loopback"),
+                   "remote": contest.Runner(placement=placement, link="remote")}
+        try:
+            placement.open()
+            placement.prepare(entries)
+            rows, fates = run(entries, runners)
+        finally:
+            for runner in runners.values():
+                runner.stop_all()
+            placement.close()
+        self.assert_nothing_left()
+        self.assertEqual([f["status"] for f in fates], ["ran"] * len(entries), fates)
+        return rows
+
+    def assert_fleet_row(self, row, histograms=True):
+        self.assertEqual(row["status"], "ok", row)
+        hosts = row["hosts"]
+        self.assertEqual([h["host"] for h in hosts], [self.client_a, self.client_b])
+        self.assertTrue(all(h["msgs_per_s"] > 0 for h in hosts), hosts)
+        self.assertEqual(row["msgs_per_s"], sum(h["msgs_per_s"] for h in hosts))
+        self.assertEqual(row["messages"], sum(h["messages"] for h in hosts))
+        self.assertAlmostEqual(sum(h["share"] for h in hosts), 1.0)
+        self.assertAlmostEqual(row["client_cpu_s"], sum(h["cpu_s"] for h in hosts))
+        self.assertIsNotNone(row["server_cpu_s"])
+        self.assertEqual(bool(row.get("histograms")), histograms)  # the sink-mode WebSocket client has none
+        for name, histogram in row.get("histograms", {}).items():
+            self.assertEqual(histogram["count"], sum(h["histogram_counts"][name] for h in hosts))
+            self.assertEqual(histogram["count"], sum(n for _, n in histogram["buckets"]))
+
+    def test_echo_server_and_a_fleet_of_two_beside_loopback(self):
+        entries = shipped("echo", "netbench-poll", "netbench-echo-client")
+        rows = self.run_links(entries, lambda e, r: scenarios.run_echo(e, r, samples=2, seconds=0.5, clients=2))
+        self.assertEqual([(r["link"], r["round"]) for r in rows],
+                         [("loopback", 0), ("remote", 0), ("loopback", 1), ("remote", 1)])
+        for row in rows:
+            if row["link"] == "remote":
+                self.assert_fleet_row(row)
+            else:
+                self.assertEqual(row["status"], "ok", row)
+                self.assertNotIn("hosts", row)
+
+    def test_websocket_server_and_a_fleet_of_two(self):
+        entries = shipped("websocket", "netbench-ws", "netbench-ws-client")
+        rows = self.run_links(entries, lambda e, r: scenarios.run_websocket(
+            e, {"remote": r["remote"]}, samples=1, messages=2000, procs=(1,), connections=(2,)))
+        (row,) = rows
+        self.assert_fleet_row(row, histograms=False)
+        self.assertEqual(row["messages"], 2 * 2 * 2000)  # two hosts, each two connections of 2000
+
+    def test_a_client_failing_on_the_hosts_fails_its_row_naming_them(self):
+        server, client = shipped("echo", "netbench-poll", "netbench-echo-client")
+        broken = {**client, "name": "broken-load", "command": client["command"] + ["--mode=nonsense"]}
+        rows = self.run_links([server, broken], lambda e, r: scenarios.run_echo(
+            e, {"remote": r["remote"]}, samples=1, seconds=0.5, clients=1))
+        (row,) = rows
+        self.assertEqual(row["status"], "failed")
+        for host in (self.client_a, self.client_b):
+            self.assertIn(f"{host}: exited 2", row["error"])
+        self.assertIn("--mode", row["tail"])
+
+    def assert_stops_naming(self, host, words, **kwargs):
+        placement = self.placement(**kwargs)
+        try:
+            with self.assertRaises(ssh_host.RemoteError) as raised:
+                placement.open()
+                placement.prepare(shipped("echo", "netbench-poll", "netbench-echo-client"))
+        finally:
+            placement.close()
+        self.assertIn(host, raised.exception.hosts)
+        self.assertIn(host, str(raised.exception))
+        self.assertIn(words, str(raised.exception))
+        self.assert_nothing_left()
+
+    def test_an_unreachable_host_is_named(self):
+        self.assert_stops_naming(self.no_sshd, "unreachable", client_targets=[self.client_a, self.no_sshd])
+
+    def test_a_refused_key_is_named(self):
+        self.assert_stops_naming(self.client_b, "refused the key", ssh_config=self.bed.refused_ssh_config)
+
+    def test_a_missing_binary_is_named(self):
+        self.assert_stops_naming(self.server, "lacks", remote_dir=tempfile.mkdtemp())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,242 @@
+"""WebSocket benchmark (issue 4): netbench's WebSocket server models and Go's x/net/websocket server, each
+loaded by //websocket:client and by the Go client (the write-up's `websocket_client CLIENTS REQUESTS`), all
+in one run.
+
+    /usr/bin/python3 -m bench.scenarios.websocket_bench           # 3 interleaved samples, 100,000 msgs/client
+    /usr/bin/python3 -m bench.scenarios.websocket_bench --quick      # smoke check: 2,000 msgs/client, 1 sample
+    bazel run //:bench -- --only=websocket-models
+
+Servers (sink mode: read and drop, as the write-up's server did): //websocket:server --mode=sink
+--model=threads|poll|epoll, and the Go x/net server (//contestants/go:xnet_server), each a contestant entry
+(server_entry) started and measured by the write-ups' runner, contest.Runner. Loads, each against every server:
+    nb1, nb4     //websocket:client, 1 and 4 clients x MESSAGES "hello, world!" text frames, one per write
+    go1, go4     the Go client (//contestants/go:xnet_client) with the same counts
+    nb4-pipe     //websocket:client, 4 clients, --pipeline=16 frames per write
+Echo latency: //websocket:client --mode=echo, 1 client, one message in flight, against //websocket:server
+--mode=echo (each model) and the Go server with -echo.
+
+Per case: msgs/s (the "Sent N in T for a rate of R/second" line), server CPU us per message (scheduler
+clock, exact, around the run), client CPU us per message (wait4 rusage of the whole client process, the same for
+both clients), latency percentiles for echo. //websocket:client only exits 0 after every connection's
+close handshake, which the server answers after reading every message before it: written == received. The
+netbench servers' own totals are checked against the sum written at the end. Medians over samples, then
+the issue's ratios.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+
+from bench.scenarios import bench_arguments
+from bench.reporting import bench_report
+from bench.running import binaries
+from bench.running import contest
+from bench.reporting import case_ratios
+from bench.scenarios import kernel_costs
+from bench.running import measured_run
+from bench.analysis import medians
+from bench.running import progress
+from bench.running import rounds
+from bench.reporting import run_environment
+from bench.running import server_process
+from bench.reporting import tables
+
+SERVER_MODELS = ["threads", "poll", "epoll"]
+SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
+RESULT = {"msgs_per_s": "rate of (?P<value>[0-9.]+)/second", "messages": "Sent (?P<value>\\d+) in"}
+
+
+def server_entry(name, mode, server_threads):
+    """The contestant entry (the registry's shape: bench/registry/contestants.json) of one server in one mode;
+    the detail loads need each netbench model and the echo mode, which the registry's websocket entries (the
+    write-up's sink servers) do not have."""
+    if name == "go":
+        return {"name": f"go-wsserver-{mode}", "command": ["{//contestants/go:xnet_server}", "-addr", "{host}:{port}"]
+                + (["-echo"] if mode == "echo" else []), "ready": "listening on"}
+    return {"name": f"netbench-{name}-{mode}", "ready": "listening on",
+            "command": ["{//websocket:server}", "--host={host}", "--port={port}", f"--mode={mode}", f"--model={name}",
+                        f"--threads={server_threads}"]}
+
+
+def client_entry(load, messages):
+    """The contestant entry of one load's client."""
+    if load.startswith("go"):
+        return {"name": "go-xnet-client", "result": RESULT,
+                "command": ["{//contestants/go:xnet_client}", "-url", "{url}", "-timeout", "120s", load[2:], str(messages)]}
+    extra = {"nb1": ["--clients=1"], "nb4": ["--clients=4"], "nb4-pipe": ["--clients=4", "--pipeline=16"],
+             "echo1": ["--clients=1", "--mode=echo"]}[load]
+    return {"name": "netbench-ws-client", "result": RESULT,
+            "command": ["{//websocket:client}", "--url={url}", f"--messages={messages}", "--progress=false",
+                        "--timeout=120s"] + extra}
+
+
+def start_servers(runner, server_names, server_threads):
+    """{(server name, mode): contest.Server}, each started once for the whole run by the one runner."""
+    return {(name, mode): runner.start_server(server_entry(name, mode, server_threads),
+                                              url_template="ws://{host}:{port}/echo")
+            for mode in ("sink", "echo") for name in server_names}
+
+
+def run_case(runner, servers, server_name, load, messages):
+    mode = "echo" if load == "echo1" else "sink"
+    server = servers[(server_name, mode)]
+    ran = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        json_path = os.path.join(tmp, "client.json")
+        # A fleet over SSH merges its hosts' run documents itself; here the client writes one.
+        extra = [f"--json={json_path}"] if not load.startswith("go") and not runner.remote_clients() else []
+        measured = runner.run_client(client_entry(load, messages), server, {}, extra_args=extra, timeout_s=180,
+                                     on_result=lambda r: ran.update(result=r))
+        report = None
+        if os.path.exists(json_path):
+            with open(json_path) as f:
+                report = json.load(f)
+    result = ran.get("result")
+    found = measured.get("found", {})
+    sent = int(found["messages"][-1]) if found.get("messages") else None
+    rate = found["msgs_per_s"][-1] if found.get("msgs_per_s") else None
+    returncode = result.returncode if result else (0 if measured["status"] == "ok" else 1)
+    row = {"server": server_name, "load": load, "returncode": returncode, "msgs_per_s": rate,
+           "messages_written": sent, "client_cpu_s": measured.get("client_cpu_s"),
+           "server_cpu_s": measured.get("server_cpu_s"), "wall_s": measured.get("wall_s")}
+    if report is not None:
+        counts = report.get("counts", {})
+        row["messages_received_by_client"] = counts.get("messages_received")
+        row["errors"] = sum(v for k, v in counts.items() if k.startswith("errors."))
+    histograms = (report or {}).get("histograms") or measured.get("histograms")
+    if histograms:
+        # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
+        row["histograms"] = histograms
+        histogram = histograms.get("latency")
+        if histogram and "percentiles" in histogram:
+            row["p50_us"] = histogram["percentiles"].get("50", 0) / 1e3
+            row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
+            row["p999_us"] = histogram["percentiles"].get("99.9", 0) / 1e3
+    if result is not None:
+        result.tcp_segments = measured.get("tcp_segments")
+    measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=sent, server_messages=sent,
+                                     client_cpu=row["client_cpu_s"])
+    if measured["status"] != "ok":
+        progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-400:]}")
+    return row
+
+
+def summarize(rows, cases):
+    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
+            "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
+    return medians.summarize_cases(rows, cases, keys)
+
+
+def ratios(summary, env):
+    def ratio(name, a, b, target):
+        return case_ratios.ratio_of(summary, name, a, b, target)
+
+    out = []
+    # Both clients write one frame per send; `target_vs_send` puts the target CPU (0.5x the Go client's)
+    # beside what one loopback send alone cost in this run.
+    for server_name in SERVER_MODELS + ["go"]:
+        for n in ("1", "4"):
+            out.append(ratio(f"msgs/s nb-client / go-client, {n} client(s), server {server_name}",
+                             (server_name, "nb" + n, "msgs_per_s"), (server_name, "go" + n, "msgs_per_s"), ">= 2"))
+            row = ratio(f"client CPU/msg nb-client / go-client, {n} client(s), server {server_name}",
+                        (server_name, "nb" + n, "client_cpu_us_per_msg"),
+                        (server_name, "go" + n, "client_cpu_us_per_msg"), "<= 0.5")
+            go_client_us = medians.lookup(summary, server_name, "go" + n, "client_cpu_us_per_msg")
+            row["target_vs_send"] = kernel_costs.target_vs_send(go_client_us and 0.5 * go_client_us,
+                                                                env.get("kernel_costs_us"))
+            out.append(row)
+    for load in ("nb1", "go1", "nb4", "go4"):
+        def cpu(model, load=load):
+            value = medians.lookup(summary, model, load, "server_cpu_us_per_msg")
+            return float("inf") if value is None else value
+
+        best = min(SERVER_MODELS, key=cpu)
+        out.append(ratio(f"server CPU/msg best netbench ({best}) / go x/net, load {load}",
+                         (best, load, "server_cpu_us_per_msg"), ("go", load, "server_cpu_us_per_msg"), "<= 0.5"))
+    return out
+
+
+def main(argv, runner=None):
+    """`runner`: the contest.Runner that starts the servers and runs the loads; by default one on this machine,
+    both sides sharing the CPUs, as the write-ups run."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    bench_arguments.common_arguments(parser)
+    bench_arguments.add_rerender_argument(parser)
+    parser.add_argument("--messages", type=int, default=None,
+                        help="messages per client (default 100000, quick 2000)")
+    parser.add_argument("--echo_messages", type=int, default=None,
+                        help="messages of the echo-latency case (default 20000, quick 500)")
+    parser.add_argument("--server_threads", type=int, default=1, help="event loops of the poll/epoll servers")
+    args = parser.parse_args(argv)
+    if args.rerender:
+        return bench_report.rerender("websocket_bench", summarize, ratios)
+    if args.samples < 1:
+        parser.error("--samples must be at least 1")
+    messages = args.messages or (2000 if args.quick else 100000)
+    echo_messages = args.echo_messages or (500 if args.quick else 20000)
+    samples = 1 if args.quick and args.samples == 3 else args.samples
+
+    runner = runner or contest.Runner(pin=False)
+    go_available = all(binaries.available(label) is not None
+                       for label in ("//contestants/go:xnet_server", "//contestants/go:xnet_client"))
+    server_names = SERVER_MODELS + (["go"] if go_available else [])
+    loads = [load for load in SINK_LOADS if go_available or not load.startswith("go")] + ["echo1"]
+    cases = [(s, load) for load in loads for s in server_names]
+
+    env = run_environment.environment(kernel_costs.measure_kernel_costs())
+    rows = []
+    written_to = {}
+    outputs = {}
+    servers = {}
+    try:
+        servers = start_servers(runner, server_names, args.server_threads)
+        for round_index, (server_name, load) in rounds.interleaved(cases, samples):
+            progress.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
+            row = run_case(runner, servers, server_name, load, echo_messages if load == "echo1" else messages)
+            row["round"] = round_index
+            rows.append(row)
+            mode = "echo" if load == "echo1" else "sink"
+            written_to[(server_name, mode)] = written_to.get((server_name, mode), 0) + (row["messages_written"] or 0)
+            if not servers[(server_name, mode)].alive():
+                raise RuntimeError(f"server {server_name}-{mode} died during {load}")
+    finally:
+        runner.stop_all()
+        for key, server in servers.items():
+            process = getattr(server, "process", None)
+            outputs[key] = process.output() if process is not None else ""
+
+    # The netbench servers' own totals: every message written reached the server.
+    keeps_up = []
+    for model in SERVER_MODELS:
+        for mode in ("sink", "echo"):
+            match = re.search(r"(\d+) messages received", outputs.get((model, mode), ""))
+            received = int(match.group(1)) if match else None
+            keeps_up.append({"server": f"{model}-{mode}", "written": written_to.get((model, mode)),
+                             "received": received,
+                             "equal": received == written_to.get((model, mode))})
+
+    notes = (f"{messages} messages per client in sink mode, {echo_messages} in the echo case; {samples} "
+             f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
+             "CPU per message from the scheduler's exact clock (bench/running/process_cpu.py; no user/system "
+             "split, so no server sys column), servers and clients started and measured by the write-ups' "
+             "runner (bench/running/contest.py); client CPU per message from wait4 "
+             "rusage of the whole client process (connection set-up included, both clients alike). The Go "
+             "client never reads and does not verify anything. " + server_process.SCHEDULING_NOTE)
+    if args.quick:
+        notes = "QUICK SMOKE RUN: not a measurement. " + notes
+    notes += "\n\n## Written vs received by the netbench servers\n\n" + tables.markdown_table(keeps_up)
+    summary, ratio_rows = bench_report.write_bench_report("websocket_bench", rows, cases, summarize, ratios, notes,
+                                                          with_ratios=go_available, env=env)
+    print(tables.markdown_table(summary))
+    print(tables.markdown_table(keeps_up))
+    if ratio_rows:
+        print(tables.markdown_table(ratio_rows))
+    failed = [r for r in rows if r["returncode"] != 0]
+    return 1 if failed or not all(k["equal"] for k in keeps_up) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
