@@ -144,9 +144,34 @@ bool WaitUntil(RunState& run, int64_t until, Predicate done) {
 
 }  // namespace
 
+std::vector<ClientModel> AvailableClientModels() {
+  std::vector<ClientModel> models = AvailableServerModels();
+  models.erase(std::remove(models.begin(), models.end(), ClientModel::kUring), models.end());
+  return models;
+}
+
+namespace {
+
+constexpr absl::string_view kNoUringClient =
+    "--model=uring is a server model only: the client driver runs on threads, poll or epoll";
+
+}  // namespace
+
+absl::StatusOr<ClientModel> ParseClientModel(absl::string_view name) {
+  absl::StatusOr<ClientModel> model = ParseServerModel(name);
+  if (model.ok() && *model == ClientModel::kUring) {
+    return absl::InvalidArgumentError(kNoUringClient);
+  }
+  return model;
+}
+
 ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
                                    const SessionFactory& factory) {
   ClientDriverResult result;
+  if (options.model == ClientModel::kUring) {
+    result.failure = std::string(kNoUringClient);
+    return result;
+  }
   const int n = options.connections;
   if (n < 1 || options.threads < 1 || options.timeout_nanos <= 0 ||
       options.session_timeout_nanos < 0 || options.connect_timeout_nanos < 0) {

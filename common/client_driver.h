@@ -51,8 +51,16 @@ namespace netbench {
 
 class TlsClientContext;  // common/tls.h
 
-// Clients and servers name their models alike: threads, poll, epoll.
+// Clients and servers name their models alike: threads, poll, epoll. uring is a server model
+// only, so far: the driver refuses it.
 using ClientModel = ServerModel;
+
+// The models the driver runs on in this build: threads, poll, and epoll where it is built. Client
+// tests loop over these.
+std::vector<ClientModel> AvailableClientModels();
+// ParseServerModel for a client's --model: "uring" is refused, saying that it is a server model
+// only.
+absl::StatusOr<ClientModel> ParseClientModel(absl::string_view name);
 
 // The run's phases, raised by the driver for sessions to look at (relaxed loads are enough).
 struct RunSignals {

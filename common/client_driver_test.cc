@@ -469,7 +469,7 @@ TEST_P(ClientDriverTest, AConnectDeadlineIsCountedByItsOwnCause) {
 // Each model built here; event loops run two threads, so that statistics of several are merged.
 std::vector<Case> Cases() {
   std::vector<Case> cases;
-  for (ClientModel model : AvailableServerModels()) {
+  for (ClientModel model : AvailableClientModels()) {
     cases.push_back({model, model == ClientModel::kThreads ? 1 : 2});
   }
   return cases;

@@ -161,6 +161,7 @@ class Worker final : public FdHandler {
   void OnEvents(int /*fd*/, int /*events*/) override {
     for (int i = 0; i < 64; ++i) {
       ServerCounters::Add(counters_.accept_calls, 1);
+      ServerCounters::Add(counters_.system_calls, 1);
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/true);
       if (!accepted.ok()) {
         if (absl::IsUnavailable(accepted.status())) return;  // EAGAIN: all taken
@@ -228,11 +229,14 @@ class Worker final : public FdHandler {
   const ServerOptions& options() const { return options_; }
   ServerCounters& counters() { return counters_; }
   const ServerCounters& counters() const { return counters_; }
+  // epoll's Add, Modify and Remove are system calls (epoll_ctl); poll's only edit its array.
+  uint64_t watch_change_cost() const { return backend_ == EventLoopBackend::kEpoll ? 1 : 0; }
   const Listener& listener() const { return listener_; }
 
  private:
   void Run() {
     while (running_) {
+      ServerCounters::Add(counters_.system_calls, 1);
       absl::StatusOr<int> dispatched = loop_->RunOnce(backlog_.empty() ? -1 : 0);
       if (!dispatched.ok()) {
         Fail(dispatched.status());
@@ -304,10 +308,12 @@ LoopConnection::~LoopConnection() {
   loop_.Remove(fd_);
   // Closed before it is counted closed: whoever sees the count finds the descriptor free.
   transport_.reset();
+  ServerCounters::Add(counters_.system_calls, 1 + worker_.watch_change_cost());
   worker_.Closed();
 }
 
 bool LoopConnection::Start() {
+  ServerCounters::Add(counters_.system_calls, worker_.watch_change_cost());
   if (!loop_.Add(fd_, kReadable, this).ok()) {
     Close(/*graceful=*/false);
     return false;
@@ -426,6 +432,7 @@ bool LoopConnection::ReadOnce(size_t* bytes) {
   // Never past the input bound: a peer that sends faster than the handler consumes fills it and
   // then waits in the kernel.
   const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
+  ServerCounters::Add(counters_.system_calls, 1);
   IoResult r = transport_->Read(input_.WritableSpace(room), room);
   switch (r.status) {
     case IoStatus::kOk:
@@ -474,6 +481,7 @@ bool LoopConnection::Flush() {
   if (held_) return true;
   write_wants_read_ = false;
   while (!output_.empty()) {
+    ServerCounters::Add(counters_.system_calls, 1);
     IoResult r = transport_->Write(output_.data(), output_.size());
     if (r.status == IoStatus::kOk) {
       output_.Consume(r.bytes);
@@ -563,6 +571,7 @@ void LoopConnection::UpdateInterest() {
     if ((!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_) want |= kWritable;
   }
   if (want == watched_) return;
+  ServerCounters::Add(counters_.system_calls, worker_.watch_change_cost());
   if (!loop_.Modify(fd_, want).ok()) {
     Close(/*graceful=*/false);
     return;

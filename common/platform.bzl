@@ -1,6 +1,6 @@
 """What differs between Linux and the other POSIX systems, for BUILD files (platform.h is the C++ side).
 
-    load("//common:platform.bzl", "if_epoll")
+    load("//common:platform.bzl", "if_epoll", "if_uring")
 
     srcs = ["poll_event_loop.cc"] + if_epoll(["epoll_event_loop.cc"]),
     args = if_epoll(["threads", "poll", "epoll"], ["threads", "poll"]),
@@ -17,6 +17,12 @@ def if_epoll(with_epoll, without_epoll = []):
         "//common:linux": with_epoll,
         "//conditions:default": without_epoll,
     })
+
+def if_uring(with_uring, without_uring = []):
+    """io_uring (the uring server model, liburing) is built exactly where epoll is: Linux, except under
+    --config=libcxx, which proves the POSIX build without it. Whether the kernel lets a process use it
+    is for the program to find out when it starts (server.h's UringSupport)."""
+    return if_epoll(with_uring, without_uring)
 
 def portability_sources():
     """This package's C++ files, as :sources, for //:portability_test, which reads them all."""

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,13 +16,42 @@
 #include "common/tls.h"
 #include "common/transport.h"
 
+#if NETBENCH_LINUX
+#include "common/internal/uring_probe.h"
+#endif
+
 namespace netbench {
 
 ServerModel DefaultServerModel() { return kHasEpoll ? ServerModel::kEpoll : ServerModel::kPoll; }
 
 std::vector<ServerModel> AvailableServerModels() {
-  if (kHasEpoll) return {ServerModel::kThreads, ServerModel::kPoll, ServerModel::kEpoll};
-  return {ServerModel::kThreads, ServerModel::kPoll};
+  std::vector<ServerModel> models = {ServerModel::kThreads, ServerModel::kPoll};
+  if (kHasEpoll) models.push_back(ServerModel::kEpoll);
+  if (UringSupport().ok()) models.push_back(ServerModel::kUring);
+  return models;
+}
+
+namespace {
+
+std::mutex uring_support_mutex;
+std::optional<absl::Status> uring_support;  // guarded by uring_support_mutex
+
+}  // namespace
+
+void internal::ForgetUringSupport() {
+  std::lock_guard<std::mutex> lock(uring_support_mutex);
+  uring_support.reset();
+}
+
+absl::Status UringSupport() {
+#if NETBENCH_LINUX
+  std::lock_guard<std::mutex> lock(uring_support_mutex);
+  if (!uring_support.has_value()) uring_support = internal::ProbeUring();
+  return *uring_support;
+#else
+  return absl::UnimplementedError(absl::StrCat(
+      "--model=uring is not built on this platform (", kPlatformName, ": Linux only)"));
+#endif
 }
 
 absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name) {
@@ -33,8 +63,14 @@ absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name) {
                                                    kPlatformName,
                                                    ": Linux only); use poll or threads"));
   }
+  if (name == "uring") {
+    if (kHasEpoll) return ServerModel::kUring;  // built where epoll is (platform.bzl)
+    return absl::InvalidArgumentError(absl::StrCat("--model=uring is not built on this platform (",
+                                                   kPlatformName,
+                                                   ": Linux only); use poll or threads"));
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown model \"", name, "\" (want threads, poll or epoll)"));
+      absl::StrCat("unknown model \"", name, "\" (want threads, poll, epoll or uring)"));
 }
 
 const char* ServerModelName(ServerModel model) {
@@ -45,6 +81,8 @@ const char* ServerModelName(ServerModel model) {
       return "poll";
     case ServerModel::kEpoll:
       return "epoll";
+    case ServerModel::kUring:
+      return "uring";
   }
   return "?";
 }
@@ -78,6 +116,19 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
     return absl::InvalidArgumentError("max_pending_input must be > 0");
   }
   if (!handler_factory) return absl::InvalidArgumentError("no handler factory");
+  if (options.model == ServerModel::kUring) {
+    if (absl::Status support = UringSupport(); !support.ok()) return support;
+    if (options.tls != nullptr) {
+      return absl::InvalidArgumentError(
+          "--model=uring does not serve TLS (its reads and writes go through io_uring, and the TLS "
+          "transport reads and writes the socket itself); use --model=epoll for TLS");
+    }
+    const int buffers = options.uring_buffers;
+    if (buffers < 1 || buffers > 32768 || (buffers & (buffers - 1)) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "uring_buffers must be a power of two from 1 to 32768, got ", buffers));
+    }
+  }
   // A peer that resets must never kill the server. Plain TCP and the TLS socket BIO send with
   // SendNoSignal (platform.h) already; this covers any other write to a socket.
   struct sigaction current {};
@@ -90,6 +141,12 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
     case ServerModel::kPoll:
     case ServerModel::kEpoll:
       return internal::StartEventLoopServer(options, std::move(handler_factory));
+    case ServerModel::kUring:
+#if NETBENCH_LINUX
+      return internal::StartUringServer(options, std::move(handler_factory));
+#else
+      return UringSupport();
+#endif
   }
   return absl::InvalidArgumentError("unknown server model");
 }
@@ -203,6 +260,8 @@ void ServerCounters::AddTo(ServerStats& stats) const {
   uint64_t peak = peak_pending_output.load(kRelaxed);
   if (peak > stats.peak_pending_output) stats.peak_pending_output = peak;
   stats.connections_timed_out += timed_out.load(kRelaxed);
+  stats.system_calls += system_calls.load(kRelaxed);
+  stats.receive_buffer_shortages += receive_buffer_shortages.load(kRelaxed);
   stats.connections_out_of_memory += out_of_memory.load(kRelaxed);
   peak = peak_pending_input.load(kRelaxed);
   if (peak > stats.peak_pending_input) stats.peak_pending_input = peak;
@@ -243,9 +302,9 @@ absl::StatusOr<std::string> ServeUntilTerminated(Server& server) {
 std::string DescribeServerStop(int signal_number, double seconds, const ServerStats& stats) {
   std::string line = absl::StrFormat(
       "stopped by signal %d after %.3f s: %d connections (%d rejected, %d refused for want of "
-      "descriptors), %d bytes read, %d bytes written",
+      "descriptors), %d bytes read, %d bytes written, %d system calls",
       signal_number, seconds, stats.connections_accepted, stats.connections_rejected,
-      stats.connections_refused, stats.bytes_read, stats.bytes_written);
+      stats.connections_refused, stats.bytes_read, stats.bytes_written, stats.system_calls);
   if (stats.connections_out_of_memory > 0) {
     absl::StrAppendFormat(&line,
                           ", %d closed out of memory (a buffer's mapping refused: "

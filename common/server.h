@@ -4,6 +4,8 @@
 //   threads  one std::thread per connection, blocking I/O (the goroutine-per-connection analogue)
 //   poll     event loops on poll(2), portable POSIX
 //   epoll    event loops on Linux's epoll, a batch of events per wakeup (built on Linux only)
+//   uring    loops on io_uring: standing receives into lent buffers, every send and re-arm of a
+//            pass submitted by the one system call that waits (Linux 6.1 on; uring_server.cc)
 //
 // The event-loop models run `threads` loops. On Linux each loop owns a listening socket bound with
 // SO_REUSEPORT, so the kernel spreads connections over the loops. Elsewhere SO_REUSEPORT does not
@@ -44,15 +46,21 @@ namespace netbench {
 
 class TlsServerContext;  // common/tls.h
 
-enum class ServerModel { kThreads, kPoll, kEpoll };
+enum class ServerModel { kThreads, kPoll, kEpoll, kUring };
 
 // epoll where it is built (Linux), poll elsewhere.
 ServerModel DefaultServerModel();
-// The models this build has: threads, poll, and epoll where it is built. Tests loop over these.
+// The models this build has: threads, poll, and epoll where it is built, and uring where it is
+// built and this process may use io_uring (UringSupport()). Tests loop over these.
 std::vector<ServerModel> AvailableServerModels();
-// "threads", "poll", "epoll"; an error names the accepted values, or says that epoll is not built
-// on this platform.
+// "threads", "poll", "epoll", "uring"; an error names the accepted values, or says that epoll or
+// uring is not built on this platform. "uring" parses wherever it is built, usable or not:
+// Server::Start and ServerOptionsFromFlags say why it cannot run.
 absl::StatusOr<ServerModel> ParseServerModel(absl::string_view name);
+// OK where --model=uring can run; otherwise why not (not built on this platform; the
+// kernel.io_uring_disabled sysctl; a seccomp filter; a kernel older than 6.1). Probed once, at the
+// first call.
+absl::Status UringSupport();
 const char* ServerModelName(ServerModel model);
 // Lets absl::Flag<ServerModel> parse --model.
 bool AbslParseFlag(absl::string_view text, ServerModel* model, std::string* error);
@@ -87,8 +95,13 @@ struct ServerOptions {
   // handshake is not done head_timeout_nanos after the accept (silent or trickling). 0: never.
   int64_t idle_timeout_nanos = 0;
   int64_t head_timeout_nanos = 0;
-  // TLS (wss, https) when set; not owned, must outlive the server.
+  // TLS (wss, https) when set; not owned, must outlive the server. Not with the uring model.
   TlsServerContext* tls = nullptr;
+  // The uring model's receive buffers per loop, lent to the kernel (a power of two up to 32768),
+  // each min(read_size, 16 KiB) bytes. A loop whose connections all receive at once takes one per
+  // completion and hands it back once its handler has seen it; when every one is out, a receive
+  // ends with ENOBUFS (ServerStats::receive_buffer_shortages) and is armed again.
+  int uring_buffers = 256;
 };
 
 struct ServerStats {
@@ -116,6 +129,13 @@ struct ServerStats {
   uint64_t peak_pending_input = 0;
   // Connections closed by idle_timeout_nanos or head_timeout_nanos.
   uint64_t connections_timed_out = 0;
+  // System calls the model made, as it counts them itself: each wait (poll, epoll_wait,
+  // io_uring_enter), read, write, accept, epoll_ctl, shutdown and close of a connection. TLS
+  // reads and writes count one each, whatever they did inside. A program divides by its messages
+  // (DescribeServerStop); `perf stat -e raw_syscalls:sys_enter` is the independent check.
+  uint64_t system_calls = 0;
+  // uring: receives that ended for want of a free buffer (ServerOptions::uring_buffers).
+  uint64_t receive_buffer_shortages = 0;
   // Connections closed because one of their buffers could not grow: the system refused the memory
   // (a burst's mapping at vm.max_map_count or RLIMIT_AS). Only that connection is closed; the
   // server goes on, and its stop line counts them.

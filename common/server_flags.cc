@@ -9,8 +9,8 @@
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
-          "concurrency model: threads (a thread per connection, blocking I/O), poll, or epoll "
-          "(Linux)");
+          "concurrency model: threads (a thread per connection, blocking I/O), poll, epoll "
+          "(Linux), or uring (io_uring, Linux 6.1 on; not with TLS)");
 ABSL_FLAG(int, threads, 1,
           "event loops for --model=poll/epoll, each with its own listener on Linux (elsewhere they "
           "share one)");
@@ -40,6 +40,12 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   int pending_kib = absl::GetFlag(FLAGS_max_pending_output_kib);
   int input_kib = absl::GetFlag(FLAGS_max_pending_input_kib);
   if (port < 0 || port > 65535) return absl::InvalidArgumentError("--port must be in 0..65535");
+  if (options.model == ServerModel::kUring) {
+    // Refused here, with exit 2, rather than when the server starts.
+    if (absl::Status support = UringSupport(); !support.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat("--model=uring: ", support.message()));
+    }
+  }
   if (options.threads < 1) return absl::InvalidArgumentError("--threads must be >= 1");
   if (options.max_connections < 1) {
     return absl::InvalidArgumentError("--max_connections must be >= 1");

@@ -126,6 +126,9 @@ Fate ServedOrRefused(int client, int guard_seconds = 60) {
 
 class ServerTest : public testing::TestWithParam<ServerModel> {
  protected:
+  // The uring model refuses TLS (UringRefusesTls checks how); TLS tests skip it.
+  bool ServesTls() const { return GetParam() != ServerModel::kUring; }
+
   void StartServer(ServerOptions options = {}) {
     options.port = 0;
     options.model = GetParam();
@@ -440,6 +443,7 @@ bool ClientTlsRoundTrip(Transport& client, const std::string& message) {
 }
 
 TEST_P(ServerTest, EchoesOverTls) {
+  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.tls = tls->get()});
@@ -481,6 +485,7 @@ TEST_P(ServerTest, EchoesOverTls) {
 // is closed by the head timeout (no idle timeout here: nothing else would close it), and a client
 // whose handshake completes is served meanwhile.
 TEST_P(ServerTest, UnfinishedTlsHandshakesAreClosedByTheHeadTimeout) {
+  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.head_timeout_nanos = 300 * kNanosPerMilli, .tls = tls->get()});
@@ -522,6 +527,7 @@ class HeadHandler : public ConnectionHandler {
 // the threads model included, whose thread must not wait inside the TLS library's read; another
 // client is served meanwhile and after.
 TEST_P(ServerTest, ATlsPeerTricklingARecordOfItsHeadIsClosedAtTheHeadTimeout) {
+  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   absl::StatusOr<std::unique_ptr<Server>> server =
@@ -590,6 +596,7 @@ TEST_P(ServerTest, ABufferTheSystemRefusesToMapClosesOnlyItsConnection) {
 // whose echo is held while the next replies pile up over the limit; reading resumes after the
 // flush, with no fd event), and still all be echoed.
 TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressure) {
+  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.read_size = 5, .max_pending_output = 16, .tls = tls->get()});
@@ -716,7 +723,7 @@ TEST(ServerModelTest, ParsesNamesAndRejectsBadOptions) {
 
 TEST(ServerModelTest, EpollIsAModelExactlyWhereItIsBuilt) {
   const std::vector<ServerModel> models = AvailableServerModels();
-  EXPECT_EQ(models.size(), kHasEpoll ? 3u : 2u);
+  EXPECT_EQ(models.size(), (kHasEpoll ? 3u : 2u) + (UringSupport().ok() ? 1u : 0u));
   EXPECT_NE(std::find(models.begin(), models.end(), DefaultServerModel()), models.end());
   absl::StatusOr<ServerModel> epoll = ParseServerModel("epoll");
   EXPECT_EQ(epoll.ok(), kHasEpoll);
@@ -725,6 +732,43 @@ TEST(ServerModelTest, EpollIsAModelExactlyWhereItIsBuilt) {
         << epoll.status();
     EXPECT_EQ(DefaultServerModel(), ServerModel::kPoll);
   }
+}
+
+// uring is a model where it is built and the kernel lets this process use io_uring; elsewhere
+// Server::Start says why not. (uring_probe_test forces the probe to fail.)
+TEST(ServerModelTest, UringIsAModelExactlyWhereItIsBuiltAndAllowed) {
+  const std::vector<ServerModel> models = AvailableServerModels();
+  const bool listed = std::find(models.begin(), models.end(), ServerModel::kUring) != models.end();
+  EXPECT_EQ(listed, UringSupport().ok());
+  EXPECT_EQ(ParseServerModel("uring").ok(), kHasEpoll);
+  if (!kHasEpoll) {
+    EXPECT_TRUE(absl::StrContains(UringSupport().message(), "not built on this platform"))
+        << UringSupport();
+  }
+  if (!listed) {
+    auto factory = [] { return std::unique_ptr<ConnectionHandler>(); };
+    absl::StatusOr<std::unique_ptr<Server>> server =
+        Server::Start({.model = ServerModel::kUring}, factory);
+    ASSERT_FALSE(server.ok());
+    EXPECT_EQ(server.status(), UringSupport());
+  }
+}
+
+// The uring model reads and writes through the ring, which the TLS transport cannot: it refuses
+// TLS by name instead of serving it wrong.
+TEST(ServerModelTest, UringRefusesTlsAndBadBufferCounts) {
+  if (!UringSupport().ok()) GTEST_SKIP() << UringSupport();
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  auto factory = [] { return std::unique_ptr<ConnectionHandler>(); };
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.model = ServerModel::kUring, .tls = tls->get()}, factory);
+  ASSERT_FALSE(server.ok());
+  EXPECT_TRUE(absl::StrContains(server.status().message(), "--model=uring does not serve TLS"))
+      << server.status();
+  server = Server::Start({.model = ServerModel::kUring, .uring_buffers = 100}, factory);
+  ASSERT_FALSE(server.ok());
+  EXPECT_TRUE(absl::StrContains(server.status().message(), "power of two")) << server.status();
 }
 
 TEST(ServerModelTest, SaysWhenLoopsShareOneListener) {

@@ -64,6 +64,8 @@ void MergeStats(const ServerStats& from, ServerStats& into) {
   into.bytes_written += from.bytes_written;
   into.read_pauses += from.read_pauses;
   into.connections_timed_out += from.connections_timed_out;
+  into.system_calls += from.system_calls;
+  into.receive_buffer_shortages += from.receive_buffer_shortages;
   into.connections_out_of_memory += from.connections_out_of_memory;
   if (from.peak_pending_output > into.peak_pending_output) {
     into.peak_pending_output = from.peak_pending_output;
@@ -154,6 +156,7 @@ class ThreadServer final : public Server {
       // The listener is non-blocking, so a connection reset before accept() cannot block this loop;
       // the accepted socket is blocking.
       ServerCounters::Add(acceptor_counters_.accept_calls, 1);
+      ServerCounters::Add(acceptor_counters_.system_calls, 2);  // with the poll before it
       absl::StatusOr<UniqueFd> accepted = Accept(listener_.fd.get(), /*non_blocking=*/false);
       if (!accepted.ok()) {
         if (absl::IsUnavailable(accepted.status())) continue;  // EAGAIN, or the peer reset it
@@ -286,6 +289,7 @@ class ThreadServer final : public Server {
         pollfd entry{transport.fd(), POLLIN, 0};
         int rc;
         do {
+          ServerCounters::Add(counters.system_calls, 1);
           rc = poll(&entry, 1, MillisUntil(deadline));
         } while (rc < 0 && errno == EINTR);
         // A head trickled a byte at a time keeps the socket readable: the deadline is checked too.
@@ -295,6 +299,7 @@ class ThreadServer final : public Server {
         }
       }
       const size_t room = std::min(options_.read_size, options_.max_pending_input - input.size());
+      ServerCounters::Add(counters.system_calls, 1);
       IoResult r = transport.Read(input.WritableSpace(room), room);
       if (r.status == IoStatus::kOk) {
         input.CommitWrite(r.bytes);
@@ -360,6 +365,7 @@ class ThreadServer final : public Server {
     const int wait_ms =
         idle_timeout_nanos > 0 ? MillisUntil(MonotonicNanos() + idle_timeout_nanos) : -1;
     while (!output.empty()) {
+      ServerCounters::Add(counters.system_calls, 1);
       IoResult r = transport.Write(output.data(), output.size());
       if (r.status == IoStatus::kOk) {
         output.Consume(r.bytes);

@@ -107,7 +107,7 @@ int Main() {
   if (mode_name == "stream" && options.pipeline != 1) {
     return UsageError("--pipeline applies to --mode=pipeline, not to --mode=stream");
   }
-  absl::StatusOr<ClientModel> model = ParseServerModel(absl::GetFlag(FLAGS_model));
+  absl::StatusOr<ClientModel> model = ParseClientModel(absl::GetFlag(FLAGS_model));
   if (!model.ok()) return UsageError(absl::StrCat("--model: ", model.status().message()));
   options.model = *model;
   if (absl::Status valid = ValidateLoadOptions(options); !valid.ok()) {

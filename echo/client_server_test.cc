@@ -93,7 +93,7 @@ TEST_P(ClientServerTest, EveryMessageComesBackWithoutError) {
 
 INSTANTIATE_TEST_SUITE_P(AllModels, ClientServerTest,
                          ::testing::Combine(::testing::ValuesIn(AvailableServerModels()),
-                                            ::testing::ValuesIn(AvailableServerModels()),
+                                            ::testing::ValuesIn(AvailableClientModels()),
                                             ::testing::Values(Load::kStream, Load::kBatched,
                                                               Load::kPingPong, Load::kPipeline,
                                                               Load::kRate)),

@@ -307,7 +307,7 @@ TEST_P(ModelTest, PingPongToAServerThatNeverEchoesStopsAtTheDrainTimeout) {
   EXPECT_EQ(result.errors["timeout"], 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::ValuesIn(AvailableServerModels()),
+INSTANTIATE_TEST_SUITE_P(Models, ModelTest, ::testing::ValuesIn(AvailableClientModels()),
                          [](const auto& info) { return std::string(ServerModelName(info.param)); });
 
 TEST(LoadGeneratorTest, SizesFromOneByteToOneMebibyte) {

@@ -62,6 +62,9 @@ int Run() {
   FanoutOptions options;
   options.url = *url;
   options.model = absl::GetFlag(FLAGS_model);
+  if (options.model == ClientModel::kUring) {
+    return Fail(std::string(ParseClientModel("uring").status().message()));
+  }
   options.requests = absl::GetFlag(FLAGS_requests);
   options.concurrency = absl::GetFlag(FLAGS_concurrency);
   options.keepalive = absl::GetFlag(FLAGS_keepalive);

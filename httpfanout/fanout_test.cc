@@ -34,7 +34,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // The models this build has (epoll on Linux only), for clients and servers alike.
-const std::vector<ClientModel> kClientModels = AvailableServerModels();
+const std::vector<ClientModel> kClientModels = AvailableClientModels();
 
 Url LocalUrl(bool https, int port, const std::string& path = "/") {
   absl::StatusOr<Url> url = ParseUrl(

@@ -62,7 +62,7 @@ int Run() {
   }
   options.pipeline = absl::GetFlag(FLAGS_pipeline);
   const std::string model = absl::GetFlag(FLAGS_model);
-  absl::StatusOr<ClientModel> parsed_model = ParseServerModel(model);
+  absl::StatusOr<ClientModel> parsed_model = ParseClientModel(model);
   if (!parsed_model.ok()) return Fail(absl::StrCat("--model: ", parsed_model.status().message()));
   options.model = *parsed_model;
   options.threads = absl::GetFlag(FLAGS_threads);

@@ -24,6 +24,13 @@ absl::StatusOr<std::unique_ptr<Server>> StartThreadServer(const ServerOptions& o
                                                           HandlerFactory handler_factory);
 absl::StatusOr<std::unique_ptr<Server>> StartEventLoopServer(const ServerOptions& options,
                                                              HandlerFactory handler_factory);
+// Built where NETBENCH_LINUX is 1 (platform.h); Server::Start has checked UringSupport().
+absl::StatusOr<std::unique_ptr<Server>> StartUringServer(const ServerOptions& options,
+                                                         HandlerFactory handler_factory);
+
+// For tests that change what the kernel allows this process (a seccomp filter): the next
+// UringSupport() probes again.
+void ForgetUringSupport();
 
 // Plain TCP when options.tls is null, else the TLS server side; Handshake() still has to be driven.
 absl::StatusOr<std::unique_ptr<Transport>> MakeServerTransport(const ServerOptions& options,
@@ -59,6 +66,8 @@ struct ServerCounters {
   std::atomic<uint64_t> read_pauses{0};
   std::atomic<uint64_t> peak_pending_input{0};
   std::atomic<uint64_t> timed_out{0};
+  std::atomic<uint64_t> system_calls{0};
+  std::atomic<uint64_t> receive_buffer_shortages{0};
   std::atomic<uint64_t> out_of_memory{0};
 
   static void Add(std::atomic<uint64_t>& counter, uint64_t n) {

@@ -1,0 +1,898 @@
+// The uring model: `threads` loops on io_uring, each with its own listening socket (SO_REUSEPORT
+// when there are several) and its own connections, as the epoll model's loops are. Where that
+// model asks the kernel "what is ready?" and then reads and writes each ready socket with a call of
+// its own, this one keeps standing requests in the kernel and collects what they did:
+//
+//   - one multishot accept on the listener;
+//   - one multishot receive per connection, into buffers the loop lends the kernel through a
+//     provided buffer ring (the kernel picks a free buffer per completion; the loop hands it back
+//     once the handler has seen it). A completion without IORING_CQE_F_MORE ended the request
+//     (ENOBUFS when every buffer was out, a cancel): it is armed again at the end of the pass;
+//   - a connection's replies gather in its output buffer while the pass runs and go out in one
+//     send per connection, prepared at the end of the pass;
+//
+// and every request of a pass, those sends included, is submitted by the same io_uring_enter that
+// then waits for the next completions. A loop makes one system call per pass however many
+// connections it served, where epoll makes one per ready socket and direction plus its wait. The
+// ring is set up IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN (only this thread
+// submits; the kernel's completion work runs inside that enter instead of interrupting the
+// thread whenever a packet lands), and the ring's own descriptor is registered, which spares the
+// kernel a descriptor lookup per enter.
+//
+// Why a model of its own rather than a third EventLoop backend: EventLoop reports readiness and
+// leaves the reading and writing to its user, which is one system call per operation again; a
+// completion ring has to own the reads (it picks their buffers) and the writes (their buffers must
+// stay put until the kernel is done) to batch them. So this file drives the ConnectionHandler
+// itself, as thread_server.cc and event_loop_server.cc each do, and keeps their rules:
+//
+//   - Bounds. Received bytes are offered to the handler straight from the kernel's buffer when
+//     nothing older waits (no copy); what it leaves joins the connection's input. A multishot
+//     receive cannot be told how much room is left, so a connection uses one only while it has
+//     kMultishotRoom of input room and its output is at most half its bound; nearer either bound
+//     the loop cancels it and asks one receive at a time for at most the room left, and over
+//     either bound it asks nothing until the connection drains. Bytes a multishot receive
+//     delivered before its cancel landed wait aside, count as input, and are offered first (the
+//     one way input can pass its bound: by what one pass of a multishot receive brought past
+//     64 KiB of room). Output is two buffers, one being sent (the kernel reads it until the send
+//     completes, so it must not move) and one gathering; the output bound counts both, and the
+//     handler's bound is what the send in flight leaves of it.
+//   - Timers (idle, head, send_not_before_nanos) are the epoll model's, kept in the loop and
+//     turned into the enter's timeout.
+//   - Descriptors. Accepted connections are ordinary descriptors, so RLIMIT_NOFILE bounds them as
+//     in the other models and the spare descriptor refuses the excess the same way. Direct
+//     (registered-file) descriptors would escape that limit, which the server tests hold every
+//     model to; the ring's own descriptor is registered instead.
+//   - A connection is closed with close(2) at once, and its requests still out are cancelled by
+//     the next enter (they hold the socket until then); its state lives until the kernel has
+//     returned every request that names it, since a send's buffer is the kernel's till then.
+//
+// TLS is not offered: Transport reads and writes the socket itself. Server::Start refuses
+// --model=uring with TLS.
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <sys/eventfd.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <new>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/byte_buffer.h"
+#include "common/clock.h"
+#include "common/errno_status.h"
+#include "common/internal/server_models.h"
+#include "common/socket.h"
+
+namespace netbench {
+namespace internal {
+namespace {
+
+// What a completion is for: the low bits of its user_data; the rest is the connection's id.
+enum Op : uint64_t {
+  kAcceptOp = 1,
+  kWakeOp = 2,
+  kRecvOp = 3,
+  kSendOp = 4,
+  kCancelOp = 5,
+};
+constexpr int kOpBits = 3;
+constexpr uint64_t UserData(uint64_t id, Op op) { return (id << kOpBits) | op; }
+
+constexpr unsigned kSubmissionEntries = 1024;
+constexpr unsigned kCompletionEntries = 16384;
+constexpr uint16_t kBufferGroup = 0;
+// A provided buffer's size: read_size, up to this.
+constexpr size_t kMaxBufferSize = 16 * 1024;
+// A connection receives multishot only while this much input room is left and its output is at
+// most half its bound; nearer its bounds, one receive at a time, never asking for more than the
+// room (see the top).
+constexpr size_t kMultishotRoom = 64 * 1024;
+
+class UringWorker;
+
+class UringConnection {
+ public:
+  UringConnection(UringWorker& worker, uint64_t id, UniqueFd fd,
+                  std::unique_ptr<ConnectionHandler> handler);
+  ~UringConnection();
+
+  void Start();
+  // A completion of this connection's receive; `data` is the kernel's buffer, valid during the
+  // call.
+  void OnReceived(int result, const char* data, bool more);
+  void OnSent(int result);
+  void OnCancelDone() { --in_flight_; }
+  // End of a pass: sends what gathered, re-arms or cancels the receive.
+  void Prepare();
+
+  bool closed() const { return closed_; }
+  void CloseOutOfMemory() {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
+  }
+  // Closed, and the kernel has returned every request that named it.
+  bool finished() const {
+    return closed_ && in_flight_ == 0 && !recv_armed_ && !send_in_flight_;
+  }
+  bool dirty() const { return dirty_; }
+  void set_dirty(bool value) { dirty_ = value; }
+
+ private:
+  size_t PendingOutput() const { return output_.size() + sending_.size(); }
+  bool OutputFull() const { return PendingOutput() > options_.max_pending_output; }
+  // Bytes set aside count: they are input the connection holds.
+  size_t HeldInput() const { return input_.size() + aside_.size(); }
+  bool InputFull() const { return HeldInput() >= options_.max_pending_input; }
+  bool CanHandle() const { return !closing_ && !closed_ && !OutputFull(); }
+  bool CanRead() const { return CanHandle() && !InputFull(); }
+  // Offers `data` (not yet in input_) to the handler, within the input bound; what does not fit
+  // or comes while the connection cannot read waits in aside_.
+  void Feed(const char* data, size_t size);
+  // Offers input_ (plus nothing new) to the handler. False once closed.
+  bool Handle(absl::string_view input, bool from_input);
+  // Work that needs no socket: input left for lack of output room, bytes set aside.
+  void Resume();
+  void Hold(int64_t until_nanos);
+  void OnHoldExpired();
+  void OnIdleTimer();
+  void WatchHead();
+  void CancelHeadTimer();
+  void NoteActivity() {
+    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
+  }
+  void MarkDirty();
+  void Close(bool graceful);
+
+  UringWorker& worker_;
+  const ServerOptions& options_;
+  ServerCounters& counters_;
+  const uint64_t id_;
+  UniqueFd fd_;
+  const int raw_fd_;
+  std::unique_ptr<ConnectionHandler> handler_;
+  ByteBuffer input_;
+  ByteBuffer aside_;    // received while the connection could not read (see the top)
+  ByteBuffer output_;   // gathering
+  ByteBuffer sending_;  // the kernel's until the send completes
+  bool recv_armed_ = false;
+  bool recv_multishot_ = false;
+  bool recv_cancelled_ = false;  // a cancel of the armed receive is on its way
+  bool send_in_flight_ = false;
+  bool peer_closed_ = false;
+  bool closing_ = false;  // close once the output is written
+  bool closed_ = false;
+  bool paused_ = false;
+  bool reoffer_ = false;
+  bool dirty_ = false;
+  bool held_ = false;
+  int64_t hold_until_ = 0;
+  uint64_t hold_timer_ = 0;
+  int64_t last_active_ = 0;
+  uint64_t idle_timer_ = 0;
+  uint64_t head_timer_ = 0;
+  int in_flight_ = 0;  // cancels naming this connection
+};
+
+class UringWorker {
+ public:
+  UringWorker(const ServerOptions& options, const HandlerFactory& handler_factory,
+              std::atomic<int>& live, ServerFailure& failure, Listener listener)
+      : options_(options),
+        handler_factory_(handler_factory),
+        live_(live),
+        failure_(failure),
+        listener_(std::move(listener)),
+        buffer_size_(std::min(options.read_size, kMaxBufferSize)) {}
+
+  ~UringWorker() {
+    Join();
+    if (ring_ready_) io_uring_queue_exit(&ring_);
+    if (buffers_ != nullptr) munmap(buffers_, buffer_bytes_);
+  }
+
+  // Starts the loop's thread, which sets up its ring (IORING_SETUP_SINGLE_ISSUER binds a ring to
+  // the thread that creates it, and DEFER_TASKRUN requires that binding); returns how that went.
+  absl::Status Start() {
+    std::promise<absl::Status> ready;
+    std::future<absl::Status> setup = ready.get_future();
+    thread_ = StartServerThread([this, &ready] {
+      absl::Status status = Init();
+      const bool ok = status.ok();
+      ready.set_value(std::move(status));
+      if (ok) Run();
+    });
+    absl::Status status = setup.get();
+    if (!status.ok()) {
+      thread_.join();
+      CloseAll();
+    }
+    return status;
+  }
+
+ private:
+  absl::Status Init() {
+    io_uring_params params{};
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE;
+    params.cq_entries = kCompletionEntries;
+    if (int error = io_uring_queue_init_params(kSubmissionEntries, &ring_, &params); error < 0) {
+      return ErrnoStatus(-error, "io_uring_setup");
+    }
+    ring_ready_ = true;
+    const unsigned count = static_cast<unsigned>(options_.uring_buffers);
+    buffer_bytes_ = count * sizeof(io_uring_buf) + static_cast<size_t>(count) * buffer_size_;
+    void* memory =
+        mmap(nullptr, buffer_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+    if (memory == MAP_FAILED) return ErrnoStatus(errno, "mmap of the receive buffers");
+    buffers_ = static_cast<char*>(memory);
+    buffer_ring_ = reinterpret_cast<io_uring_buf_ring*>(buffers_);
+    buffer_data_ = buffers_ + count * sizeof(io_uring_buf);
+    io_uring_buf_ring_init(buffer_ring_);
+    io_uring_buf_reg reg{};
+    reg.ring_addr = reinterpret_cast<uint64_t>(buffer_ring_);
+    reg.ring_entries = count;
+    reg.bgid = kBufferGroup;
+    if (int error = io_uring_register_buf_ring(&ring_, &reg, 0); error < 0) {
+      return ErrnoStatus(-error, "registering the provided buffer ring");
+    }
+    for (unsigned i = 0; i < count; ++i) {
+      io_uring_buf_ring_add(buffer_ring_, buffer_data_ + i * buffer_size_, buffer_size_, i,
+                            io_uring_buf_ring_mask(count), i);
+    }
+    io_uring_buf_ring_advance(buffer_ring_, count);
+    wake_.reset(eventfd(0, EFD_CLOEXEC));
+    if (!wake_.valid()) return ErrnoStatus(errno, "eventfd");
+    return absl::OkStatus();
+  }
+
+
+ public:
+  void Join() {
+    if (!thread_.joinable()) return;
+    stop_.store(true, std::memory_order_release);
+    uint64_t one = 1;
+    (void)!write(wake_.get(), &one, sizeof(one));
+    thread_.join();
+    CloseAll();
+  }
+
+  // The next request slot, submitting what is queued when the ring is full (a system call more).
+  io_uring_sqe* Sqe() {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    while (sqe == nullptr) {
+      ServerCounters::Add(counters_.system_calls, 1);
+      io_uring_submit(&ring_);
+      sqe = io_uring_get_sqe(&ring_);
+    }
+    return sqe;
+  }
+
+  // Multishot when `length` is 0; else one receive of at most `length` bytes.
+  void ArmReceive(uint64_t id, int fd, size_t length) {
+    io_uring_sqe* sqe = Sqe();
+    if (length == 0) {
+      io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
+    } else {
+      io_uring_prep_recv(sqe, fd, nullptr, std::min(length, buffer_size_), 0);
+    }
+    sqe->flags |= IOSQE_BUFFER_SELECT;
+    sqe->buf_group = kBufferGroup;
+    io_uring_sqe_set_data64(sqe, UserData(id, kRecvOp));
+  }
+
+  // Cancels the connection's request of that kind (its receive, its send).
+  void Cancel(uint64_t id, Op op) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_cancel64(sqe, UserData(id, op), 0);
+    io_uring_sqe_set_data64(sqe, UserData(id, kCancelOp));
+  }
+
+  void Send(uint64_t id, int fd, const char* data, size_t size) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_send(sqe, fd, data, size, MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(sqe, UserData(id, kSendOp));
+  }
+
+  void MarkDirty(UringConnection* connection) {
+    if (connection->dirty() || connection->closed()) return;
+    connection->set_dirty(true);
+    dirty_.push_back(connection);
+  }
+
+  uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) {
+    const uint64_t id = next_timer_id_++;
+    timers_.emplace(std::make_pair(when_nanos, id), std::move(callback));
+    timer_deadlines_[id] = when_nanos;
+    return id;
+  }
+
+  void CancelTimer(uint64_t id) {
+    auto it = timer_deadlines_.find(id);
+    if (it == timer_deadlines_.end()) return;
+    timers_.erase(std::make_pair(it->second, id));
+    timer_deadlines_.erase(it);
+  }
+
+  void Closed() {
+    ServerCounters::Add(counters_.closed, 1);
+    live_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  const ServerOptions& options() const { return options_; }
+  ServerCounters& counters() { return counters_; }
+  const ServerCounters& counters() const { return counters_; }
+  const Listener& listener() const { return listener_; }
+
+ private:
+  void Run() {
+    // Registered now, on the thread that submits: the enters that follow skip the ring's
+    // descriptor lookup. Optional (kernel 5.18): without it they look it up.
+    (void)io_uring_register_ring_fd(&ring_);
+    ArmAccept();
+    ArmWake();
+    while (!stopping_) {
+      Prepare();
+      EraseFinished();
+      __kernel_timespec timeout{};
+      __kernel_timespec* wait_limit = nullptr;
+      if (!timers_.empty()) {
+        const int64_t wait = std::max<int64_t>(0, timers_.begin()->first.first - MonotonicNanos());
+        timeout.tv_sec = wait / kNanosPerSecond;
+        timeout.tv_nsec = wait % kNanosPerSecond;
+        wait_limit = &timeout;
+      }
+      io_uring_cqe* cqe = nullptr;
+      ServerCounters::Add(counters_.system_calls, 1);
+      int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
+      if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
+          result != -EAGAIN) {
+        Fail(ErrnoStatus(-result, "io_uring_enter"));
+        return;
+      }
+      unsigned head;
+      unsigned seen = 0;
+      returned_ = 0;
+      io_uring_for_each_cqe(&ring_, head, cqe) {
+        ++seen;
+        Dispatch(*cqe);
+      }
+      io_uring_cq_advance(&ring_, seen);
+      // The buffers the handlers have seen, published to the kernel at once.
+      if (returned_ > 0) io_uring_buf_ring_advance(buffer_ring_, returned_);
+      RunDueTimers();
+    }
+  }
+
+  void Dispatch(const io_uring_cqe& cqe) {
+    const uint64_t data = cqe.user_data;
+    const Op op = static_cast<Op>(data & ((1 << kOpBits) - 1));
+    const uint64_t id = data >> kOpBits;
+    const bool more = (cqe.flags & IORING_CQE_F_MORE) != 0;
+    switch (op) {
+      case kAcceptOp:
+        OnAccepted(cqe.res, more);
+        return;
+      case kWakeOp:
+        if (stop_.load(std::memory_order_acquire)) {
+          stopping_ = true;
+        } else {
+          ArmWake();
+        }
+        return;
+      default:
+        break;
+    }
+    const bool has_buffer = (cqe.flags & IORING_CQE_F_BUFFER) != 0;
+    const unsigned buffer_id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
+    char* buffer = has_buffer ? buffer_data_ + static_cast<size_t>(buffer_id) * buffer_size_ : nullptr;
+    auto it = connections_.find(id);
+    if (it != connections_.end()) {
+      UringConnection* connection = it->second.get();
+      // A buffer the system refuses to map (ByteBuffer throws std::bad_alloc) closes that
+      // connection alone, as in the other models.
+      try {
+      switch (op) {
+        case kRecvOp:
+          if (cqe.res == -ENOBUFS) ServerCounters::Add(counters_.receive_buffer_shortages, 1);
+          connection->OnReceived(cqe.res, buffer, more);
+          break;
+        case kSendOp:
+          connection->OnSent(cqe.res);
+          break;
+        case kCancelOp:
+          connection->OnCancelDone();
+          break;
+        default:
+          break;
+      }
+      } catch (const std::bad_alloc&) {
+        connection->CloseOutOfMemory();
+      }
+      if (connection->finished()) finished_.push_back(id);
+    }
+    if (has_buffer) {
+      // Handed back once the handler has seen it: the kernel may fill it again from the next
+      // enter on.
+      io_uring_buf_ring_add(buffer_ring_, buffer, buffer_size_, buffer_id,
+                            io_uring_buf_ring_mask(options_.uring_buffers), returned_++);
+    }
+  }
+
+  // After Prepare, which is the last to hold pointers to connections that closed in the pass.
+  void EraseFinished() {
+    for (uint64_t id : finished_) {
+      auto it = connections_.find(id);
+      if (it != connections_.end() && it->second->finished()) connections_.erase(it);
+    }
+    finished_.clear();
+  }
+
+  void ArmAccept() {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_multishot_accept(sqe, listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    io_uring_sqe_set_data64(sqe, UserData(0, kAcceptOp));
+  }
+
+  // Join's eventfd write ends the loop. A poll, not a read: an eventfd read would wait in an
+  // io_uring worker thread.
+  void ArmWake() {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_poll_add(sqe, wake_.get(), POLLIN);
+    io_uring_sqe_set_data64(sqe, UserData(0, kWakeOp));
+  }
+
+  void OnAccepted(int result, bool more) {
+    ServerCounters::Add(counters_.accept_calls, 1);
+    if (result >= 0) {
+      UniqueFd accepted(result);
+      if (!more) ArmAccept();
+      // A multishot accept reads RLIMIT_NOFILE once, when it is armed (the kernel's io_accept_prep):
+      // a descriptor at or over the limit now is one accept(2) would have refused with EMFILE,
+      // and it is refused as the other models refuse those.
+      rlimit limit{};
+      ServerCounters::Add(counters_.system_calls, 1);
+      if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && static_cast<rlim_t>(result) >= limit.rlim_cur) {
+        ServerCounters::Add(counters_.refused, 1);
+        return;  // closes it
+      }      if (live_.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections) {
+        live_.fetch_sub(1, std::memory_order_relaxed);
+        ServerCounters::Add(counters_.rejected, 1);
+        return;  // closes it
+      }
+      ServerCounters::Add(counters_.accepted, 1);
+      const uint64_t id = next_id_++;
+      auto connection =
+          std::make_unique<UringConnection>(*this, id, std::move(accepted), handler_factory_());
+      UringConnection* raw = connection.get();
+      connections_[id] = std::move(connection);
+      raw->Start();
+      return;
+    }
+    if (result == -EMFILE || result == -ENFILE) {
+      // Out of descriptors, as the epoll model answers it: refuse what waits through the spare,
+      // with the listener non-blocking for the while (the ring's accepts want it blocking).
+      const int fd = listener_.fd.get();
+      const int flags = fcntl(fd, F_GETFL);
+      fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+      SpareDescriptor::Outcome outcome = SpareDescriptor::kRefused;
+      for (int i = 0; i < 64 && outcome == SpareDescriptor::kRefused; ++i) {
+        outcome = RefusePending(spare_, fd, counters_);
+      }
+      fcntl(fd, F_SETFL, flags);
+      ServerCounters::Add(counters_.system_calls, 2);
+      if (outcome == SpareDescriptor::kRefused || outcome == SpareDescriptor::kNonePending) {
+        if (!more) ArmAccept();
+        return;
+      }
+      // No slot even for the spare: wait a moment rather than spin.
+      if (!more) AddTimer(MonotonicNanos() + 10 * kNanosPerMilli, [this] { ArmAccept(); });
+      return;
+    }
+    // A connection that reset before it was taken, or the like: accept on.
+    if (!more) ArmAccept();
+  }
+
+  void Prepare() {
+    // A connection's Prepare may close it (it never adds another to the list).
+    for (size_t i = 0; i < dirty_.size(); ++i) {
+      UringConnection* connection = dirty_[i];
+      connection->set_dirty(false);
+      try {
+        connection->Prepare();
+      } catch (const std::bad_alloc&) {
+        connection->CloseOutOfMemory();
+      }
+    }
+    dirty_.clear();
+  }
+
+  void RunDueTimers() {
+    const int64_t now = MonotonicNanos();
+    while (!timers_.empty() && timers_.begin()->first.first <= now) {
+      auto first = timers_.begin();
+      std::function<void()> callback = std::move(first->second);
+      timer_deadlines_.erase(first->first.second);
+      timers_.erase(first);
+      callback();
+    }
+  }
+
+  void Fail(const absl::Status& error) {
+    const size_t open = connections_.size();
+    CloseAll();
+    failure_.Report(absl::Status(
+        error.code(), absl::StrCat("uring event loop failed: ", error.message(),
+                                   "; it stopped and closed its listener and ", open,
+                                   " connections")));
+  }
+
+  // After the loop: the ring goes first (its exit cancels and waits for every request), then the
+  // connections and their descriptors.
+  void CloseAll() {
+    if (ring_ready_) {
+      io_uring_queue_exit(&ring_);
+      ring_ready_ = false;
+    }
+    dirty_.clear();
+    connections_.clear();
+    listener_.fd.reset();
+  }
+
+  const ServerOptions& options_;
+  const HandlerFactory& handler_factory_;
+  std::atomic<int>& live_;
+  ServerFailure& failure_;
+  Listener listener_;
+  const size_t buffer_size_;
+  io_uring ring_{};
+  bool ring_ready_ = false;
+  char* buffers_ = nullptr;  // the buffer ring's entries, then the buffers
+  size_t buffer_bytes_ = 0;
+  io_uring_buf_ring* buffer_ring_ = nullptr;
+  char* buffer_data_ = nullptr;
+  unsigned returned_ = 0;  // buffers handed back in this pass, not yet published
+  UniqueFd wake_;
+  std::atomic<bool> stop_{false};
+  bool stopping_ = false;  // loop thread only
+  ServerCounters counters_;
+  SpareDescriptor spare_;
+  uint64_t next_id_ = 1;
+  std::unordered_map<uint64_t, std::unique_ptr<UringConnection>> connections_;
+  std::vector<UringConnection*> dirty_;
+  std::vector<uint64_t> finished_;  // ids of connections to erase after Prepare
+  std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
+  std::unordered_map<uint64_t, int64_t> timer_deadlines_;
+  uint64_t next_timer_id_ = 1;
+  std::thread thread_;
+
+  friend class UringConnection;
+};
+
+UringConnection::UringConnection(UringWorker& worker, uint64_t id, UniqueFd fd,
+                                 std::unique_ptr<ConnectionHandler> handler)
+    : worker_(worker),
+      options_(worker.options()),
+      counters_(worker.counters()),
+      id_(id),
+      fd_(std::move(fd)),
+      raw_fd_(fd_.get()),
+      handler_(std::move(handler)) {
+  handler_->set_output_bound(options_.max_pending_output);
+  handler_->set_input_bound(options_.max_pending_input);
+}
+
+UringConnection::~UringConnection() {
+  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
+  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
+  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
+  // Still open only when the worker shuts down (the ring is gone by then).
+  if (!closed_) {
+    fd_.reset();  // closed before it is counted closed: whoever sees the count finds it free
+    worker_.Closed();
+  }
+}
+
+void UringConnection::Start() {
+  if (options_.idle_timeout_nanos > 0) {
+    NoteActivity();
+    idle_timer_ =
+        worker_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
+  }
+  MarkDirty();  // arms the receive
+}
+
+void UringConnection::MarkDirty() { worker_.MarkDirty(this); }
+
+void UringConnection::OnReceived(int result, const char* data, bool more) {
+  if (!more) {
+    recv_armed_ = false;
+    recv_cancelled_ = false;
+  }
+  if (closed_) return;
+  if (result > 0) {
+    ServerCounters::Add(counters_.bytes_read, static_cast<uint64_t>(result));
+    NoteActivity();
+    Feed(data, static_cast<size_t>(result));
+  } else if (result == 0) {
+    peer_closed_ = true;
+    if (!closing_) {
+      handler_->OnPeerClosed(output_);
+      closing_ = true;
+    }
+  } else if (result != -ENOBUFS && result != -ECANCELED) {
+    Close(/*graceful=*/false);
+    return;
+  }
+  if (!closed_) MarkDirty();
+}
+
+void UringConnection::Feed(const char* data, size_t size) {
+  if (!aside_.empty() || !CanRead() || reoffer_) {
+    aside_.Append(data, size);
+    return;
+  }
+  while (size > 0 && CanRead() && !reoffer_) {
+    const size_t room = options_.max_pending_input - HeldInput();
+    const size_t take = std::min(size, room);
+    if (input_.empty()) {
+      // Straight from the kernel's buffer; only what the handler leaves is copied.
+      if (!Handle(absl::string_view(data, take), /*from_input=*/false)) return;
+    } else {
+      input_.Append(data, take);
+      if (!Handle(input_.view(), /*from_input=*/true)) return;
+    }
+    data += take;
+    size -= take;
+  }
+  if (size > 0) aside_.Append(data, size);
+}
+
+bool UringConnection::Handle(absl::string_view input, bool from_input) {
+  ServerCounters::Max(counters_.peak_pending_input, input.size());
+  // The handler sees only output_; what is being sent takes its share of the bound.
+  handler_->set_output_bound(options_.max_pending_output -
+                             std::min(sending_.size(), options_.max_pending_output));
+  HandlerResult result = handler_->OnData(input, output_);
+  if (from_input) {
+    input_.Consume(result.consumed);
+  } else if (result.consumed < input.size()) {
+    input_.Append(input.substr(result.consumed));
+  }
+  if (input_.size() >= options_.max_pending_input && result.consumed == 0) {
+    Close(/*graceful=*/false);  // it needs more input than the bound allows
+    return false;
+  }
+  reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
+  WatchHead();
+  ServerCounters::Max(counters_.peak_pending_output, PendingOutput());
+  if (result.close) closing_ = true;
+  if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
+    Hold(result.send_not_before_nanos);
+  }
+  return true;
+}
+
+void UringConnection::Resume() {
+  while (!closed_ && CanHandle()) {
+    if (reoffer_) {
+      if (!Handle(input_.view(), /*from_input=*/true)) return;
+      continue;
+    }
+    // Bytes set aside may be past the bound themselves (see the top): they move into input_ as
+    // input_ has room, whatever they hold.
+    if (aside_.empty() || input_.size() >= options_.max_pending_input) return;
+    // A read's worth at a time, as the receives that brought it: the output bound allows one
+    // handler call's reply past it.
+    const size_t take =
+        std::min({aside_.size(), options_.read_size,
+                  options_.max_pending_input - std::min(input_.size(), options_.max_pending_input)});
+    if (take == 0) return;
+    input_.Append(aside_.data(), take);
+    aside_.Consume(take);
+    if (!Handle(input_.view(), /*from_input=*/true)) return;
+  }
+}
+
+void UringConnection::OnSent(int result) {
+  send_in_flight_ = false;
+  if (closed_) return;
+  if (result < 0) {
+    Close(/*graceful=*/false);
+    return;
+  }
+  sending_.Consume(static_cast<size_t>(result));
+  ServerCounters::Add(counters_.bytes_written, static_cast<uint64_t>(result));
+  NoteActivity();
+  MarkDirty();
+}
+
+void UringConnection::Prepare() {
+  if (closed_) return;
+  Resume();
+  if (closed_) return;
+  if (!send_in_flight_ && !held_) {
+    if (sending_.empty() && !output_.empty()) std::swap(sending_, output_);
+    if (!sending_.empty()) {
+      worker_.Send(id_, raw_fd_, sending_.data(), sending_.size());
+      send_in_flight_ = true;
+    } else if (closing_) {
+      Close(/*graceful=*/true);
+      return;
+    }
+  }
+  const bool over = OutputFull() || InputFull();
+  if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
+  paused_ = over;
+  const bool want_read = !peer_closed_ && CanRead() && aside_.empty() && !reoffer_;
+  const size_t room = over ? 0 : options_.max_pending_input - HeldInput();
+  const bool roomy =
+      room >= kMultishotRoom && PendingOutput() <= options_.max_pending_output / 2;
+  if (want_read && !recv_armed_) {
+    recv_multishot_ = roomy;
+    worker_.ArmReceive(id_, raw_fd_, roomy ? 0 : room);
+    recv_armed_ = true;
+  } else if ((!want_read || !roomy) && recv_armed_ && recv_multishot_ && !recv_cancelled_ &&
+             !peer_closed_) {
+    worker_.Cancel(id_, kRecvOp);
+    recv_cancelled_ = true;
+    ++in_flight_;
+  }
+}
+
+void UringConnection::Hold(int64_t until_nanos) {
+  held_ = true;
+  if (until_nanos > hold_until_) hold_until_ = until_nanos;
+  if (hold_timer_ == 0) {
+    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
+  }
+}
+
+void UringConnection::OnHoldExpired() {
+  hold_timer_ = 0;
+  if (MonotonicNanos() < hold_until_) {
+    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
+    return;
+  }
+  held_ = false;
+  MarkDirty();
+}
+
+void UringConnection::OnIdleTimer() {
+  idle_timer_ = 0;
+  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
+  if (MonotonicNanos() >= deadline) {
+    ServerCounters::Add(counters_.timed_out, 1);
+    Close(/*graceful=*/false);
+    return;
+  }
+  idle_timer_ = worker_.AddTimer(deadline, [this] { OnIdleTimer(); });
+}
+
+void UringConnection::WatchHead() {
+  if (options_.head_timeout_nanos <= 0) return;
+  if (handler_->AwaitingHead()) {
+    if (head_timer_ == 0) {
+      head_timer_ = worker_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+        head_timer_ = 0;
+        ServerCounters::Add(counters_.timed_out, 1);
+        Close(/*graceful=*/false);
+      });
+    }
+  } else {
+    CancelHeadTimer();
+  }
+}
+
+void UringConnection::CancelHeadTimer() {
+  if (head_timer_ == 0) return;
+  worker_.CancelTimer(head_timer_);
+  head_timer_ = 0;
+}
+
+void UringConnection::Close(bool graceful) {
+  if (closed_) return;
+  closed_ = true;
+  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
+  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
+  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
+  hold_timer_ = idle_timer_ = head_timer_ = 0;
+  // Graceful: the peer sees our FIN after the last reply.
+  if (graceful) {
+    ServerCounters::Add(counters_.system_calls, 1);
+    shutdown(raw_fd_, SHUT_WR);
+  }
+  // The requests still out hold the socket open until the next enter cancels them; the
+  // descriptor is free at once. The connection lives on until they come back.
+  if (recv_armed_ && !recv_cancelled_) {
+    worker_.Cancel(id_, kRecvOp);
+    recv_cancelled_ = true;
+    ++in_flight_;
+  }
+  if (send_in_flight_) {
+    worker_.Cancel(id_, kSendOp);
+    ++in_flight_;
+  }
+  ServerCounters::Add(counters_.system_calls, 1);
+  fd_.reset();
+  worker_.Closed();
+  if (finished()) worker_.finished_.push_back(id_);
+}
+
+absl::StatusOr<Listener> ListenFor(const ServerOptions& options, int port) {
+  ListenOptions listen_options;
+  listen_options.host = options.host;
+  listen_options.port = port;
+  listen_options.reuse_port = options.threads > 1;
+  // Blocking: io_uring's accept on a non-blocking listener would complete with EAGAIN instead of
+  // waiting.
+  listen_options.non_blocking = false;
+  return Listen(listen_options);
+}
+
+class UringServer final : public Server {
+ public:
+  UringServer(const ServerOptions& options, HandlerFactory handler_factory)
+      : options_(options), handler_factory_(std::move(handler_factory)) {}
+  ~UringServer() override { Stop(); }
+
+  absl::Status Start() {
+    int port = options_.port;
+    for (int i = 0; i < options_.threads; ++i) {
+      absl::StatusOr<Listener> listener = ListenFor(options_, port);
+      if (!listener.ok()) return listener.status();
+      port = listener->port;
+      workers_.push_back(std::make_unique<UringWorker>(options_, handler_factory_, live_,
+                                                       failure_, *std::move(listener)));
+      if (absl::Status status = workers_.back()->Start(); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  int port() const override { return workers_.front()->listener().port; }
+  const SocketAddress& address() const override { return workers_.front()->listener().address; }
+
+  void Stop() override {
+    for (auto& worker : workers_) worker->Join();
+  }
+
+  ServerStats stats() const override {
+    ServerStats stats;
+    for (const auto& worker : workers_) worker->counters().AddTo(stats);
+    return stats;
+  }
+
+  absl::Status status() const override { return failure_.status(); }
+
+ private:
+  const ServerOptions options_;
+  const HandlerFactory handler_factory_;
+  std::atomic<int> live_{0};
+  ServerFailure failure_;
+  std::vector<std::unique_ptr<UringWorker>> workers_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> StartUringServer(const ServerOptions& options,
+                                                         HandlerFactory handler_factory) {
+  auto server = std::make_unique<UringServer>(options, std::move(handler_factory));
+  if (absl::Status status = server->Start(); !status.ok()) return status;
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace internal
+}  // namespace netbench

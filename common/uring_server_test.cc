@@ -1,0 +1,137 @@
+// What only the uring model has: its probe, made to fail the way a container runtime's seccomp
+// profile makes it fail, and its provided buffer ring, run out by more connections bursting at
+// once than it has buffers. (server_test runs every other server test on uring too.)
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "common/internal/server_models.h"
+#include "common/internal/uring_probe.h"
+#include "common/server.h"
+#include "common/socket.h"
+#include "gtest/gtest.h"
+#include "testing/socket_io.h"
+
+namespace netbench {
+namespace {
+
+class Echo : public ConnectionHandler {
+  HandlerResult OnData(absl::string_view input, ByteBuffer& output) override {
+    output.Append(input);
+    return {.consumed = input.size()};
+  }
+};
+
+// Makes io_uring_setup fail with EPERM in the calling thread, as Docker's and containerd's default
+// seccomp profiles do. For a child process only: it cannot be undone.
+bool RefuseIoUringSetup() {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+// In a child (the filter stays with it): the probe names the cause, uring leaves the list of
+// models, and a server asked for it refuses to start with the probe's words. The child reports
+// what it found as one line on a pipe; the parent checks it.
+TEST(UringProbeTest, ASeccompFilterThatRefusesIoUringIsNamedAndUringIsLeftOut) {
+  ASSERT_TRUE(internal::ProbeUring().ok()) << "io_uring must work here for this test to mean "
+                                              "anything: "
+                                           << internal::ProbeUring();
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(report[0]);
+    std::string found;
+    if (!RefuseIoUringSetup()) {
+      found = "seccomp filter not installed";
+    } else {
+      internal::ForgetUringSupport();  // what the parent found before the filter no longer holds
+      const absl::Status probe = internal::ProbeUring();
+      const std::vector<ServerModel> models = AvailableServerModels();
+      const bool listed =
+          std::find(models.begin(), models.end(), ServerModel::kUring) != models.end();
+      absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+          {.port = 0, .model = ServerModel::kUring}, [] { return std::make_unique<Echo>(); });
+      found = absl::StrCat(probe.ok() ? "probe ok" : "probe failed", "|", listed ? "listed" : "left out",
+                           "|", server.ok() ? "started" : "refused", "|",
+                           server.ok() ? "" : server.status().ToString(), "|", probe.ToString());
+    }
+    (void)!write(report[1], found.data(), found.size());
+    _exit(0);
+  }
+  close(report[1]);
+  std::string found;
+  char chunk[512];
+  ssize_t n;
+  while ((n = read(report[0], chunk, sizeof(chunk))) > 0) found.append(chunk, n);
+  close(report[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  std::printf("child: %s\n", found.c_str());
+  EXPECT_TRUE(absl::StartsWith(found, "probe failed|left out|refused|")) << found;
+  EXPECT_TRUE(absl::StrContains(found, "FAILED_PRECONDITION")) << found;
+  EXPECT_TRUE(absl::StrContains(found, "io_uring_setup failed with EPERM")) << found;
+  EXPECT_TRUE(absl::StrContains(found, "seccomp filter")) << found;
+  EXPECT_TRUE(absl::StrContains(found, "use epoll, poll or threads")) << found;
+}
+
+// Sixty-four connections burst 4 KiB each at once into a loop that lends the kernel two buffers:
+// receives run out of buffers (ENOBUFS ends a multishot receive) and must be armed again, or the
+// connections left without would never be answered. Every byte comes back, in order.
+TEST(UringBufferRingTest, MoreConnectionsBurstingThanBuffersAreAllServed) {
+  if (!UringSupport().ok()) GTEST_SKIP() << UringSupport();
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start({.port = 0, .model = ServerModel::kUring, .uring_buffers = 2},
+                    [] { return std::make_unique<Echo>(); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  constexpr int kConnections = 64;
+  constexpr size_t kBurst = 4096;
+  constexpr int kRounds = 8;
+  std::vector<UniqueFd> clients;
+  for (int i = 0; i < kConnections; ++i) {
+    absl::StatusOr<UniqueFd> client = Connect((*server)->address());
+    ASSERT_TRUE(client.ok()) << client.status();
+    clients.push_back(*std::move(client));
+  }
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<std::string> sent;
+    for (int i = 0; i < kConnections; ++i) {
+      sent.push_back(std::string(kBurst, static_cast<char>('a' + (i + round) % 26)));
+      ASSERT_TRUE(WriteAll(clients[i].get(), sent.back())) << i;
+    }
+    for (int i = 0; i < kConnections; ++i) {
+      ASSERT_EQ(ReadExactly(clients[i].get(), kBurst), sent[i]) << "connection " << i;
+    }
+  }
+  const ServerStats stats = (*server)->stats();
+  std::printf("%d connections x %d rounds of %zu bytes, 2 buffers: %llu receives ran out\n",
+              kConnections, kRounds, kBurst,
+              static_cast<unsigned long long>(stats.receive_buffer_shortages));
+  // Counted before they were echoed, so all of them by now (a send is counted when its completion
+  // is reaped, which may come after its bytes reached the client).
+  EXPECT_EQ(stats.bytes_read, kConnections * kRounds * kBurst);
+  EXPECT_TRUE((*server)->status().ok()) << (*server)->status();
+}
+
+}  // namespace
+}  // namespace netbench
