@@ -1,5 +1,6 @@
 #include "common/server_flags.h"
 
+#include <cstdio>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -28,7 +29,23 @@ ABSL_FLAG(int, max_pending_input_kib, 256,
           "one's default and raises it, saying so; given both, too small, the program refuses to "
           "start");
 
+ABSL_FLAG(bool, check, false,
+          "check the flags, and that --model can run on this machine (io_uring can be refused by "
+          "the kernel.io_uring_disabled sysctl or a container's seccomp filter), print the "
+          "configuration and exit without serving: 0 where the server would start, 2 naming what "
+          "is wrong (the suite asks this before it runs a contestant on --model=uring)");
+
 namespace netbench {
+
+bool StopAfterCheck(const ServerOptions& options) {
+  if (!absl::GetFlag(FLAGS_check)) return false;
+  std::printf("check: would listen on %s:%d model=%s threads=%d%s\n", options.host.c_str(),
+              options.port, ServerModelName(options.model),
+              options.model == ServerModel::kThreads ? 1 : options.threads,
+              options.tls != nullptr ? " tls" : "");
+  std::fflush(stdout);
+  return true;
+}
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags(int port) {
   ServerOptions options;

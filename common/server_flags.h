@@ -37,6 +37,12 @@ absl::Status SetTimeoutsFromFlags(absl::Duration idle, absl::Duration head,
 // server's --max_message_size.
 FlagSetting MaxPendingInputFlag();
 
+// --check: true when the program is to exit 0 after its checks instead of serving, having printed
+// the configuration it would serve (a program calls it once every flag has been read and checked,
+// just before Server::Start). Where the model cannot run here, ServerOptionsFromFlags has already
+// failed, naming why, and the program exited 2.
+bool StopAfterCheck(const ServerOptions& options);
+
 // Makes --help list the shared flags beside the program's own (Abseil's --help shows only flags
 // defined in the program's main file). Call before absl::ParseCommandLine.
 void IncludeServerFlagsInHelp();

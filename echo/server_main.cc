@@ -50,6 +50,7 @@ int Run() {
     return Fail("--model=uring does not serve TLS: use --model=epoll with --tls");
   }
 
+  if (StopAfterCheck(options)) return 0;
   BlockTerminationSignals();  // before any thread starts: a signal now waits for the waiter below
   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options, EchoHandlerFactory());
   if (!server.ok()) {

@@ -91,6 +91,10 @@ int Run() {
     if (!out.good()) return Fail("cannot write " + write_cert);
   }
 
+  if (options.tls != nullptr && options.model == ServerModel::kUring) {
+    return Fail("--model=uring does not serve TLS: use --model=epoll with --tls");
+  }
+  if (StopAfterCheck(options)) return 0;
   auto content = std::make_shared<const OriginContent>(origin);
   BlockTerminationSignals();
   absl::StatusOr<std::unique_ptr<Server>> server =

@@ -13,10 +13,9 @@ N/second"). The result: every run and, per pair and clients, each link's median 
 each link to loopback and of the Gigabit link to the unshaped one (DIR/link_compare.json, link_compare.md).
 Exit 1 when a run fails (its output is kept), 2 for usage. Needs root (namespaces) and tc's tbf.
 
-Why not the suite: `bazel run //:bench -- --server-host ... --client-hosts ...` runs the Go client over SSH
-with a netbench client's --json flag appended (results/contest.py treats every {//...} client as netbench's
-since the Go programs became Bazel targets), which the Go client refuses as a third operand (exit 2); this
-tool runs the same commands without SSH.
+Why beside the suite: it puts three links (loopback, an unshaped veth, the shaped one) in the same rounds and
+starts both sides with `ip netns exec`, without SSH; the suite's `--server-host ... --compare-loopback` compares
+one link with loopback (results/data/linux-x86_64-2cpu-veth-1gbit-ssh/README.md has both runs).
 """
 
 import argparse

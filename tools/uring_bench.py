@@ -19,8 +19,9 @@ median of the rounds. Per case it reads:
   - the client's p50 round trip (ping-pong).
 
 The kernel's prices go beside the numbers: run //common:kernel_cost_benchmark in the same session
-(README: Measuring). This is a tool for the issue's table, not part of the suite (results/), which
-gets uring through the registry (results/contestants.json).
+(README: Measuring). This is a tool for the issue's table (with --perf as the independent count); the
+suite carries uring through the registry (bench/registry/contestants.json) and its echo and websocket detail
+scenarios.
 """
 
 import argparse

@@ -48,7 +48,7 @@ _FIELDS = {
     # field: (type, required for which roles)
     "name": (str, ROLES), "system": (str, ROLES), "scenario": (str, ROLES), "role": (str, ROLES),
     "about": (str, ROLES), "command": (list, ROLES), "version": (list, ROLES), "packages": (list, ROLES),
-    "env": (dict, ()), "reference": (bool, ()), "probe": (dict, ()),
+    "env": (dict, ()), "reference": (bool, ()), "probe": (dict, ()), "requires": (list, ()),
     "ready": (str, ("server",)), "stop": (list, ()), "pidfile": (str, ()), "schemes": (dict, ()),
     "result": (dict, ("client",)), "https_args": (list, ()), "conditions": (dict, ()),
 }
@@ -123,8 +123,8 @@ def _entry_problems(entry):
     for field in sorted(wrong_role & set(entry)):
         problems.append(f"field '{field}': only for {'clients' if role == 'server' else 'servers'}")
     allowed = _EVERYWHERE | PLACEHOLDERS[(entry["scenario"], role)]
-    for field in ("command", "version", "stop", "packages", "https_args"):
-        non_empty = field in ("command", "version")
+    for field in ("command", "version", "stop", "packages", "https_args", "requires"):
+        non_empty = field in ("command", "version", "requires")
         if field in entry and (not all(isinstance(x, str) for x in entry[field]) or (non_empty and not entry[field])):
             problems.append(f"field '{field}': expected a {'non-empty ' if non_empty else ''}list of strings")
     problems += _placeholder_problems("command", entry["command"], allowed)
@@ -241,8 +241,11 @@ def missing_packages(entry):
     return [p for p in entry["packages"] if p not in installed]
 
 
-def unavailable(entry):
-    """None when the entry can run here, else why not and the command that installs what it needs."""
+def unavailable(entry, resolve=None):
+    """None when the entry can run here, else why not: the command that installs what it needs, or what its
+    `requires` command said (a check that exits 0 where it can run: `//echo:server --model=uring --check` on a
+    machine whose kernel or seccomp filter refuses io_uring exits 2 naming the cause). A {//pkg:target} in it
+    goes to `resolve`, as in expand."""
     missing = missing_packages(entry)
     if missing:
         return (f"not installed: {', '.join(missing)} (tools/bootstrap.sh installs every contestant's packages, "
@@ -251,6 +254,15 @@ def unavailable(entry):
     if not _PLACEHOLDER.search(program) and shutil.which(program) is None:
         return f"'{program}' is not on PATH" + (f" (apt-get install {' '.join(entry['packages'])})"
                                                if entry["packages"] else "")
+    if "requires" in entry:
+        try:
+            argv = expand(entry["requires"], {}, resolve)
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        except (KeyError, OSError, subprocess.TimeoutExpired) as error:
+            return f"cannot run here: its check {' '.join(entry['requires'])} failed ({error})"
+        if result.returncode != 0:
+            said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+            return f"cannot run here: {said[-1] if said else ' '.join(entry['requires']) + ' failed'}"
     return None
 
 

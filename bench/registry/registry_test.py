@@ -167,6 +167,16 @@ class ExpansionTest(unittest.TestCase):
         self.assertIn("'netbench-no-such-program' is not on PATH", why)
         self.assertIsNone(registry.unavailable(server(command=["true"])))
 
+    def test_a_contestant_whose_check_fails_is_unavailable_with_what_the_check_said(self):
+        # As //echo:server --model=uring --check says it where io_uring is refused.
+        refused = ["sh", "-c", "echo '--model=uring: io_uring_setup: Operation not permitted' >&2; exit 2"]
+        why = registry.unavailable(server(command=["true"], requires=refused))
+        self.assertEqual(why, "cannot run here: --model=uring: io_uring_setup: Operation not permitted")
+        self.assertIsNone(registry.unavailable(server(command=["true"], requires=["true"])))
+        resolved = registry.unavailable(server(command=["true"], requires=["{//echo:server}", "--check"]),
+                                        resolve=lambda token: "false")
+        self.assertEqual(resolved, "cannot run here: {//echo:server} --check failed")
+
 
 if __name__ == "__main__":
     unittest.main()

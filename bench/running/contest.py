@@ -140,7 +140,7 @@ class Runner:
         """None when `entry` can run where this runner puts it, else why not (registry.unavailable for this
         machine; remote hosts run only the binaries the suite can put there)."""
         remote = self.placement.unavailable(entry) if self.placement else None
-        return remote or registry.unavailable(entry)
+        return remote or registry.unavailable(entry, self.resolve)
 
     @staticmethod
     def resolve(token):
