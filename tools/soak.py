@@ -1,7 +1,11 @@
 """Soak: every server in every model under a bounded mixed load, sampled every 10 s (issue 24).
 
-  tools/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll] [--minutes=5] [--out=DIR]
+  tools/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring] [--minutes=5] [--out=DIR]
   /usr/bin/python3 tools/soak.py --bin-dir=bazel-bin [same options]
+
+--models defaults to every model this build and machine run (each server's `--check` says: the portable
+libc++ build has no epoll and no uring, and a kernel or seccomp filter can refuse io_uring); a model named
+explicitly must run. The well-behaved clients use epoll where it is built, else poll.
 
 For each server x model it starts the built server on 127.0.0.1, port 0, and for --minutes (or --seconds)
 runs at once, each at a bounded rate:
@@ -69,7 +73,8 @@ CLIENTS = {
     "websocket": "websocket/client",
     "origin": "httpfanout/fanout",
 }
-MODELS = ("threads", "poll", "epoll")
+MODELS = ("threads", "poll", "epoll", "uring")
+CLIENT_MODELS = ("epoll", "poll")  # the first the build has; clients have no uring model
 
 # The caps on the hostile peers' connections open at once (the allowance counts them).
 SLOW_PEERS = 4
@@ -91,24 +96,39 @@ class UsageError(Exception):
 
 # --- Well-behaved load: netbench's own clients ---------------------------------------------------------------
 
-def client_jobs(server, client, port):
+def model_refusal(bin_dir, model):
+    """None where every server runs `model` here, else what the first that cannot says (its --check)."""
+    for path in SERVERS.values():
+        result = subprocess.run([os.path.join(bin_dir, path), f"--model={model}", "--check"], capture_output=True,
+                                text=True, timeout=60)
+        if result.returncode != 0:
+            said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+            return said[-1] if said else f"{path} --model={model} --check exited {result.returncode}"
+    return None
+
+
+def available_models(bin_dir):
+    return [m for m in MODELS if model_refusal(bin_dir, m) is None]
+
+
+def client_jobs(server, client, port, client_model="epoll"):
     """[(name, argv, connections)]: the well-behaved jobs, each run repeatedly; argv lacks --json."""
     if server == "echo":
-        common = [client, "--host=127.0.0.1", f"--port={port}", "--model=epoll", "--progress=false"]
+        common = [client, "--host=127.0.0.1", f"--port={port}", f"--model={client_model}", "--progress=false"]
         return [
             ("stream", common + ["--mode=stream", "--clients=2", "--rate=2000", "--duration=2s",
                                  "--drain_timeout=5s", "--timeout=20s"], 2),
             ("pingpong", common + ["--mode=pingpong", "--clients=2", "--messages=2000", "--timeout=20s"], 2),
         ]
     if server == "websocket":
-        common = [client, f"--url=ws://127.0.0.1:{port}/echo", "--model=epoll", "--progress=false",
+        common = [client, f"--url=ws://127.0.0.1:{port}/echo", f"--model={client_model}", "--progress=false",
                   "--mode=echo", "--timeout=20s"]
         return [
             ("pingpong", common + ["--clients=2", "--messages=1000"], 2),
             ("stream", common + ["--clients=1", "--pipeline=32", "--messages=5000"], 1),
         ]
     url = f"--url=http://127.0.0.1:{port}/"
-    common = [client, url, "--model=epoll", "--repetitions=1", "--quiet", "--timeout=20s",
+    common = [client, url, f"--model={client_model}", "--repetitions=1", "--quiet", "--timeout=20s",
               "--connect_timeout=10s"]
     return [
         ("pingpong", common + ["--requests=100", "--concurrency=2", "--keepalive"], 2),
@@ -504,7 +524,7 @@ def soak_one(args, server, model, log):
         return s
 
     try:
-        jobs = client_jobs(server, client, port)
+        jobs = client_jobs(server, client, port, args.client_model)
         peak_connections = sum(c for _, _, c in jobs) + Peers.cap()
         allowance_kib = peak_connections * (args.max_pending_input_kib + args.max_pending_output_kib)
         start = sample("start", 0.0)
@@ -649,7 +669,8 @@ def parse_args(argv):
     parser.add_argument("--bin-dir", required=True,
                         help="where the built programs are (echo/server, ...): bazel-bin, or a test's runfiles")
     parser.add_argument("--servers", default="echo,websocket,origin")
-    parser.add_argument("--models", default="threads,poll,epoll")
+    parser.add_argument("--models", help="comma-separated; default: every model this build and machine run "
+                                          "(each server's --check says)")
     parser.add_argument("--minutes", type=float, default=5.0, help="load time per server and model (default 5)")
     parser.add_argument("--seconds", type=float, help="load time in seconds (instead of --minutes)")
     parser.add_argument("--sample-seconds", type=float, default=10.0)
@@ -668,11 +689,11 @@ def parse_args(argv):
         args.seconds = args.minutes * 60
     problems = []
     args.servers = args.servers.split(",")
-    args.models = args.models.split(",")
+    args.models = args.models.split(",") if args.models else None
     problems += [f"--servers: unknown server '{s}' (expected {', '.join(SERVERS)})"
                  for s in args.servers if s not in SERVERS]
     problems += [f"--models: unknown model '{m}' (expected {', '.join(MODELS)})"
-                 for m in args.models if m not in MODELS]
+                 for m in args.models or () if m not in MODELS]
     if not 1 <= args.seconds <= 6 * 3600:
         problems.append(f"load time {args.seconds:g} s: from 1 s to 6 hours")
     if not 0.5 <= args.sample_seconds <= 600:
@@ -702,6 +723,15 @@ def main(argv):
     def log(line):
         print(f"soak: {line}", flush=True)
 
+    if args.models is None:
+        args.models = available_models(args.bin_dir)
+        log(f"models: {', '.join(args.models)} (every one this build and machine run)")
+    for model in args.models:
+        why = model_refusal(args.bin_dir, model)
+        if why is not None:
+            print(f"soak: --models: {model} cannot run here: {why}", file=sys.stderr)
+            return 2
+    args.client_model = next(m for m in CLIENT_MODELS if model_refusal(args.bin_dir, m) is None)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
     failures = []
