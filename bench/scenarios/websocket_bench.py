@@ -11,7 +11,8 @@ Servers (sink mode: read and drop, as the write-up's server did): //websocket:se
 (server_entry) started and measured by the write-ups' runner, contest.Runner. Go's servers run for the whole run;
 each netbench case gets a server of its own, stopped after the run, whose stop line gives its system calls and
 the messages it received (server_syscalls.py). A model that does not start (uring where the system refuses
-io_uring: exit 2 naming the cause) is left out of the run with its own message in the notes. Loads, each against every server:
+io_uring: exit 2 naming the cause) is left out of the run with its own message in the notes. Loads, each against
+every server:
     nb1, nb4     //websocket:client, 1 and 4 clients x MESSAGES "hello, world!" text frames, one per write
     go1, go4     the Go client (//contestants/go:xnet_client) with the same counts
     nb4-pipe     //websocket:client, 4 clients, --pipeline=16 frames per write
