@@ -372,6 +372,10 @@ MESSAGE_CASE = {
     "tcp_segs_per_msg": opt(NUMBER),
     "p50_us": opt(NUMBER),
     "p99_us": opt(NUMBER),
+    "error": opt("str", nullable=False),
+    "server_messages": opt(("int", "null")),
+    "server_syscalls": opt(("int", "null")),
+    "server_syscalls_per_msg": opt(NUMBER),
 }
 SCALAR_ROW = MapOf(("str", "num", "bool", "null"))
 BENCH_CASES = {
@@ -379,6 +383,7 @@ BENCH_CASES = {
                                               "echoed_per_s": opt(NUMBER)}),
     "websocket_bench": Obj("a websocket_bench case", {**MESSAGE_CASE,
                                                       "messages_received_by_client": opt(("int", "null")),
+                                                      "messages_received_by_server": opt(("int", "null")),
                                                       "p999_us": opt(NUMBER)}),
     "httpfanout_bench": Obj("an httpfanout_bench case", {
         "target": Field("str"),

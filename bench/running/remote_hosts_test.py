@@ -129,8 +129,8 @@ class RemoteHostsTest(unittest.TestCase):
         with open(os.path.join(results, "websocket_bench.json")) as f:
             document = json.load(f)
         cases = document["cases"]
-        self.assertEqual({c["server"] for c in cases}, {"threads", "poll", "epoll", "go"})
-        self.assertEqual(len(cases), 4 * 6)
+        self.assertEqual({c["server"] for c in cases}, {"threads", "poll", "epoll", "uring", "go"})
+        self.assertEqual(len(cases), 5 * 6)
         for case in cases:
             self.assertEqual(case["returncode"], 0, case)
             clients = 1 if case["load"] in ("nb1", "go1", "echo1") else 4
@@ -140,6 +140,9 @@ class RemoteHostsTest(unittest.TestCase):
             # The host's /proc in 10 ms ticks: a few hundred messages may cost none of them.
             self.assertGreaterEqual(case["server_cpu_us_per_msg"], 0, case)
             self.assertGreater(case["client_cpu_us_per_msg"], 0, case)
+            # The netbench server's stop line, read over SSH after the case stopped it.
+            if case["server"] != "go":
+                self.assertGreater(case["server_syscalls_per_msg"], 0, case)
         # Each netbench server's own count, over SSH, equals what the fleets wrote to it.
         self.assertIn("| threads-sink |", document["notes"])
         self.assertEqual(code, 0, document["notes"])

@@ -5,9 +5,12 @@
     /usr/bin/python3 -m bench.scenarios.echo_bench --quick         # smoke check: 1 s loads, 1 sample
     bazel run //:bench -- --only=echo-models
 
-Servers: the registry's netbench-threads|poll|epoll (//echo:server --model=...) and go (Go's echo server,
-//contestants/go:echo_server, a goroutine per connection), started and measured by the write-ups' runner
-(contest.Runner: the same CPU clock and placement, on remote hosts with --server-host). Loads, each against
+Servers: the registry's netbench-threads|poll|epoll|uring (//echo:server --model=...) and go (Go's echo
+server, //contestants/go:echo_server, a goroutine per connection), started and measured by the write-ups' runner
+(contest.Runner: the same CPU clock and placement, on remote hosts with --server-host). Go's server runs for the
+whole run; each netbench case gets a server of its own, stopped after the run, whose stop line gives its system
+calls (server_syscalls.py). A model that does not start (uring where the system refuses io_uring: exit 2 naming
+the cause) is left out of the run with its own message in the notes. Loads, each against
 every server, from the registry's netbench-echo-client and go-spammer entries:
     stream3      3 clients writing the 22-byte message in a tight loop (the write-up's load), //echo:client
     stream3-go   the same load from the Go spammer (client vs client against the same server)
@@ -18,7 +21,8 @@ every server, from the registry's netbench-echo-client and go-spammer entries:
 Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (scheduler
 clock, exact, around the run; per message written where the client counts no echoes: the spammer), client
 CPU us per written message (wait4 rusage of the whole client process, the same way for both clients),
-latency where the mode measures it, and errors. Medians over samples, then the issue's ratios: server CPU
+latency where the mode measures it, errors, and the netbench server's system calls per message (its
+stop line's count over the messages of that run; none for Go). Medians over samples, then the issue's ratios: server CPU
 vs Go at the same load, //echo:client CPU vs the spammer's against the same server, and the whole system
 (//echo:client + the best netbench server vs spammer + Go echosrv).
 """
@@ -42,12 +46,14 @@ from bench.registry import registry
 from bench.running import rounds
 from bench.reporting import run_environment
 from bench.running import server_process
+from bench.scenarios import server_syscalls
 from bench.reporting import tables
 
-SERVER_MODELS = ["threads", "poll", "epoll"]
+SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
 # The registry's entries each case runs (bench/registry/contestants.json): the row's server name -> entry name.
-SERVERS = {"threads": "netbench-threads", "poll": "netbench-poll", "epoll": "netbench-epoll", "go": "go"}
+SERVERS = {"threads": "netbench-threads", "poll": "netbench-poll", "epoll": "netbench-epoll",
+           "uring": "netbench-uring", "go": "go"}
 ECHO_CLIENT, SPAMMER = "netbench-echo-client", "go-spammer"
 
 
@@ -69,12 +75,45 @@ def detail_entries(path=None):
 
 
 def start_servers(runner, entries, server_names):
-    """{row server name: contest.Server}, each started once for the whole run by the one runner."""
-    return {name: runner.start_server(entries[SERVERS[name]]) for name in server_names}
+    """{row server name: contest.Server} of the servers that run for the whole run (not netbench's: each of its
+    cases starts its own, run_case), each started once by the one runner."""
+    return {name: runner.start_server(entries[SERVERS[name]]) for name in server_names if name not in SERVER_MODELS}
+
+
+def models_that_start(runner, entries, models):
+    """(the models among `models` whose server starts here, {model: why not} of the others)."""
+    refused = {}
+    for model in models:
+        server, why = server_syscalls.start(runner, entries[SERVERS[model]])
+        if server is None:
+            refused[model] = why
+        else:
+            server_syscalls.stop(runner, server)
+    return [m for m in models if m not in refused], refused
 
 
 def run_case(runner, entries, servers, server_name, load, seconds, rate):
-    server = servers[server_name]
+    """One case's row. A netbench model gets a server of its own, stopped after the run: its stop line's
+    system calls over the run's messages are the row's server_syscalls_per_msg."""
+    if server_name not in SERVER_MODELS:
+        row = measure_case(runner, entries, servers[server_name], server_name, load, seconds, rate)
+        row["server_syscalls_per_msg"] = None
+        return row
+    server, why = server_syscalls.start(runner, entries[SERVERS[server_name]])
+    if server is None:
+        progress.log(f"  {server_name}/{load}: {why}")
+        return {"server": server_name, "load": load, "returncode": 2, "error": why, "server_syscalls_per_msg": None}
+    try:
+        row = measure_case(runner, entries, server, server_name, load, seconds, rate)
+    finally:
+        output = server_syscalls.stop(runner, server)
+    row["server_syscalls"] = server_syscalls.system_calls(output)
+    row["server_syscalls_per_msg"] = server_syscalls.per_message(row["server_syscalls"],
+                                                                 row.get("server_messages"))
+    return row
+
+
+def measure_case(runner, entries, server, server_name, load, seconds, rate):
     client_name, clients, extra = client_of(load, rate)
     ran = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,8 +161,9 @@ def run_case(runner, entries, servers, server_name, load, seconds, rate):
                 row["p99_us"] = histogram["percentiles"].get("99", 0) / 1e3
     if result is not None:
         result.tcp_segments = measured.get("tcp_segments")
+    row["server_messages"] = server_messages(row, client_name, runner.remote_clients())
     measured_run.add_cpu_per_message(row, result, row["server_cpu_s"], client_messages=row.get("messages_written"),
-                                     server_messages=server_messages(row, client_name, runner.remote_clients()),
+                                     server_messages=row["server_messages"],
                                      client_cpu=row["client_cpu_s"])
     if measured["status"] != "ok":
         progress.log(f"  {server_name}/{load}: {measured.get('error')}: {measured.get('tail', '')[-300:]}")
@@ -141,8 +181,8 @@ def server_messages(row, client_name, remote_clients):
 
 
 def summarize(rows, cases):
-    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
-            "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us")
+    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "server_syscalls_per_msg",
+            "client_cpu_us_per_msg", "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us")
     return medians.summarize_cases(rows, cases, keys)
 
 
@@ -203,7 +243,10 @@ def main(argv, runner=None):
         if why:
             progress.log(f"note: {name} cannot run: {why}")
     go_available = not unavailable.get(SERVERS["go"]) and not unavailable.get(SPAMMER)
-    server_names = SERVER_MODELS + (["go"] if go_available else [])
+    models, refused = models_that_start(runner, entries, [m for m in SERVER_MODELS if not unavailable.get(SERVERS[m])])
+    for model, why in refused.items():
+        progress.log(f"note: {SERVERS[model]} left out: {why}")
+    server_names = models + (["go"] if go_available else [])
     loads = [load for load in LOADS if go_available or load != "stream3-go"]
     cases = [(s, load) for load in loads for s in server_names]
 
@@ -217,7 +260,7 @@ def main(argv, runner=None):
             row = run_case(runner, entries, servers, server_name, load, seconds, rate)
             row["round"] = round_index
             rows.append(row)
-            if not servers[server_name].alive():
+            if server_name in servers and not servers[server_name].alive():
                 raise RuntimeError(f"server {server_name} died during {load}")
     except KeyboardInterrupt:
         interrupted = True
@@ -233,7 +276,12 @@ def main(argv, runner=None):
              "message from wait4 rusage of the whole client process (both clients measured alike). "
              "The spammer does not check or count echoes (errors '-'): its rows' server CPU is per message it "
              "wrote. //echo:client runs with its defaults "
-             "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). " + server_process.SCHEDULING_NOTE)
+             "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). "
+             "Server syscalls/msg: the netbench server's own count (its stop line; each netbench case runs a server "
+             "of its own, stopped after the run, so the count includes its start, accepts and closes) over the "
+             "messages its CPU is divided by; Go's server counts none (blank). " + server_process.SCHEDULING_NOTE)
+    for model, why in refused.items():
+        notes += f" {SERVERS[model]} left out: it did not start here: {why}."
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     summary, ratio_rows = bench_report.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,

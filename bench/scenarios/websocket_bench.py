@@ -7,8 +7,12 @@ in one run.
     bazel run //:bench -- --only=websocket-models
 
 Servers (sink mode: read and drop, as the write-up's server did): //websocket:server --mode=sink
---model=threads|poll|epoll, and the Go x/net server (//contestants/go:xnet_server), each a contestant entry
-(server_entry) started and measured by the write-ups' runner, contest.Runner. Loads, each against every server:
+--model=threads|poll|epoll|uring, and the Go x/net server (//contestants/go:xnet_server), each a contestant entry
+(server_entry) started and measured by the write-ups' runner, contest.Runner. Go's servers run for the whole run;
+each netbench case gets a server of its own, stopped after the run, whose stop line gives its system calls and
+the messages it received (server_syscalls.py). A model that does not start (uring where the system refuses
+io_uring: exit 2 naming the cause) is left out of the run with its own message in the notes. Loads, each against
+every server:
     nb1, nb4     //websocket:client, 1 and 4 clients x MESSAGES "hello, world!" text frames, one per write
     go1, go4     the Go client (//contestants/go:xnet_client) with the same counts
     nb4-pipe     //websocket:client, 4 clients, --pipeline=16 frames per write
@@ -17,9 +21,10 @@ Echo latency: //websocket:client --mode=echo, 1 client, one message in flight, a
 
 Per case: msgs/s (the "Sent N in T for a rate of R/second" line), server CPU us per message (scheduler
 clock, exact, around the run), client CPU us per message (wait4 rusage of the whole client process, the same for
-both clients), latency percentiles for echo. //websocket:client only exits 0 after every connection's
+both clients), latency percentiles for echo, the netbench server's system calls per message (its stop line's
+count over the messages written in that run; none for Go). //websocket:client only exits 0 after every connection's
 close handshake, which the server answers after reading every message before it: written == received. The
-netbench servers' own totals are checked against the sum written at the end. Medians over samples, then
+netbench servers' own counts (each case's stop line) are checked against the sums written. Medians over samples, then
 the issue's ratios.
 """
 
@@ -42,9 +47,10 @@ from bench.running import progress
 from bench.running import rounds
 from bench.reporting import run_environment
 from bench.running import server_process
+from bench.scenarios import server_syscalls
 from bench.reporting import tables
 
-SERVER_MODELS = ["threads", "poll", "epoll"]
+SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
 RESULT = {"msgs_per_s": "rate of (?P<value>[0-9.]+)/second", "messages": "Sent (?P<value>\\d+) in"}
 
@@ -73,16 +79,54 @@ def client_entry(load, messages):
                         "--timeout=120s"] + extra}
 
 
+URL = "ws://{host}:{port}/echo"
+
+
 def start_servers(runner, server_names, server_threads):
-    """{(server name, mode): contest.Server}, each started once for the whole run by the one runner."""
-    return {(name, mode): runner.start_server(server_entry(name, mode, server_threads),
-                                              url_template="ws://{host}:{port}/echo")
-            for mode in ("sink", "echo") for name in server_names}
+    """{(server name, mode): contest.Server} of the servers that run for the whole run (not netbench's: each of
+    its cases starts its own, run_case), each started once by the one runner."""
+    return {(name, mode): runner.start_server(server_entry(name, mode, server_threads), url_template=URL)
+            for mode in ("sink", "echo") for name in server_names if name not in SERVER_MODELS}
 
 
-def run_case(runner, servers, server_name, load, messages):
+def models_that_start(runner, models, server_threads):
+    """(the models among `models` whose server starts here, {model: why not} of the others)."""
+    refused = {}
+    for model in models:
+        server, why = server_syscalls.start(runner, server_entry(model, "sink", server_threads), url_template=URL)
+        if server is None:
+            refused[model] = why
+        else:
+            server_syscalls.stop(runner, server)
+    return [m for m in models if m not in refused], refused
+
+
+def run_case(runner, servers, server_name, load, messages, server_threads=1):
+    """One case's row. A netbench model gets a server of its own, stopped after the run: its stop line's
+    system calls over the messages written are the row's server_syscalls_per_msg, and the messages it says it
+    received are messages_received_by_server."""
     mode = "echo" if load == "echo1" else "sink"
-    server = servers[(server_name, mode)]
+    if server_name not in SERVER_MODELS:
+        row = measure_case(runner, servers[(server_name, mode)], server_name, load, messages)
+        row["server_syscalls_per_msg"] = None
+        return row
+    server, why = server_syscalls.start(runner, server_entry(server_name, mode, server_threads), url_template=URL)
+    if server is None:
+        progress.log(f"  {server_name}/{load}: {why}")
+        return {"server": server_name, "load": load, "returncode": 2, "error": why, "messages_written": None,
+                "msgs_per_s": None, "server_syscalls_per_msg": None}
+    try:
+        row = measure_case(runner, server, server_name, load, messages)
+    finally:
+        output = server_syscalls.stop(runner, server)
+    received = re.search(r"(\d+) messages received", output)
+    row["messages_received_by_server"] = int(received.group(1)) if received else None
+    row["server_syscalls"] = server_syscalls.system_calls(output)
+    row["server_syscalls_per_msg"] = server_syscalls.per_message(row["server_syscalls"], row["messages_written"])
+    return row
+
+
+def measure_case(runner, server, server_name, load, messages):
     ran = {}
     with tempfile.TemporaryDirectory() as tmp:
         json_path = os.path.join(tmp, "client.json")
@@ -124,18 +168,9 @@ def run_case(runner, servers, server_name, load, messages):
     return row
 
 
-def server_output(server):
-    """Everything a stopped server printed: a local process's output, or a remote program's (over SSH)."""
-    process = getattr(server, "process", None)
-    if process is not None:
-        return process.output()
-    program = getattr(server, "program", None)
-    return program.stdout() + program.stderr() if program is not None else ""
-
-
 def summarize(rows, cases):
-    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "client_cpu_us_per_msg",
-            "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
+    keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "server_syscalls_per_msg",
+            "client_cpu_us_per_msg", "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
     return medians.summarize_cases(rows, cases, keys)
 
 
@@ -193,44 +228,44 @@ def main(argv, runner=None):
     runner = runner or contest.Runner(pin=False)
     go_available = all(binaries.available(label) is not None
                        for label in ("//contestants/go:xnet_server", "//contestants/go:xnet_client"))
-    server_names = SERVER_MODELS + (["go"] if go_available else [])
+    models, refused = models_that_start(runner, SERVER_MODELS, args.server_threads)
+    for model, why in refused.items():
+        progress.log(f"note: netbench-{model} left out: {why}")
+    server_names = models + (["go"] if go_available else [])
     loads = [load for load in SINK_LOADS if go_available or not load.startswith("go")] + ["echo1"]
     cases = [(s, load) for load in loads for s in server_names]
 
     env = run_environment.environment(kernel_costs.measure_kernel_costs())
     rows = []
-    written_to = {}
-    outputs = {}
     servers = {}
     interrupted = False
     try:
         servers = start_servers(runner, server_names, args.server_threads)
         for round_index, (server_name, load) in rounds.interleaved(cases, samples):
             progress.log(f"round {round_index + 1}/{samples}: {load} -> {server_name}")
-            row = run_case(runner, servers, server_name, load, echo_messages if load == "echo1" else messages)
+            row = run_case(runner, servers, server_name, load, echo_messages if load == "echo1" else messages,
+                           args.server_threads)
             row["round"] = round_index
             rows.append(row)
             mode = "echo" if load == "echo1" else "sink"
-            written_to[(server_name, mode)] = written_to.get((server_name, mode), 0) + (row["messages_written"] or 0)
-            if not servers[(server_name, mode)].alive():
+            if (server_name, mode) in servers and not servers[(server_name, mode)].alive():
                 raise RuntimeError(f"server {server_name}-{mode} died during {load}")
     except KeyboardInterrupt:
         interrupted = True
         progress.log(f"websocket-models interrupted: keeping the {len(rows)} run(s) that finished (partial)")
     finally:
         runner.stop_all()
-        for key, server in servers.items():
-            outputs[key] = server_output(server)
 
-    # The netbench servers' own totals: every message written reached the server.
+    # The netbench servers' own counts (each case's stop line): every message written reached the server.
     keeps_up = []
-    for model in SERVER_MODELS:
+    for model in models:
         for mode in ("sink", "echo"):
-            match = re.search(r"(\d+) messages received", outputs.get((model, mode), ""))
-            received = int(match.group(1)) if match else None
-            keeps_up.append({"server": f"{model}-{mode}", "written": written_to.get((model, mode)),
-                             "received": received,
-                             "equal": received == written_to.get((model, mode))})
+            mine = [r for r in rows if r["server"] == model and ("echo" if r["load"] == "echo1" else "sink") == mode]
+            written = sum(r.get("messages_written") or 0 for r in mine)
+            counts = [r.get("messages_received_by_server") for r in mine]
+            received = None if None in counts else sum(counts)
+            keeps_up.append({"server": f"{model}-{mode}", "written": written, "received": received,
+                             "equal": received == written})
 
     notes = (f"{messages} messages per client in sink mode, {echo_messages} in the echo case; {samples} "
              f"interleaved sample(s) per case; poll/epoll servers with {args.server_threads} loop(s). Server "
@@ -238,7 +273,12 @@ def main(argv, runner=None):
              "split, so no server sys column), servers and clients started and measured by the write-ups' "
              "runner (bench/running/contest.py); client CPU per message from wait4 "
              "rusage of the whole client process (connection set-up included, both clients alike). The Go "
-             "client never reads and does not verify anything. " + server_process.SCHEDULING_NOTE)
+             "client never reads and does not verify anything. "
+             "Server syscalls/msg: the netbench server's own count (its stop line; each netbench case runs a server "
+             "of its own, stopped after the run, so the count includes its start, handshakes and closes) over the "
+             "messages written in the run; Go's server counts none (blank). " + server_process.SCHEDULING_NOTE)
+    for model, why in refused.items():
+        notes += f" netbench-{model} left out: it did not start here: {why}."
     if args.quick:
         notes = "QUICK SMOKE RUN: not a measurement. " + notes
     notes += "\n\n## Written vs received by the netbench servers\n\n" + tables.markdown_table(keeps_up)

@@ -1,0 +1,45 @@
+"""System calls per message of a netbench server (issue 22), from its own count: every model (threads, poll,
+epoll, uring) ends its stop line with the system calls it made over its whole life,
+
+    stopped by signal 2 after 1.2 s: 3 connections (...), B bytes read, W bytes written, K system calls
+
+so a detail scenario gives each case a server of its own, stops it after the run and reads the line then
+(fresh_server); the count includes starting, accepting and closing, a few calls per connection."""
+
+import re
+
+from bench.running import contest
+
+STOP_LINE = re.compile(r"stopped by signal \d+ after .*?\b(\d+) system calls")
+
+
+def system_calls(output):
+    """The system-call count of a server's stop line in `output`, or None where there is none (a server that
+    is not netbench's, or one killed before it printed)."""
+    matches = STOP_LINE.findall(output or "")
+    return int(matches[-1]) if matches else None
+
+
+def per_message(calls, messages):
+    return calls / messages if calls is not None and messages else None
+
+
+def stop(runner, server):
+    """Stops one server of `runner` (the others keep running) and returns everything it printed, its stop
+    line included: read after the process exited."""
+    if server in runner.servers:
+        runner.servers.remove(server)
+    if hasattr(server, "stop"):  # a remote program
+        server.stop()
+        program = getattr(server, "program", None)
+        return program.stdout() + program.stderr() if program is not None else ""
+    return server.process.stop() if server.process else ""
+
+
+def start(runner, entry, **kwargs):
+    """(server, None), or (None, why it did not start: the server's own last lines, e.g. the uring model's
+    exit 2 where the system refuses io_uring)."""
+    try:
+        return runner.start_server(entry, **kwargs), None
+    except contest.Failure as error:
+        return None, f"{error} {error.tail}".strip()
