@@ -89,9 +89,12 @@ def load_run(path, label):
         if name.endswith(".registry") or name == "compare":
             continue
         try:
+            with open(file_path) as f:
+                if result_schema.other_tool(json.load(f)):
+                    continue  # a soak's or a link comparison's document: not a run of the suite
             run.documents[name] = result_schema.load(file_path)
-        except result_schema.SchemaError as error:
-            run.invalid.append((os.path.basename(file_path), error.errors))
+        except ValueError as error:  # SchemaError, or not JSON
+            run.invalid.append((os.path.basename(file_path), getattr(error, "errors", [f"not JSON: {error}"])))
     if not run.documents and not run.invalid:
         raise UsageError(f"{path}: holds no result documents (*.json); is it a machine folder of results/data?")
     return run

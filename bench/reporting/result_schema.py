@@ -17,6 +17,9 @@ import json
 WRITEUP = "netbench.writeup"
 BENCH = "netbench.bench"
 CURRENT_VERSION = {WRITEUP: 3, BENCH: 2}
+# Documents that tools beside the suite store among the results, each in a schema of its own that the tool
+# documents: the suite neither reads nor compares them (results/README.md, "Other tools' documents").
+OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools/link_compare.py"}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
 # websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
 # Write-up version 3 (issue 21) added the placements (settings.placements, each row's placement), each side's
@@ -435,6 +438,12 @@ def schema_of(document):
         raise SchemaError("the document", [f"schema: version {version} of {name} is unknown here (this checkout "
                                            f"reads 1 to {CURRENT_VERSION[name]}): update netbench"])
     return name, int(version)
+
+
+def other_tool(document):
+    """The tool that wrote `document` when its schema is one of OTHER_TOOLS' (not the suite's), else None."""
+    tag = document.get("schema") if isinstance(document, dict) else None
+    return OTHER_TOOLS.get((tag or "").partition("/")[0]) if isinstance(tag, str) else None
 
 
 def current(name):
