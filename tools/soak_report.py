@@ -18,7 +18,7 @@ import re
 import statistics
 import sys
 
-ORDER = {"echo": 0, "websocket": 1, "origin": 2, "threads": 0, "poll": 1, "epoll": 2}
+ORDER = {"echo": 0, "websocket": 1, "origin": 2, "threads": 0, "poll": 1, "epoll": 2, "uring": 3}
 
 
 def drift(samples):
