@@ -89,6 +89,7 @@ enum Op : uint64_t {
   kRecvOp = 3,
   kSendOp = 4,
   kCancelOp = 5,
+  kListenerReadyOp = 6,
 };
 constexpr int kOpBits = 3;
 constexpr uint64_t UserData(uint64_t id, Op op) { return (id << kOpBits) | op; }
@@ -386,6 +387,9 @@ class UringWorker {
       case kAcceptOp:
         OnAccepted(cqe.res, more);
         return;
+      case kListenerReadyOp:
+        ArmAccept();
+        return;
       case kWakeOp:
         if (stop_.load(std::memory_order_acquire)) {
           stopping_ = true;
@@ -447,6 +451,16 @@ class UringWorker {
     io_uring_sqe_set_data64(sqe, UserData(0, kAcceptOp));
   }
 
+  // A connection waits on the listener. Out of descriptors, an accept fails with EMFILE before it
+  // looks at the queue (the kernel takes the descriptor first), so re-arming it at once with
+  // nothing pending would spin; the loop waits for a connection to be pending instead, as the
+  // other event loops wait for the listener to be readable.
+  void ArmListenerReady() {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_poll_add(sqe, listener_.fd.get(), POLLIN);
+    io_uring_sqe_set_data64(sqe, UserData(0, kListenerReadyOp));
+  }
+
   // Join's eventfd write ends the loop. A poll, not a read: an eventfd read would wait in an
   // io_uring worker thread.
   void ArmWake() {
@@ -468,7 +482,8 @@ class UringWorker {
       if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && static_cast<rlim_t>(result) >= limit.rlim_cur) {
         ServerCounters::Add(counters_.refused, 1);
         return;  // closes it
-      }      if (live_.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections) {
+      }
+      if (live_.fetch_add(1, std::memory_order_relaxed) >= options_.max_connections) {
         live_.fetch_sub(1, std::memory_order_relaxed);
         ServerCounters::Add(counters_.rejected, 1);
         return;  // closes it
@@ -494,8 +509,12 @@ class UringWorker {
       }
       fcntl(fd, F_SETFL, flags);
       ServerCounters::Add(counters_.system_calls, 2);
-      if (outcome == SpareDescriptor::kRefused || outcome == SpareDescriptor::kNonePending) {
+      if (outcome == SpareDescriptor::kRefused) {
         if (!more) ArmAccept();
+        return;
+      }
+      if (outcome == SpareDescriptor::kNonePending) {
+        if (!more) ArmListenerReady();
         return;
       }
       // No slot even for the spare: wait a moment rather than spin.
