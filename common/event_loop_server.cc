@@ -595,11 +595,9 @@ absl::StatusOr<Listener> ShareListener(const Listener& listener) {
   return copy;
 }
 
-class EventLoopServer final : public Server {
+class EventLoopServer final : public WorkerServer<Worker> {
  public:
-  EventLoopServer(const ServerOptions& options, HandlerFactory handler_factory)
-      : options_(options), handler_factory_(std::move(handler_factory)) {}
-  ~EventLoopServer() override { Stop(); }
+  using WorkerServer::WorkerServer;
 
   absl::Status Start() {
     EventLoopBackend backend =
@@ -627,28 +625,6 @@ class EventLoopServer final : public Server {
     }
     return absl::OkStatus();
   }
-
-  int port() const override { return workers_.front()->listener().port; }
-  const SocketAddress& address() const override { return workers_.front()->listener().address; }
-
-  void Stop() override {
-    for (auto& worker : workers_) worker->Join();
-  }
-
-  ServerStats stats() const override {
-    ServerStats stats;
-    for (const auto& worker : workers_) worker->counters().AddTo(stats);
-    return stats;
-  }
-
-  absl::Status status() const override { return failure_.status(); }
-
- private:
-  const ServerOptions options_;
-  const HandlerFactory handler_factory_;
-  std::atomic<int> live_{0};
-  ServerFailure failure_;
-  std::vector<std::unique_ptr<Worker>> workers_;
 };
 
 }  // namespace

@@ -862,11 +862,9 @@ absl::StatusOr<Listener> ListenFor(const ServerOptions& options, int port) {
   return Listen(listen_options);
 }
 
-class UringServer final : public Server {
+class UringServer final : public WorkerServer<UringWorker> {
  public:
-  UringServer(const ServerOptions& options, HandlerFactory handler_factory)
-      : options_(options), handler_factory_(std::move(handler_factory)) {}
-  ~UringServer() override { Stop(); }
+  using WorkerServer::WorkerServer;
 
   absl::Status Start() {
     int port = options_.port;
@@ -880,28 +878,6 @@ class UringServer final : public Server {
     }
     return absl::OkStatus();
   }
-
-  int port() const override { return workers_.front()->listener().port; }
-  const SocketAddress& address() const override { return workers_.front()->listener().address; }
-
-  void Stop() override {
-    for (auto& worker : workers_) worker->Join();
-  }
-
-  ServerStats stats() const override {
-    ServerStats stats;
-    for (const auto& worker : workers_) worker->counters().AddTo(stats);
-    return stats;
-  }
-
-  absl::Status status() const override { return failure_.status(); }
-
- private:
-  const ServerOptions options_;
-  const HandlerFactory handler_factory_;
-  std::atomic<int> live_{0};
-  ServerFailure failure_;
-  std::vector<std::unique_ptr<UringWorker>> workers_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -89,6 +90,40 @@ struct ServerCounters {
 // pending and the acceptor must back off rather than spin.
 SpareDescriptor::Outcome RefusePending(SpareDescriptor& spare, int listen_fd,
                                        ServerCounters& counters);
+
+// The Server of the models that run `threads` workers, each with its own loop and listener (the
+// event loops, uring): what a worker has in common with the others (its listener, its counters, its
+// Join) answers Server's questions the same way for each. A model derives, adds its Start() that
+// makes the workers, and constructs them with options_, handler_factory_, live_ and failure_.
+template <typename Worker>
+class WorkerServer : public Server {
+ public:
+  WorkerServer(const ServerOptions& options, HandlerFactory handler_factory)
+      : options_(options), handler_factory_(std::move(handler_factory)) {}
+  ~WorkerServer() override { Stop(); }
+
+  int port() const override { return workers_.front()->listener().port; }
+  const SocketAddress& address() const override { return workers_.front()->listener().address; }
+
+  void Stop() override {
+    for (auto& worker : workers_) worker->Join();
+  }
+
+  ServerStats stats() const override {
+    ServerStats stats;
+    for (const auto& worker : workers_) worker->counters().AddTo(stats);
+    return stats;
+  }
+
+  absl::Status status() const override { return failure_.status(); }
+
+ protected:
+  const ServerOptions options_;
+  const HandlerFactory handler_factory_;
+  std::atomic<int> live_{0};
+  ServerFailure failure_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
 
 }  // namespace internal
 }  // namespace netbench
