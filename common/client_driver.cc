@@ -37,6 +37,7 @@ void ClientStats::Merge(const ClientStats& other) {
   for (const auto& [name, histogram] : other.latency) latency[name].Merge(histogram);
   for (const auto& [cause, count] : other.errors) errors[cause] += count;
   write_stalls += other.write_stalls;
+  system_calls += other.system_calls;
 }
 
 int64_t ClientStats::error_count() const {

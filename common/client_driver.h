@@ -74,6 +74,10 @@ struct ClientStats {
   std::map<std::string, LatencyHistogram> latency;  // by name, e.g. "rtt"
   std::map<std::string, int64_t> errors;            // by cause, e.g. "read.ECONNRESET"
   uint64_t write_stalls = 0;  // threads model: writes that waited a socket timeout for space
+  // System calls the driver made for these sessions, counted by the driver itself as the servers
+  // count theirs (ServerStats::system_calls): connects, reads, writes, the loops' waits and watch
+  // changes, io_uring enters. Over the whole run, opening included; divide by total_sent.
+  uint64_t system_calls = 0;
   void Merge(const ClientStats& other);
   int64_t error_count() const;
 };
