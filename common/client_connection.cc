@@ -273,6 +273,71 @@ Step ClientConnection::PumpInput(int max_reads, ReadScratch& scratch) {
   return Step::kYield;
 }
 
+Step ClientConnection::DeliverReceived(absl::string_view bytes) {
+  if (failed()) return Step::kFailed;
+  received_any_ = true;
+  if (in_.empty()) return DeliverInput(bytes, /*buffered=*/false);
+  in_.Append(bytes);
+  return DeliverInput(in_.view(), /*buffered=*/true);
+}
+
+Step ClientConnection::ReceivedEof() {
+  if (failed()) return Step::kFailed;
+  std::string cause = session_->OnPeerClosed();
+  if (cause.empty()) {
+    SetPhase(ConnectionPhase::kFinished);
+    return Step::kDone;
+  }
+  io_failure_ = true;
+  Fail(cause, "the server closed the connection before the session was complete");
+  return Step::kFailed;
+}
+
+Step ClientConnection::ReceiveFailed(int error) {
+  IoResult r;
+  r.status = IoStatus::kError;
+  r.error = error;
+  r.message = ErrnoStatus(error, "recv").ToString();
+  return FailIo(r, "read");
+}
+
+Step ClientConnection::TakeOutput(absl::string_view& data) {
+  data = {};
+  if (failed()) return Step::kFailed;
+  if (pending_.empty()) {
+    if (sending_done_) return Step::kDone;
+    ClientSession::Output output = session_->NextOutput();
+    pending_ = output.data;
+    finish_after_pending_ = output.sending_finished;
+    not_before_ = output.not_before;
+    if (pending_.empty()) {
+      if (!finish_after_pending_) return Step::kIdle;
+      sending_done_ = true;
+      session_->OnSendingFinished(fd_);
+      return Step::kDone;
+    }
+  }
+  data = pending_;
+  return Step::kWantWrite;
+}
+
+Step ClientConnection::MarkWritten(size_t bytes) {
+  pending_.remove_prefix(std::min(bytes, pending_.size()));
+  if (pending_.empty() && finish_after_pending_ && !sending_done_) {
+    sending_done_ = true;
+    session_->OnSendingFinished(fd_);
+  }
+  return sending_done_ ? Step::kDone : Step::kIdle;
+}
+
+Step ClientConnection::WriteFailed(int error) {
+  IoResult r;
+  r.status = IoStatus::kError;
+  r.error = error;
+  r.message = ErrnoStatus(error, "send").ToString();
+  return FailIo(r, "write");
+}
+
 bool ClientConnection::CheckFinished() {
   if (finished()) return true;
   if (failed() || !session_->IsFinished()) return false;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/internal/client_connection.h"
 #include "common/internal/client_runner.h"
+#include "common/platform.h"
 
 namespace netbench {
 
@@ -38,6 +39,7 @@ void ClientStats::Merge(const ClientStats& other) {
   for (const auto& [cause, count] : other.errors) errors[cause] += count;
   write_stalls += other.write_stalls;
   system_calls += other.system_calls;
+  receive_buffer_shortages += other.receive_buffer_shortages;
 }
 
 int64_t ClientStats::error_count() const {
@@ -145,23 +147,12 @@ bool WaitUntil(RunState& run, int64_t until, Predicate done) {
 
 }  // namespace
 
-std::vector<ClientModel> AvailableClientModels() {
-  std::vector<ClientModel> models = AvailableServerModels();
-  models.erase(std::remove(models.begin(), models.end(), ClientModel::kUring), models.end());
-  return models;
-}
-
-namespace {
-
-constexpr absl::string_view kNoUringClient =
-    "--model=uring is a server model only: the client driver runs on threads, poll or epoll";
-
-}  // namespace
+std::vector<ClientModel> AvailableClientModels() { return AvailableServerModels(); }
 
 absl::StatusOr<ClientModel> ParseClientModel(absl::string_view name) {
   absl::StatusOr<ClientModel> model = ParseServerModel(name);
   if (model.ok() && *model == ClientModel::kUring) {
-    return absl::InvalidArgumentError(kNoUringClient);
+    if (absl::Status support = UringSupport(); !support.ok()) return support;
   }
   return model;
 }
@@ -170,8 +161,16 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
                                    const SessionFactory& factory) {
   ClientDriverResult result;
   if (options.model == ClientModel::kUring) {
-    result.failure = std::string(kNoUringClient);
-    return result;
+    if (absl::Status support = UringSupport(); !support.ok()) {
+      result.failure = std::string(support.message());
+      return result;
+    }
+    const int buffers = options.uring_buffers;
+    if (buffers < 1 || buffers > 32768 || (buffers & (buffers - 1)) != 0) {
+      result.failure =
+          absl::StrCat("uring_buffers must be a power of two from 1 to 32768, got ", buffers);
+      return result;
+    }
   }
   const int n = options.connections;
   if (n < 1 || options.threads < 1 || options.timeout_nanos <= 0 ||
@@ -223,7 +222,10 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
     runner = internal::StartThreadRunner(run, connections);
   } else {
     absl::StatusOr<std::unique_ptr<ClientRunner>> loops =
-        internal::StartLoopRunner(run, connections);
+#if NETBENCH_LINUX
+        options.model == ClientModel::kUring ? internal::StartUringRunner(run, connections) :
+#endif
+                                             internal::StartLoopRunner(run, connections);
     if (!loops.ok()) {
       result.failure = absl::StrCat("cannot start event loops: ", loops.status().message());
       return result;

@@ -20,6 +20,9 @@
 //            second thread, as the Go spammer's writer goroutine)
 //   poll     `threads` event loops on poll(2) share the connections
 //   epoll    the same on Linux's epoll
+//   uring    `threads` loops on io_uring: on plain TCP a standing multishot receive per connection
+//            and a send per pending output, all of a pass submitted by the one io_uring_enter that
+//            waits (Linux 6.1 on, where UringSupport() says yes; uring_client_runner.cc)
 //
 //   ClientDriverOptions options;
 //   options.address = *address;
@@ -51,15 +54,15 @@ namespace netbench {
 
 class TlsClientContext;  // common/tls.h
 
-// Clients and servers name their models alike: threads, poll, epoll. uring is a server model
-// only, so far: the driver refuses it.
+// Clients and servers name their models alike: threads, poll, epoll, uring.
 using ClientModel = ServerModel;
 
-// The models the driver runs on in this build: threads, poll, and epoll where it is built. Client
-// tests loop over these.
+// The models the driver runs on in this build: threads, poll, epoll where it is built, and uring
+// where it is built and this process may use io_uring (UringSupport()). Client tests loop over
+// these.
 std::vector<ClientModel> AvailableClientModels();
-// ParseServerModel for a client's --model: "uring" is refused, saying that it is a server model
-// only.
+// ParseServerModel for a client's --model; "uring" where this process cannot use io_uring is
+// refused with UringSupport()'s cause (FailedPrecondition: a client exits 2 with it).
 absl::StatusOr<ClientModel> ParseClientModel(absl::string_view name);
 
 // The run's phases, raised by the driver for sessions to look at (relaxed loads are enough).
@@ -78,6 +81,8 @@ struct ClientStats {
   // count theirs (ServerStats::system_calls): connects, reads, writes, the loops' waits and watch
   // changes, io_uring enters. Over the whole run, opening included; divide by total_sent.
   uint64_t system_calls = 0;
+  // uring: receives that ended for want of a free buffer (ClientDriverOptions::uring_buffers).
+  uint64_t receive_buffer_shortages = 0;
   void Merge(const ClientStats& other);
   int64_t error_count() const;
 };
@@ -119,7 +124,10 @@ struct ClientDriverOptions {
   std::string server_name;
   int connections = 1;
   ClientModel model = DefaultServerModel();
-  int threads = 1;       // event loops for poll and epoll
+  int threads = 1;       // event loops for poll, epoll and uring
+  // The uring model's receive buffers per loop (16 KiB each), lent to the kernel: a power of two
+  // up to 32768.
+  int uring_buffers = 256;
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
   // Open every connection before the load starts (the start latch). False: no latch; the load's
   // clock starts at once and each connection's opening is part of the timed work (a fan-out times

@@ -79,6 +79,23 @@ class ClientConnection {
   // calling thread's) while nothing is left over from earlier reads.
   Step PumpInput(int max_reads, ReadScratch& scratch);
 
+  // The uring runner's load phase on plain TCP (uring_client_runner.cc), where the ring reads and
+  // writes the socket and these only move bytes between it and the session:
+  //   DeliverReceived  bytes the ring received (valid during the call): kFailed, kDone (the
+  //                    session finished) or kIdle
+  //   ReceivedEof, ReceiveFailed  the receive ended with the peer's close, or with `error`
+  //   TakeOutput       what PumpOutput would write next, into `data` (valid until MarkWritten
+  //                    has marked all of it): kIdle with nothing (see not_before()), kDone when
+  //                    the sending side is done, kWantWrite with bytes to send
+  //   MarkWritten      a send wrote `bytes` of it: kDone once the sending side is done, else
+  //                    kIdle; WriteFailed: it failed with `error`
+  Step DeliverReceived(absl::string_view bytes);
+  Step ReceivedEof();
+  Step ReceiveFailed(int error);
+  Step TakeOutput(absl::string_view& data);
+  Step MarkWritten(size_t bytes);
+  Step WriteFailed(int error);
+
   // Marks the session finished once it says it has nothing left to receive; true then.
   bool CheckFinished();
   // The run ended this session before it finished.

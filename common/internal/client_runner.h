@@ -1,5 +1,6 @@
-// What the client driver (client_driver.cc) shares with its two models: the threads runner
-// (thread_client_runner.cc) and the event-loop runner (loop_client_runner.cc), as server.cc shares
+// What the client driver (client_driver.cc) shares with its models: the threads runner
+// (thread_client_runner.cc), the event-loop runner (loop_client_runner.cc) and the io_uring runner
+// (uring_client_runner.cc, Linux only), as server.cc shares
 // internal/server_models.h with thread_server.cc and event_loop_server.cc.
 //
 // The orchestrating thread waits on RunState's counters; runners report each slot once when its
@@ -64,10 +65,13 @@ class ClientRunner {
   virtual void Join() = 0;
 };
 
-// Both start opening every connection at once and return.
+// Each starts opening every connection at once and returns.
 std::unique_ptr<ClientRunner> StartThreadRunner(
     RunState& run, std::vector<std::unique_ptr<ClientConnection>>& connections);
 absl::StatusOr<std::unique_ptr<ClientRunner>> StartLoopRunner(
+    RunState& run, std::vector<std::unique_ptr<ClientConnection>>& connections);
+// Where uring is built (platform.bzl's if_uring) and UringSupport() said yes.
+absl::StatusOr<std::unique_ptr<ClientRunner>> StartUringRunner(
     RunState& run, std::vector<std::unique_ptr<ClientConnection>>& connections);
 
 }  // namespace internal

@@ -1,0 +1,727 @@
+// The client driver's uring model: `threads` loops on io_uring, each on its own thread with its
+// own ring, share the connections (slot i on loop i % threads) as the poll and epoll loops do
+// (loop_client_runner.cc), and drive each slot through the same states: open, wait for the latch,
+// load, end, the next session. What differs is how the load moves bytes on plain TCP:
+//
+//   - one multishot receive per connection into the loop's provided buffer ring
+//     (internal/uring_buffer_ring.h): the bytes go to the session straight from the kernel's
+//     buffer (ClientConnection::DeliverReceived), without a read call; a completion without
+//     IORING_CQE_F_MORE ended the receive (ENOBUFS when every buffer was out) and it is armed
+//     again at the end of the pass;
+//   - a send (IORING_OP_SEND) of the session's pending output (ClientConnection::TakeOutput),
+//     one in flight per connection: the session's bytes stay valid until its next NextOutput,
+//     which comes only once they are written in full (MarkWritten);
+//
+// and every request of a pass is submitted by the one io_uring_enter that then waits for the next
+// completions, its timeout the nearest timer (a deadline, a paced send) or the wake period. Go and
+// Abort reach a loop through a posted task and an eventfd the ring polls. The ring is set up
+// IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN on the loop's own thread, with its descriptor
+// registered, as the uring server's (uring_server.cc).
+//
+// Opening (connect, TLS handshake, the session's opening exchange) stays on ClientConnection's
+// non-blocking steps; the loop waits for the readiness each step asks for with IORING_OP_POLL_ADD,
+// submitted in the pass's enter. TLS connections keep doing so in the load phase too: readiness by
+// POLL_ADD, then PumpInput/PumpOutput read and write through the TLS transport, as the epoll
+// model does (the TLS library reads and writes the socket itself).
+//
+// A session that ends with requests still naming its socket (a receive, a send, a poll) has them
+// cancelled and waits for every one to come back before it is ended: its socket closes, goes into
+// the pool, or its session's output is freed only once the kernel is done with them.
+#include <errno.h>
+#include <liburing.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/errno_status.h"
+#include "common/internal/client_runner.h"
+#include "common/internal/uring_buffer_ring.h"
+#include "common/unique_fd.h"
+
+namespace netbench {
+namespace internal {
+namespace {
+
+// What a completion is for: the low bits of its user_data; the rest is the slot's index on its
+// loop.
+enum Op : uint64_t {
+  kWakeOp = 1,
+  kReadableOp = 2,  // POLL_ADD POLLIN (opening, TLS)
+  kWritableOp = 3,  // POLL_ADD POLLOUT (opening, TLS)
+  kRecvOp = 4,      // multishot receive (plain TCP, load)
+  kSendOp = 5,      // send of the pending output (plain TCP, load)
+  kCancelOp = 6,
+};
+constexpr int kOpBits = 3;
+constexpr uint64_t UserData(uint64_t index, Op op) { return (index << kOpBits) | op; }
+
+constexpr unsigned kSubmissionEntries = 1024;
+constexpr unsigned kCompletionEntries = 16384;
+constexpr uint16_t kBufferGroup = 0;
+constexpr size_t kBufferSize = 16 * 1024;
+// TLS connections: reads and writes per readiness before the loop's other connections get a turn.
+constexpr int kWritesPerEvent = 16;
+constexpr int kReadsPerEvent = 16;
+
+class UringClientLoop;
+
+// One slot on a loop: its sessions one after another, each opened, loaded and ended.
+class UringSlot {
+ public:
+  UringSlot(UringClientLoop& loop, ClientConnection& c, uint64_t index)
+      : loop_(loop), c_(c), index_(index) {}
+
+  void BeginOpen();
+  void Go();
+  void Abandon();
+  // The loop cannot wait any more: the connection ends with `text`.
+  void Fail(const std::string& text);
+  void OnCompletion(Op op, int result, const char* data, bool more);
+  // End of a pass: sends what the session has, re-arms the receive.
+  void Prepare();
+
+  bool dirty() const { return dirty_; }
+  void set_dirty(bool value) { dirty_ = value; }
+
+ private:
+  void ContinueOpen(Step step);
+  void Start();
+  void OnReady(Op op, int result);
+  // TLS, or a plain session while it is opening: the transport reads and writes.
+  void Pump(bool readable, bool writable);
+  void OnReceived(int result, const char* data);
+  void OnSent(int result);
+  void Watch(bool readable, bool writable);
+  void ScheduleSend();
+  void MarkDirty();
+  void ArmDeadline();
+  void OnDeadline();
+  // As LoopConnection's: the session runs again (Restart), the slot's next one begins, or the
+  // slot ends; first every request naming the socket comes back.
+  void SessionOver();
+  void CancelRequests();
+  void SessionSendingDone();
+  void DoneSending();
+  void EndSlot();
+
+  UringClientLoop& loop_;
+  ClientConnection& c_;
+  const uint64_t index_;
+  bool plain_load_ = false;  // plain TCP in its load phase: the ring receives and sends
+  bool readable_armed_ = false;
+  bool writable_armed_ = false;
+  bool recv_armed_ = false;
+  bool send_in_flight_ = false;
+  bool peer_closed_ = false;
+  int in_flight_ = 0;  // requests naming the socket, cancels included
+  bool draining_ = false;  // the session is over; its requests are on their way back
+  bool dirty_ = false;
+  bool open_reported_ = false;
+  bool waiting_for_go_ = false;
+  bool started_ = false;
+  bool loaded_ = false;
+  bool sending_reported_ = false;
+  bool slot_ended_ = false;
+  bool in_session_over_ = false;
+  bool session_over_again_ = false;
+  uint64_t timer_ = 0;           // a pending not_before wake-up, 0: none
+  uint64_t deadline_timer_ = 0;  // the session's nearest deadline, 0: none
+  int64_t deadline_timer_at_ = 0;
+};
+
+class UringClientLoop {
+ public:
+  // `stats`: the statistics of the loop's connections' thread, where its system calls count.
+  UringClientLoop(RunState& run, ClientStats& stats)
+      : run_(run), stats_(stats), go_(!run.options->open_before_start) {}
+
+  ~UringClientLoop() {
+    Join();
+    if (ring_ready_) io_uring_queue_exit(&ring_);
+  }
+
+  void Add(ClientConnection& c) {
+    slots_.push_back(std::make_unique<UringSlot>(*this, c, slots_.size()));
+  }
+
+  // Starts the loop's thread, which sets up its ring (SINGLE_ISSUER binds a ring to the thread
+  // that creates it) and returns how that went; the thread then waits for Begin, so that no
+  // connection opens before every loop of the run has its ring.
+  absl::Status Start() {
+    std::promise<absl::Status> ready;
+    std::future<absl::Status> setup = ready.get_future();
+    std::shared_future<bool> begin = begin_.get_future().share();
+    thread_ = std::thread([this, &ready, begin] {
+      absl::Status status = Init();
+      const bool ok = status.ok();
+      ready.set_value(std::move(status));
+      if (ok && begin.get()) Run();
+    });
+    absl::Status status = setup.get();
+    if (!status.ok()) thread_.join();
+    return status;
+  }
+  // After a successful Start: true runs the loop, false ends its thread.
+  void Begin(bool run) { begin_.set_value(run); }
+
+  void Go() {
+    Post([this] {
+      go_ = true;
+      for (auto& slot : slots_) slot->Go();
+    });
+  }
+  void Abort() {
+    Post([this] {
+      for (auto& slot : slots_) slot->Abandon();
+    });
+  }
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  RunState& run() { return run_; }
+  ReadScratch& scratch() { return scratch_; }
+  bool go() const { return go_; }
+  void SlotEnded() { --remaining_; }
+
+  // The next request slot, submitting what is queued when the ring is full (a system call more).
+  io_uring_sqe* Sqe() {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    while (sqe == nullptr) {
+      ++stats_.system_calls;
+      io_uring_submit(&ring_);
+      sqe = io_uring_get_sqe(&ring_);
+    }
+    return sqe;
+  }
+  void PollAdd(uint64_t index, int fd, Op op) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_poll_add(sqe, fd, op == kReadableOp ? POLLIN : POLLOUT);
+    io_uring_sqe_set_data64(sqe, UserData(index, op));
+  }
+  void Receive(uint64_t index, int fd) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
+    sqe->flags |= IOSQE_BUFFER_SELECT;
+    sqe->buf_group = kBufferGroup;
+    io_uring_sqe_set_data64(sqe, UserData(index, kRecvOp));
+  }
+  void Send(uint64_t index, int fd, absl::string_view data) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_send(sqe, fd, data.data(), data.size(), MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(sqe, UserData(index, kSendOp));
+  }
+  void Cancel(uint64_t index, Op op) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_cancel64(sqe, UserData(index, op), 0);
+    io_uring_sqe_set_data64(sqe, UserData(index, kCancelOp));
+  }
+
+  void MarkDirty(UringSlot* slot) {
+    if (slot->dirty()) return;
+    slot->set_dirty(true);
+    dirty_.push_back(slot);
+  }
+
+  uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) {
+    const uint64_t id = next_timer_id_++;
+    timers_.emplace(std::make_pair(when_nanos, id), std::move(callback));
+    timer_deadlines_[id] = when_nanos;
+    return id;
+  }
+  void CancelTimer(uint64_t id) {
+    auto it = timer_deadlines_.find(id);
+    if (it == timer_deadlines_.end()) return;
+    timers_.erase(std::make_pair(it->second, id));
+    timer_deadlines_.erase(it);
+  }
+
+ private:
+  absl::Status Init() {
+    io_uring_params params{};
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE;
+    params.cq_entries = kCompletionEntries;
+    if (int error = io_uring_queue_init_params(kSubmissionEntries, &ring_, &params); error < 0) {
+      return ErrnoStatus(-error, "io_uring_setup");
+    }
+    ring_ready_ = true;
+    const int count = run_.options->uring_buffers;
+    if (absl::Status status = buffers_.Init(ring_, kBufferGroup, count, kBufferSize);
+        !status.ok()) {
+      return status;
+    }
+    wake_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!wake_.valid()) return ErrnoStatus(errno, "eventfd");
+    return absl::OkStatus();
+  }
+
+  void Post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(posted_mutex_);
+      posted_.push_back(std::move(task));
+    }
+    uint64_t one = 1;
+    (void)!write(wake_.get(), &one, sizeof(one));
+  }
+
+  // A poll, not a read: an eventfd read would wait in an io_uring worker thread.
+  void ArmWake() {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_poll_add(sqe, wake_.get(), POLLIN);
+    io_uring_sqe_set_data64(sqe, UserData(0, kWakeOp));
+  }
+
+  void OnWake() {
+    uint64_t value;
+    ++stats_.system_calls;
+    (void)!read(wake_.get(), &value, sizeof(value));
+    std::vector<std::function<void()>> tasks;
+    {
+      std::lock_guard<std::mutex> lock(posted_mutex_);
+      tasks.swap(posted_);
+    }
+    for (auto& task : tasks) task();
+    ArmWake();
+  }
+
+  void Run() {
+    // Registered on the thread that submits: the enters that follow skip the ring's descriptor
+    // lookup. Optional (kernel 5.18): without it they look it up.
+    ++stats_.system_calls;
+    (void)io_uring_register_ring_fd(&ring_);
+    remaining_ = static_cast<int>(slots_.size());
+    ArmWake();
+    for (auto& slot : slots_) slot->BeginOpen();
+    while (remaining_ > 0) {
+      Prepare();
+      if (remaining_ == 0) break;
+      int64_t wait = kWakePeriodNanos;
+      if (!timers_.empty()) {
+        wait = std::clamp<int64_t>(timers_.begin()->first.first - MonotonicNanos(), 0, wait);
+      }
+      __kernel_timespec timeout{};
+      timeout.tv_sec = wait / kNanosPerSecond;
+      timeout.tv_nsec = wait % kNanosPerSecond;
+      io_uring_cqe* cqe = nullptr;
+      ++stats_.system_calls;
+      const int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &timeout, nullptr);
+      if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
+          result != -EAGAIN) {
+        // Every connection of this loop ends with that cause; the run goes on with the other
+        // loops'. The ring goes first: its exit takes back every request.
+        io_uring_queue_exit(&ring_);
+        ring_ready_ = false;
+        const std::string text = ErrnoStatus(-result, "io_uring_enter").ToString();
+        for (auto& slot : slots_) slot->Fail(text);
+        return;
+      }
+      unsigned head;
+      unsigned seen = 0;
+      io_uring_for_each_cqe(&ring_, head, cqe) {
+        ++seen;
+        Dispatch(*cqe);
+      }
+      io_uring_cq_advance(&ring_, seen);
+      buffers_.Publish();
+      RunDueTimers();
+    }
+  }
+
+  void Dispatch(const io_uring_cqe& cqe) {
+    const Op op = static_cast<Op>(cqe.user_data & ((1 << kOpBits) - 1));
+    const uint64_t index = cqe.user_data >> kOpBits;
+    if (op == kWakeOp) return OnWake();
+    const bool has_buffer = (cqe.flags & IORING_CQE_F_BUFFER) != 0;
+    const unsigned buffer_id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
+    const char* data = has_buffer ? buffers_.data(buffer_id) : nullptr;
+    if (op == kRecvOp && cqe.res == -ENOBUFS) ++stats_.receive_buffer_shortages;
+    slots_[index]->OnCompletion(op, cqe.res, data, (cqe.flags & IORING_CQE_F_MORE) != 0);
+    // Handed back once the session has seen it.
+    if (has_buffer) buffers_.Return(buffer_id);
+  }
+
+  void Prepare() {
+    // A slot's Prepare may end its session and begin the next (never another slot's).
+    for (size_t i = 0; i < dirty_.size(); ++i) {
+      UringSlot* slot = dirty_[i];
+      slot->set_dirty(false);
+      slot->Prepare();
+    }
+    dirty_.clear();
+  }
+
+  void RunDueTimers() {
+    const int64_t now = MonotonicNanos();
+    while (!timers_.empty() && timers_.begin()->first.first <= now) {
+      auto first = timers_.begin();
+      std::function<void()> callback = std::move(first->second);
+      timer_deadlines_.erase(first->first.second);
+      timers_.erase(first);
+      callback();
+    }
+  }
+
+  RunState& run_;
+  ClientStats& stats_;
+  bool go_;  // the loop's thread only
+  io_uring ring_{};
+  bool ring_ready_ = false;
+  UringBufferRing buffers_;
+  UniqueFd wake_;
+  std::mutex posted_mutex_;
+  std::vector<std::function<void()>> posted_;  // guarded by posted_mutex_
+  std::vector<std::unique_ptr<UringSlot>> slots_;
+  std::vector<UringSlot*> dirty_;
+  int remaining_ = 0;    // slots not ended; the loop's thread only
+  ReadScratch scratch_;  // TLS connections of the loop read here
+  std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
+  std::unordered_map<uint64_t, int64_t> timer_deadlines_;
+  uint64_t next_timer_id_ = 1;
+  std::promise<bool> begin_;
+  std::thread thread_;
+};
+
+void UringSlot::BeginOpen() {
+  started_ = false;
+  plain_load_ = false;
+  peer_closed_ = false;
+  const Step step = c_.BeginOpen();
+  ArmDeadline();
+  ContinueOpen(step);
+}
+
+void UringSlot::ContinueOpen(Step step) {
+  if (step == Step::kWantRead || step == Step::kWantWrite) {
+    return Watch(step == Step::kWantRead, step == Step::kWantWrite);
+  }
+  if (!open_reported_) {
+    open_reported_ = true;
+    loop_.run().Opened();
+  }
+  if (step != Step::kDone) return SessionOver();
+  if (loop_.go()) return Start();
+  waiting_for_go_ = true;  // nothing is watched until the load starts
+}
+
+void UringSlot::Go() {
+  if (slot_ended_ || !waiting_for_go_) return;
+  if (loop_.run().abort.load()) return Abandon();
+  Start();
+}
+
+void UringSlot::Start() {
+  waiting_for_go_ = false;
+  started_ = loaded_ = true;
+  const Step step = c_.Start();
+  ArmDeadline();  // a latched first session's deadline begins with the load
+  if (step == Step::kDone || step == Step::kFailed) return SessionOver();
+  plain_load_ = loop_.run().options->tls == nullptr;
+  if (plain_load_) return MarkDirty();
+  Pump(/*readable=*/false, /*writable=*/true);
+}
+
+void UringSlot::Abandon() {
+  if (slot_ended_ || draining_) return;
+  c_.Abandon(loop_.run().abort_cause);
+  SessionOver();
+}
+
+void UringSlot::Fail(const std::string& text) {
+  if (slot_ended_) return;
+  c_.Fail("event_loop", text);
+  c_.EndSession();  // no session replaces it: this loop cannot wait any more
+  EndSlot();
+}
+
+void UringSlot::OnCompletion(Op op, int result, const char* data, bool more) {
+  switch (op) {
+    case kReadableOp:
+      readable_armed_ = false;
+      break;
+    case kWritableOp:
+      writable_armed_ = false;
+      break;
+    case kRecvOp:
+      if (!more) recv_armed_ = false;
+      break;
+    case kSendOp:
+      send_in_flight_ = false;
+      break;
+    default:
+      break;
+  }
+  if (!more) --in_flight_;
+  if (draining_) {
+    // What the ended session's requests brought back is nobody's now.
+    if (in_flight_ == 0) SessionOver();
+    return;
+  }
+  if (slot_ended_ || waiting_for_go_) return;
+  switch (op) {
+    case kReadableOp:
+    case kWritableOp:
+      return OnReady(op, result);
+    case kRecvOp:
+      return OnReceived(result, data);
+    case kSendOp:
+      return OnSent(result);
+    default:
+      return;
+  }
+}
+
+void UringSlot::OnReady(Op op, int /*result*/) {
+  if (!started_) {
+    const Step step = c_.ContinueOpen();
+    ArmDeadline();  // a completed connect's deadline no longer applies
+    return ContinueOpen(step);
+  }
+  if (!plain_load_) Pump(op == kReadableOp, op == kWritableOp);
+}
+
+void UringSlot::Pump(bool readable, bool /*writable*/) {
+  Step in = Step::kWantRead;
+  if (readable) {
+    in = c_.PumpInput(kReadsPerEvent, loop_.scratch());
+    if (in == Step::kDone || in == Step::kFailed) return SessionOver();
+  }
+  Step out = Step::kDone;
+  if (!c_.sending_done()) {
+    out = c_.PumpOutput(kWritesPerEvent);
+    if (out == Step::kFailed) return SessionOver();
+    if (out == Step::kDone) SessionSendingDone();
+    if (out == Step::kIdle && c_.not_before() > 0 && timer_ == 0) {
+      timer_ = loop_.AddTimer(c_.not_before(), [this] {
+        timer_ = 0;
+        if (!slot_ended_ && started_ && !draining_) Pump(/*readable=*/false, /*writable=*/false);
+      });
+    }
+  }
+  if (c_.CheckFinished()) return SessionOver();
+  // A read that stopped at its budget (or TLS holding more) is finished when the next poll says
+  // readable again, which it does at once: polls are level-triggered.
+  Watch(true, out == Step::kWantWrite || out == Step::kYield);
+}
+
+// Arms a poll for each readiness wanted that none watches yet.
+void UringSlot::Watch(bool readable, bool writable) {
+  if (readable && !readable_armed_) {
+    loop_.PollAdd(index_, c_.fd(), kReadableOp);
+    readable_armed_ = true;
+    ++in_flight_;
+  }
+  if (writable && !writable_armed_) {
+    loop_.PollAdd(index_, c_.fd(), kWritableOp);
+    writable_armed_ = true;
+    ++in_flight_;
+  }
+}
+
+void UringSlot::OnReceived(int result, const char* data) {
+  if (result > 0) {
+    const Step step = c_.DeliverReceived(absl::string_view(data, static_cast<size_t>(result)));
+    if (step == Step::kDone || step == Step::kFailed) return SessionOver();
+  } else if (result == 0) {
+    peer_closed_ = true;
+    const Step step = c_.ReceivedEof();
+    if (step == Step::kDone || step == Step::kFailed) return SessionOver();
+  } else if (result != -ENOBUFS && result != -ECANCELED) {
+    c_.ReceiveFailed(-result);
+    return SessionOver();
+  }
+  MarkDirty();  // the session may have more to send; the receive may need arming again
+}
+
+void UringSlot::OnSent(int result) {
+  if (result < 0) {
+    c_.WriteFailed(-result);
+    return SessionOver();
+  }
+  if (c_.MarkWritten(static_cast<size_t>(result)) == Step::kDone) SessionSendingDone();
+  MarkDirty();
+}
+
+void UringSlot::MarkDirty() { loop_.MarkDirty(this); }
+
+void UringSlot::Prepare() {
+  if (slot_ended_ || draining_ || !plain_load_ || c_.ended()) return;
+  if (!send_in_flight_ && !c_.sending_done()) {
+    absl::string_view data;
+    const Step out = c_.TakeOutput(data);
+    if (out == Step::kFailed) return SessionOver();
+    if (out == Step::kDone) SessionSendingDone();
+    if (out == Step::kWantWrite) {
+      loop_.Send(index_, c_.fd(), data);
+      send_in_flight_ = true;
+      ++in_flight_;
+    } else if (out == Step::kIdle && c_.not_before() > 0 && timer_ == 0) {
+      timer_ = loop_.AddTimer(c_.not_before(), [this] {
+        timer_ = 0;
+        MarkDirty();
+      });
+    }
+  }
+  if (c_.CheckFinished()) return SessionOver();
+  if (!recv_armed_ && !peer_closed_) {
+    loop_.Receive(index_, c_.fd());
+    recv_armed_ = true;
+    ++in_flight_;
+  }
+}
+
+void UringSlot::ArmDeadline() {
+  const int64_t deadline = c_.ended() ? 0 : c_.deadline();
+  if (deadline == deadline_timer_at_) return;
+  if (deadline_timer_ != 0) loop_.CancelTimer(deadline_timer_);
+  deadline_timer_ = 0;
+  deadline_timer_at_ = deadline;
+  if (deadline == 0) return;
+  deadline_timer_ = loop_.AddTimer(deadline, [this] {
+    deadline_timer_ = 0;
+    deadline_timer_at_ = 0;
+    OnDeadline();
+  });
+}
+
+void UringSlot::OnDeadline() {
+  if (slot_ended_ || draining_ || c_.ended()) return;
+  if (c_.CheckDeadlines(MonotonicNanos())) return SessionOver();
+  ArmDeadline();
+}
+
+void UringSlot::CancelRequests() {
+  for (Op op : {kReadableOp, kWritableOp, kRecvOp, kSendOp}) {
+    const bool armed = op == kReadableOp   ? readable_armed_
+                       : op == kWritableOp ? writable_armed_
+                       : op == kRecvOp     ? recv_armed_
+                                           : send_in_flight_;
+    if (!armed) continue;
+    loop_.Cancel(index_, op);
+    ++in_flight_;
+  }
+}
+
+void UringSlot::SessionOver() {
+  if (in_session_over_) {
+    session_over_again_ = true;
+    return;
+  }
+  in_session_over_ = true;
+  do {
+    session_over_again_ = false;
+    if (slot_ended_) break;
+    if (timer_ != 0) loop_.CancelTimer(timer_);
+    timer_ = 0;
+    if (deadline_timer_ != 0) loop_.CancelTimer(deadline_timer_);
+    deadline_timer_ = 0;
+    deadline_timer_at_ = 0;
+    waiting_for_go_ = false;
+    plain_load_ = false;
+    if (in_flight_ > 0) {
+      // The kernel still holds the socket, and maybe the session's output: the session ends
+      // when the last request is back (OnCompletion calls again).
+      if (!draining_) {
+        draining_ = true;
+        CancelRequests();
+      }
+      break;
+    }
+    draining_ = false;
+    if (!loop_.run().abort.load() && c_.Restart()) {
+      BeginOpen();
+      continue;
+    }
+    c_.EndSession();
+    // With the latch, a slot whose first connection could not open ends: the run will not start.
+    const bool may_replace = loaded_ || !loop_.run().options->open_before_start;
+    std::unique_ptr<ClientSession> next = may_replace ? loop_.run().NextSession(c_) : nullptr;
+    if (next == nullptr) {
+      EndSlot();
+      break;
+    }
+    c_.BeginSession(std::move(next));
+    BeginOpen();
+  } while (session_over_again_);
+  in_session_over_ = false;
+}
+
+void UringSlot::SessionSendingDone() {
+  if (!loop_.run().options->replace_sessions) DoneSending();
+}
+
+void UringSlot::DoneSending() {
+  if (sending_reported_) return;
+  sending_reported_ = true;
+  loop_.run().SendingDone();
+}
+
+void UringSlot::EndSlot() {
+  slot_ended_ = true;
+  if (!open_reported_) {
+    open_reported_ = true;
+    loop_.run().Opened();
+  }
+  DoneSending();
+  loop_.run().Ended();
+  loop_.SlotEnded();
+}
+
+class UringRunner final : public ClientRunner {
+ public:
+  explicit UringRunner(std::vector<std::unique_ptr<UringClientLoop>> loops)
+      : loops_(std::move(loops)) {}
+  ~UringRunner() override { Join(); }
+
+  void Go() override {
+    for (auto& loop : loops_) loop->Go();
+  }
+  void Abort() override {
+    for (auto& loop : loops_) loop->Abort();
+  }
+  void Join() override {
+    for (auto& loop : loops_) loop->Join();
+  }
+
+ private:
+  std::vector<std::unique_ptr<UringClientLoop>> loops_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ClientRunner>> StartUringRunner(
+    RunState& run, std::vector<std::unique_ptr<ClientConnection>>& connections) {
+  const int count = std::min<int>(run.options->threads, static_cast<int>(connections.size()));
+  std::vector<std::unique_ptr<UringClientLoop>> loops;
+  // Slot i's statistics are its loop's thread's (client_driver.cc): loop k's are those of its
+  // first slot, k.
+  for (int i = 0; i < count; ++i) {
+    loops.push_back(std::make_unique<UringClientLoop>(run, connections[i]->stats()));
+  }
+  for (size_t i = 0; i < connections.size(); ++i) loops[i % count]->Add(*connections[i]);
+  // Every ring is set up before any connection opens: a loop that cannot have one fails the run.
+  size_t started = 0;
+  absl::Status status;
+  for (; started < loops.size() && status.ok(); ++started) status = loops[started]->Start();
+  if (!status.ok()) --started;  // that one's thread has ended
+  for (size_t i = 0; i < started; ++i) loops[i]->Begin(status.ok());
+  if (!status.ok()) return status;
+  return std::unique_ptr<ClientRunner>(new UringRunner(std::move(loops)));
+}
+
+}  // namespace internal
+}  // namespace netbench
