@@ -86,7 +86,6 @@ TEST(EchoClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   SynDroppingListener drop;
   SilentListener silent;
   for (ServerModel built : AvailableServerModels()) {
-    if (built == ServerModel::kUring) continue;  // a server model only: the client refuses it
     const char* model = ServerModelName(built);
     ChildProcess dropped({kClient, absl::StrCat("--port=", drop.port()), "--timeout=1s",
                           "--messages=1000", absl::StrCat("--model=", model), "--progress=false"});

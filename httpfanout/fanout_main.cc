@@ -63,7 +63,10 @@ int Run() {
   options.url = *url;
   options.model = absl::GetFlag(FLAGS_model);
   if (options.model == ClientModel::kUring) {
-    return Fail(std::string(ParseClientModel("uring").status().message()));
+    // Where this process cannot use io_uring, the probe's cause.
+    if (absl::StatusOr<ClientModel> uring = ParseClientModel("uring"); !uring.ok()) {
+      return Fail(std::string(uring.status().message()));
+    }
   }
   options.requests = absl::GetFlag(FLAGS_requests);
   options.concurrency = absl::GetFlag(FLAGS_concurrency);

@@ -29,7 +29,6 @@ TEST(WebSocketClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers
   SynDroppingListener drop;
   SilentListener silent;
   for (ServerModel built : AvailableServerModels()) {
-    if (built == ServerModel::kUring) continue;  // a server model only: the client refuses it
     const char* model = ServerModelName(built);
     int status = 0;
     std::string output =
