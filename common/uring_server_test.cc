@@ -2,11 +2,6 @@
 // profile makes it fail, and its provided buffer ring, run out by more connections bursting at
 // once than it has buffers. (server_test runs every other server test on uring too.)
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +17,7 @@
 #include "common/server.h"
 #include "common/socket.h"
 #include "gtest/gtest.h"
+#include "testing/refuse_io_uring.h"
 #include "testing/socket_io.h"
 
 namespace netbench {
@@ -33,20 +29,6 @@ class Echo : public ConnectionHandler {
     return {.consumed = input.size()};
   }
 };
-
-// Makes io_uring_setup fail with EPERM in the calling thread, as Docker's and containerd's default
-// seccomp profiles do. For a child process only: it cannot be undone.
-bool RefuseIoUringSetup() {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog program{.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
-  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
-}
 
 // In a child (the filter stays with it): the probe names the cause, uring leaves the list of
 // models, and a server asked for it refuses to start with the probe's words. The child reports
