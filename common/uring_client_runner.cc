@@ -8,12 +8,15 @@
 //     buffer (ClientConnection::DeliverReceived), without a read call; a completion without
 //     IORING_CQE_F_MORE ended the receive (ENOBUFS when every buffer was out) and it is armed
 //     again at the end of the pass;
-//   - a send (IORING_OP_SEND) of the session's pending output (ClientConnection::TakeOutput),
-//     one in flight per connection: the session's bytes stay valid until its next NextOutput,
-//     which comes only once they are written in full (MarkWritten);
+//   - a send (IORING_OP_SEND), one in flight per connection. A large output (kInPlaceBytes on)
+//     is sent where the session keeps it (ClientConnection::TakeOutput), which stays valid until
+//     its next NextOutput, asked only once the send wrote it in full (MarkWritten). Small outputs
+//     are gathered instead: up to kOutputsPerSend of them are copied into the slot's own buffer
+//     and sent at once, as the epoll model writes up to 16 outputs per wakeup with a call each
+//     (a stream of 22-byte messages would otherwise cost an enter per message and connection);
 //
 // and every request of a pass is submitted by the one io_uring_enter that then waits for the next
-// completions, its timeout the nearest timer (a deadline, a paced send) or the wake period. Go and
+// completions, its timeout the nearest timer (a deadline, a paced send), if any. Go and
 // Abort reach a loop through a posted task and an eventfd the ring polls. The ring is set up
 // IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN on the loop's own thread, with its descriptor
 // registered, as the uring server's (uring_server.cc).
@@ -74,6 +77,10 @@ constexpr unsigned kSubmissionEntries = 1024;
 constexpr unsigned kCompletionEntries = 16384;
 constexpr uint16_t kBufferGroup = 0;
 constexpr size_t kBufferSize = 16 * 1024;
+// Outputs at least this large are sent in place; smaller ones are gathered, up to kOutputsPerSend
+// of them (and at most about kInPlaceBytes), into one send.
+constexpr size_t kInPlaceBytes = 4096;
+constexpr int kOutputsPerSend = 16;
 // TLS connections: reads and writes per readiness before the loop's other connections get a turn.
 constexpr int kWritesPerEvent = 16;
 constexpr int kReadsPerEvent = 16;
@@ -107,7 +114,8 @@ class UringSlot {
   void OnReceived(int result, const char* data);
   void OnSent(int result);
   void Watch(bool readable, bool writable);
-  void ScheduleSend();
+  // Sends the session's next output(s) (plain load, no send in flight).
+  void SendOutput();
   void MarkDirty();
   void ArmDeadline();
   void OnDeadline();
@@ -127,6 +135,10 @@ class UringSlot {
   bool writable_armed_ = false;
   bool recv_armed_ = false;
   bool send_in_flight_ = false;
+  bool send_in_place_ = false;  // the send in flight is of the session's own bytes
+  // Small outputs gathered for the send in flight (or the next): the slot's, kept across sessions.
+  std::string gathered_;
+  size_t gathered_sent_ = 0;  // of gathered_, written
   bool peer_closed_ = false;
   int in_flight_ = 0;  // requests naming the socket, cancels included
   bool draining_ = false;  // the session is over; its requests are on their way back
@@ -310,16 +322,20 @@ class UringClientLoop {
     while (remaining_ > 0) {
       Prepare();
       if (remaining_ == 0) break;
-      int64_t wait = kWakePeriodNanos;
-      if (!timers_.empty()) {
-        wait = std::clamp<int64_t>(timers_.begin()->first.first - MonotonicNanos(), 0, wait);
-      }
+      // No timer, no timeout: a timeout costs an hrtimer armed and cancelled per enter, dearer
+      // on these VMs than the system call (tools/uring_bench_results.md); Go and Abort come
+      // through the eventfd.
       __kernel_timespec timeout{};
-      timeout.tv_sec = wait / kNanosPerSecond;
-      timeout.tv_nsec = wait % kNanosPerSecond;
+      __kernel_timespec* wait_limit = nullptr;
+      if (!timers_.empty()) {
+        const int64_t wait = std::max<int64_t>(0, timers_.begin()->first.first - MonotonicNanos());
+        timeout.tv_sec = wait / kNanosPerSecond;
+        timeout.tv_nsec = wait % kNanosPerSecond;
+        wait_limit = &timeout;
+      }
       io_uring_cqe* cqe = nullptr;
       ++stats_.system_calls;
-      const int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &timeout, nullptr);
+      const int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
       if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
           result != -EAGAIN) {
         // Every connection of this loop ends with that cause; the run goes on with the other
@@ -400,6 +416,8 @@ void UringSlot::BeginOpen() {
   started_ = false;
   plain_load_ = false;
   peer_closed_ = false;
+  gathered_.clear();
+  gathered_sent_ = 0;
   const Step step = c_.BeginOpen();
   ArmDeadline();
   ContinueOpen(step);
@@ -552,31 +570,73 @@ void UringSlot::OnSent(int result) {
     c_.WriteFailed(-result);
     return SessionOver();
   }
-  if (c_.MarkWritten(static_cast<size_t>(result)) == Step::kDone) SessionSendingDone();
+  if (!send_in_place_) {
+    gathered_sent_ += static_cast<size_t>(result);
+    if (gathered_sent_ == gathered_.size()) {
+      gathered_.clear();  // keeps its capacity
+      gathered_sent_ = 0;
+    }
+  } else if (c_.MarkWritten(static_cast<size_t>(result)) == Step::kDone) {
+    SessionSendingDone();
+  }
   MarkDirty();
+}
+
+void UringSlot::SendOutput() {
+  if (gathered_.empty()) {
+    absl::string_view data;
+    Step out = c_.TakeOutput(data);
+    for (int outputs = 0;; ++outputs) {
+      if (out == Step::kFailed) return SessionOver();
+      if (out == Step::kDone) {
+        SessionSendingDone();
+        break;
+      }
+      if (out == Step::kIdle) {
+        if (c_.not_before() > 0 && timer_ == 0) {
+          timer_ = loop_.AddTimer(c_.not_before(), [this] {
+            timer_ = 0;
+            MarkDirty();
+          });
+        }
+        break;
+      }
+      if (outputs == 0 && data.size() >= kInPlaceBytes) {
+        loop_.Send(index_, c_.fd(), data);
+        send_in_flight_ = send_in_place_ = true;
+        ++in_flight_;
+        return;
+      }
+      // Gathered counts as written: the session's next output may reuse its buffer. Its sending
+      // side may thus be done before the bytes are; the session is not ended while they wait
+      // (Prepare).
+      gathered_.append(data.data(), data.size());
+      if (c_.MarkWritten(data.size()) == Step::kDone) {
+        SessionSendingDone();
+        break;
+      }
+      if (outputs + 1 == kOutputsPerSend || gathered_.size() >= kInPlaceBytes) break;
+      out = c_.TakeOutput(data);
+    }
+  }
+  if (gathered_.size() > gathered_sent_) {
+    loop_.Send(index_, c_.fd(), absl::string_view(gathered_).substr(gathered_sent_));
+    send_in_flight_ = true;
+    send_in_place_ = false;
+    ++in_flight_;
+  }
 }
 
 void UringSlot::MarkDirty() { loop_.MarkDirty(this); }
 
 void UringSlot::Prepare() {
   if (slot_ended_ || draining_ || !plain_load_ || c_.ended()) return;
-  if (!send_in_flight_ && !c_.sending_done()) {
-    absl::string_view data;
-    const Step out = c_.TakeOutput(data);
-    if (out == Step::kFailed) return SessionOver();
-    if (out == Step::kDone) SessionSendingDone();
-    if (out == Step::kWantWrite) {
-      loop_.Send(index_, c_.fd(), data);
-      send_in_flight_ = true;
-      ++in_flight_;
-    } else if (out == Step::kIdle && c_.not_before() > 0 && timer_ == 0) {
-      timer_ = loop_.AddTimer(c_.not_before(), [this] {
-        timer_ = 0;
-        MarkDirty();
-      });
-    }
+  if (!send_in_flight_ && (!gathered_.empty() || !c_.sending_done())) {
+    SendOutput();
+    if (draining_ || !plain_load_) return;  // it failed
   }
-  if (c_.CheckFinished()) return SessionOver();
+  // A session whose sending side is done finishes once its gathered bytes are out too.
+  if (!send_in_flight_ && gathered_.empty() && c_.CheckFinished()) return SessionOver();
   if (!recv_armed_ && !peer_closed_) {
     loop_.Receive(index_, c_.fd());
     recv_armed_ = true;
