@@ -233,10 +233,18 @@ class UringClientLoop {
     sqe->buf_group = kBufferGroup;
     io_uring_sqe_set_data64(sqe, UserData(index, kRecvOp));
   }
-  void Send(uint64_t index, int fd, absl::string_view data) {
+  // MSG_WAITALL: the kernel retries a short send until every byte is written (kernel 5.19 on),
+  // so that a completion means all of it or an error. `then_idle`: after it the slot waits for
+  // input only (see Run).
+  void Send(uint64_t index, int fd, absl::string_view data, bool then_idle) {
     io_uring_sqe* sqe = Sqe();
-    io_uring_prep_send(sqe, fd, data.data(), data.size(), MSG_NOSIGNAL);
+    io_uring_prep_send(sqe, fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_WAITALL);
     io_uring_sqe_set_data64(sqe, UserData(index, kSendOp));
+    if (then_idle) {
+      ++sends_then_idle_;
+    } else {
+      other_sends_ = true;
+    }
   }
   void Cancel(uint64_t index, Op op) {
     io_uring_sqe* sqe = Sqe();
@@ -333,9 +341,19 @@ class UringClientLoop {
         timeout.tv_nsec = wait % kNanosPerSecond;
         wait_limit = &timeout;
       }
+      // A send that the socket takes at once completes inside the enter that submits it, and its
+      // completion alone would end the wait: a ping-pong would take two enters per message, one
+      // for the send and one for the answer. When every send of the pass leaves its slot waiting
+      // for input only (sends_then_idle_), their completions alone would give the loop nothing to
+      // do, so the enter waits for one completion more than them; a timer still bounds it, and
+      // Go and Abort still end it through the eventfd.
+      const unsigned wait_for = other_sends_ ? 1 : 1 + sends_then_idle_;
+      sends_then_idle_ = 0;
+      other_sends_ = false;
       io_uring_cqe* cqe = nullptr;
       ++stats_.system_calls;
-      const int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
+      const int result =
+          io_uring_submit_and_wait_timeout(&ring_, &cqe, wait_for, wait_limit, nullptr);
       if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
           result != -EAGAIN) {
         // Every connection of this loop ends with that cause; the run goes on with the other
@@ -408,6 +426,8 @@ class UringClientLoop {
   std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
   std::unordered_map<uint64_t, int64_t> timer_deadlines_;
   uint64_t next_timer_id_ = 1;
+  unsigned sends_then_idle_ = 0;  // this pass's sends after which their slots wait for input
+  bool other_sends_ = false;      // this pass has a send after which its slot has more to do
   std::promise<bool> begin_;
   std::thread thread_;
 };
@@ -583,6 +603,7 @@ void UringSlot::OnSent(int result) {
 }
 
 void UringSlot::SendOutput() {
+  bool then_idle = false;  // the session said it has nothing more until input arrives
   if (gathered_.empty()) {
     absl::string_view data;
     Step out = c_.TakeOutput(data);
@@ -593,6 +614,7 @@ void UringSlot::SendOutput() {
         break;
       }
       if (out == Step::kIdle) {
+        then_idle = c_.not_before() == 0;
         if (c_.not_before() > 0 && timer_ == 0) {
           timer_ = loop_.AddTimer(c_.not_before(), [this] {
             timer_ = 0;
@@ -602,7 +624,7 @@ void UringSlot::SendOutput() {
         break;
       }
       if (outputs == 0 && data.size() >= kInPlaceBytes) {
-        loop_.Send(index_, c_.fd(), data);
+        loop_.Send(index_, c_.fd(), data, /*then_idle=*/false);
         send_in_flight_ = send_in_place_ = true;
         ++in_flight_;
         return;
@@ -620,7 +642,7 @@ void UringSlot::SendOutput() {
     }
   }
   if (gathered_.size() > gathered_sent_) {
-    loop_.Send(index_, c_.fd(), absl::string_view(gathered_).substr(gathered_sent_));
+    loop_.Send(index_, c_.fd(), absl::string_view(gathered_).substr(gathered_sent_), then_idle);
     send_in_flight_ = true;
     send_in_place_ = false;
     ++in_flight_;
