@@ -39,25 +39,29 @@ class BurstSession : public ClientSession {
   }
 
   Output NextOutput() override {
-    if (sent_ == rounds_) return {.sending_finished = true};
+    if (sent_.load(std::memory_order_relaxed) == rounds_) return {.sending_finished = true};
     if (awaiting_) return {};
     awaiting_ = true;
-    ++sent_;
+    sent_.fetch_add(1, std::memory_order_relaxed);
     return {.data = data_};
   }
   InputResult OnInput(absl::string_view input) override {
+    uint64_t received = received_.load(std::memory_order_relaxed);
     for (char byte : input) {
-      if (byte != data_[received_ % burst_]) {
+      if (byte != data_[received % burst_]) {
         return {.consumed = input.size(), .error = "mismatch", .error_text = "a byte came back wrong"};
       }
-      ++received_;
+      ++received;
     }
+    received_.store(received, std::memory_order_relaxed);
     matched_.fetch_add(input.size(), std::memory_order_relaxed);
-    if (received_ == sent_ * burst_) awaiting_ = false;
+    if (received == sent_.load(std::memory_order_relaxed) * burst_) awaiting_ = false;
     return {.consumed = input.size(), .finished = IsFinished()};
   }
   std::string OnPeerClosed() override { return IsFinished() ? "" : "eof"; }
-  bool IsFinished() const override { return received_ == rounds_ * burst_; }
+  bool IsFinished() const override {
+    return received_.load(std::memory_order_relaxed) == rounds_ * burst_;
+  }
   uint64_t messages_sent() const override { return sent_; }
   uint64_t messages_received() const override { return received_ / burst_; }
 
@@ -66,8 +70,9 @@ class BurstSession : public ClientSession {
   const uint64_t rounds_;
   std::atomic<uint64_t>& matched_;
   std::string data_;
-  uint64_t sent_ = 0;
-  uint64_t received_ = 0;
+  // Counted on the runner's thread, read by the driver's (messages_sent, messages_received).
+  std::atomic<uint64_t> sent_{0};
+  std::atomic<uint64_t> received_{0};
   bool awaiting_ = false;
 };
 
