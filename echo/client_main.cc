@@ -38,9 +38,9 @@ ABSL_FLAG(int, pipeline, 1, "messages in flight per connection; > 1 implies --mo
 ABSL_FLAG(int, batch, 1, "messages per write() in stream mode");
 ABSL_FLAG(std::string, model, "threads",
           "threads (a thread per connection, and a writer thread beside it in stream mode, like "
-          "the Go spammer's goroutines), poll or epoll (--threads event loops over all "
+          "the Go spammer's goroutines), poll, epoll or uring (--threads event loops over all "
           "connections)");
-ABSL_FLAG(int, threads, 1, "event loops for --model=poll and --model=epoll");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll, --model=epoll and --model=uring");
 ABSL_FLAG(absl::Duration, warmup, absl::ZeroDuration(), "load before measuring (not counted)");
 ABSL_FLAG(
     double, rate, 0,

@@ -25,8 +25,9 @@ ABSL_FLAG(std::string, mode, "sink",
 ABSL_FLAG(int, pipeline, 1, "sink: frames per write; echo: messages in flight per connection");
 ABSL_FLAG(std::string, model, "threads",
           "threads: a thread per connection, like the Go client's goroutines (sink mode adds a "
-          "writer thread beside each); poll or epoll: --threads event loops over all connections");
-ABSL_FLAG(int, threads, 1, "event loops for --model=poll and --model=epoll");
+          "writer thread beside each); poll, epoll or uring: --threads event loops over all "
+          "connections");
+ABSL_FLAG(int, threads, 1, "event loops for --model=poll, --model=epoll and --model=uring");
 ABSL_FLAG(absl::Duration, timeout, absl::Seconds(60),
           "bound on the whole run, connecting, TLS and the upgrade included: a run cut short "
           "exits 3, one that could not open its connections in time exits 1");
