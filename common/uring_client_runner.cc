@@ -140,7 +140,7 @@ class UringSlot {
   std::string gathered_;
   size_t gathered_sent_ = 0;  // of gathered_, written
   bool peer_closed_ = false;
-  int in_flight_ = 0;  // requests naming the socket, cancels included
+  int in_flight_ = 0;      // requests naming the socket, cancels included
   bool draining_ = false;  // the session is over; its requests are on their way back
   bool dirty_ = false;
   bool open_reported_ = false;

@@ -49,7 +49,8 @@ class BurstSession : public ClientSession {
     uint64_t received = received_.load(std::memory_order_relaxed);
     for (char byte : input) {
       if (byte != data_[received % burst_]) {
-        return {.consumed = input.size(), .error = "mismatch", .error_text = "a byte came back wrong"};
+        return {
+            .consumed = input.size(), .error = "mismatch", .error_text = "a byte came back wrong"};
       }
       ++received;
     }
@@ -125,7 +126,8 @@ TEST(UringClientBufferRingTest, ABufferCountThatIsNotAPowerOfTwoIsRefused) {
 // is refused with the probe's words, and so is a driver run asked for it. The child reports what
 // it found as one line on a pipe; the parent checks it.
 TEST(UringClientProbeTest, ASeccompFilterThatRefusesIoUringIsNamedAndUringIsLeftOut) {
-  if (!UringSupport().ok()) GTEST_SKIP() << "io_uring must work here for this test to mean anything";
+  if (!UringSupport().ok())
+    GTEST_SKIP() << "io_uring must work here for this test to mean anything";
   int report[2];
   ASSERT_EQ(pipe(report), 0);
   pid_t child = fork();
@@ -148,10 +150,9 @@ TEST(UringClientProbeTest, ASeccompFilterThatRefusesIoUringIsNamedAndUringIsLeft
       ClientDriverResult result = RunClientDriver(options, [&](const SessionContext& context) {
         return std::make_unique<BurstSession>(context.slot, 1, 1, matched);
       });
-      found = absl::StrCat(listed ? "listed" : "left out", "|",
-                           parsed.ok() ? "parsed" : "refused", "|",
-                           result.ok() ? "ran" : "failed", "|", parsed.status().ToString(), "|",
-                           result.failure);
+      found = absl::StrCat(listed ? "listed" : "left out", "|", parsed.ok() ? "parsed" : "refused",
+                           "|", result.ok() ? "ran" : "failed", "|", parsed.status().ToString(),
+                           "|", result.failure);
     }
     (void)!write(report[1], found.data(), found.size());
     _exit(0);

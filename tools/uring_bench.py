@@ -129,7 +129,15 @@ CLIENT_LOADS = {
     "stream64": ["--clients=64", "--mode=stream"],
     "pingpong1": ["--clients=1", "--mode=pingpong"],
     "ws_echo_4x16": None,  # //websocket:client --clients=4 --mode=echo --pipeline=16
+    # The uring client gathers up to 16 small outputs per send; these give the epoll client the
+    # same 16 messages per write (--batch=16, the uring client keeps --batch=1), to tell the
+    # gathering from the ring.
+    "stream3_epoll_batch16": {"uring": ["--clients=3", "--mode=stream"],
+                              "epoll": ["--clients=3", "--mode=stream", "--batch=16"]},
+    "stream64_epoll_batch16": {"uring": ["--clients=64", "--mode=stream"],
+                               "epoll": ["--clients=64", "--mode=stream", "--batch=16"]},
 }
+CLIENT_DEFAULT_LOADS = ["stream3", "stream64", "pingpong1", "ws_echo_4x16"]
 
 
 def start_ws_server(bin_dir):
@@ -156,7 +164,9 @@ def run_client_case(bin_dir, model, load, port, seconds, ws_messages, use_perf):
         else:
             command = [os.path.join(bin_dir, "echo/client"), f"--port={port}",
                        f"--duration={seconds}s", "--progress=false", f"--model={model}",
-                       f"--json={report.name}"] + CLIENT_LOADS[load]
+                       f"--json={report.name}"]
+            load_args = CLIENT_LOADS[load]
+            command += load_args[model] if isinstance(load_args, dict) else load_args
         if use_perf:
             command = ["perf", "stat", "-x,", "-o", perf_out.name, "-e",
                        "raw_syscalls:sys_enter,task-clock", "--"] + command
@@ -191,7 +201,7 @@ def run_client_case(bin_dir, model, load, port, seconds, ws_messages, use_perf):
 
 
 def client_main(args):
-    loads = args.loads.split(",") if args.loads else list(CLIENT_LOADS)
+    loads = args.loads.split(",") if args.loads else CLIENT_DEFAULT_LOADS
     for load in loads:
         if load not in CLIENT_LOADS:
             raise SystemExit(f"unknown client load {load!r} (want {', '.join(CLIENT_LOADS)})")

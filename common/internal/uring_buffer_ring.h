@@ -47,7 +47,8 @@ class UringBufferRing {
     count_ = count;
     size_ = size;
     bytes_ = count * sizeof(io_uring_buf) + static_cast<size_t>(count) * size;
-    void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+    void* memory =
+        mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
     if (memory == MAP_FAILED) return ErrnoStatus(errno, "mmap of the receive buffers");
     memory_ = static_cast<char*>(memory);
     entries_ = reinterpret_cast<io_uring_buf_ring*>(memory_);
