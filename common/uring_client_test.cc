@@ -1,9 +1,6 @@
 // What only the client driver's uring model has (client_driver_test runs every other driver test
 // on uring too): its provided buffer ring, run out by more connections receiving at once than it
 // has buffers, and the probe made to fail as a container runtime's seccomp profile makes it fail.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -128,44 +125,26 @@ TEST(UringClientBufferRingTest, ABufferCountThatIsNotAPowerOfTwoIsRefused) {
 TEST(UringClientProbeTest, ASeccompFilterThatRefusesIoUringIsNamedAndUringIsLeftOut) {
   if (!UringSupport().ok())
     GTEST_SKIP() << "io_uring must work here for this test to mean anything";
-  int report[2];
-  ASSERT_EQ(pipe(report), 0);
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(report[0]);
-    std::string found;
-    if (!RefuseIoUringSetup()) {
-      found = "seccomp filter not installed";
-    } else {
-      internal::ForgetUringSupport();  // what the parent found before the filter no longer holds
-      const std::vector<ClientModel> models = AvailableClientModels();
-      const bool listed =
-          std::find(models.begin(), models.end(), ClientModel::kUring) != models.end();
-      const absl::StatusOr<ClientModel> parsed = ParseClientModel("uring");
-      ClientDriverOptions options;
-      options.address = Resolve("127.0.0.1", 9)->front();
-      options.model = ClientModel::kUring;
-      std::atomic<uint64_t> matched{0};
-      ClientDriverResult result = RunClientDriver(options, [&](const SessionContext& context) {
-        return std::make_unique<BurstSession>(context.slot, 1, 1, matched);
-      });
-      found = absl::StrCat(listed ? "listed" : "left out", "|", parsed.ok() ? "parsed" : "refused",
-                           "|", result.ok() ? "ran" : "failed", "|", parsed.status().ToString(),
-                           "|", result.failure);
-    }
-    (void)!write(report[1], found.data(), found.size());
-    _exit(0);
-  }
-  close(report[1]);
-  std::string found;
-  char chunk[512];
-  ssize_t n;
-  while ((n = read(report[0], chunk, sizeof(chunk))) > 0) found.append(chunk, n);
-  close(report[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  const RefusedRun child = RunWithIoUringRefused([] {
+    internal::ForgetUringSupport();  // what the parent found before the filter no longer holds
+    const std::vector<ClientModel> models = AvailableClientModels();
+    const bool listed =
+        std::find(models.begin(), models.end(), ClientModel::kUring) != models.end();
+    const absl::StatusOr<ClientModel> parsed = ParseClientModel("uring");
+    ClientDriverOptions options;
+    options.address = Resolve("127.0.0.1", 9)->front();
+    options.model = ClientModel::kUring;
+    std::atomic<uint64_t> matched{0};
+    ClientDriverResult result = RunClientDriver(options, [&](const SessionContext& context) {
+      return std::make_unique<BurstSession>(context.slot, 1, 1, matched);
+    });
+    return absl::StrCat(listed ? "listed" : "left out", "|", parsed.ok() ? "parsed" : "refused",
+                        "|", result.ok() ? "ran" : "failed", "|", parsed.status().ToString(), "|",
+                        result.failure);
+  });
+  const std::string& found = child.output;
   std::printf("child: %s\n", found.c_str());
+  EXPECT_EQ(child.exit_status, 0) << found;
   EXPECT_TRUE(absl::StartsWith(found, "left out|refused|failed|FAILED_PRECONDITION")) << found;
   EXPECT_TRUE(absl::StrContains(found, "io_uring_setup failed with EPERM")) << found;
   EXPECT_TRUE(absl::StrContains(found, "seccomp filter")) << found;

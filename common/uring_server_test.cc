@@ -2,6 +2,11 @@
 // profile makes it fail, and its provided buffer ring, run out by more connections bursting at
 // once than it has buffers. (server_test runs every other server test on uring too.)
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,39 +42,21 @@ TEST(UringProbeTest, ASeccompFilterThatRefusesIoUringIsNamedAndUringIsLeftOut) {
   ASSERT_TRUE(internal::ProbeUring().ok()) << "io_uring must work here for this test to mean "
                                               "anything: "
                                            << internal::ProbeUring();
-  int report[2];
-  ASSERT_EQ(pipe(report), 0);
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(report[0]);
-    std::string found;
-    if (!RefuseIoUringSetup()) {
-      found = "seccomp filter not installed";
-    } else {
-      internal::ForgetUringSupport();  // what the parent found before the filter no longer holds
-      const absl::Status probe = internal::ProbeUring();
-      const std::vector<ServerModel> models = AvailableServerModels();
-      const bool listed =
-          std::find(models.begin(), models.end(), ServerModel::kUring) != models.end();
-      absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
-          {.port = 0, .model = ServerModel::kUring}, [] { return std::make_unique<Echo>(); });
-      found = absl::StrCat(probe.ok() ? "probe ok" : "probe failed", "|", listed ? "listed" : "left out",
-                           "|", server.ok() ? "started" : "refused", "|",
-                           server.ok() ? "" : server.status().ToString(), "|", probe.ToString());
-    }
-    (void)!write(report[1], found.data(), found.size());
-    _exit(0);
-  }
-  close(report[1]);
-  std::string found;
-  char chunk[512];
-  ssize_t n;
-  while ((n = read(report[0], chunk, sizeof(chunk))) > 0) found.append(chunk, n);
-  close(report[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  const RefusedRun child = RunWithIoUringRefused([] {
+    internal::ForgetUringSupport();  // what the parent found before the filter no longer holds
+    const absl::Status probe = internal::ProbeUring();
+    const std::vector<ServerModel> models = AvailableServerModels();
+    const bool listed =
+        std::find(models.begin(), models.end(), ServerModel::kUring) != models.end();
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+        {.port = 0, .model = ServerModel::kUring}, [] { return std::make_unique<Echo>(); });
+    return absl::StrCat(probe.ok() ? "probe ok" : "probe failed", "|", listed ? "listed" : "left out",
+                        "|", server.ok() ? "started" : "refused", "|",
+                        server.ok() ? "" : server.status().ToString(), "|", probe.ToString());
+  });
+  const std::string& found = child.output;
   std::printf("child: %s\n", found.c_str());
+  EXPECT_EQ(child.exit_status, 0) << found;
   EXPECT_TRUE(absl::StartsWith(found, "probe failed|left out|refused|")) << found;
   EXPECT_TRUE(absl::StrContains(found, "FAILED_PRECONDITION")) << found;
   EXPECT_TRUE(absl::StrContains(found, "io_uring_setup failed with EPERM")) << found;

@@ -2,7 +2,6 @@
 // Go spammer's "rate: N msgs/s"), its JSON report, and its exit status when it cannot connect, when
 // its peer never answers, or when it is given bad flags.
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -144,31 +143,14 @@ TEST(EchoClientMainTest, ATimeoutThatCannotHoldTheGivenDurationRefusesToStart) {
 // --model=uring is a usage error naming the cause, before any connection is tried.
 TEST(EchoClientMainTest, ModelUringWhereIoUringIsRefusedExitsTwoNamingTheCause) {
   if (!UringSupport().ok()) GTEST_SKIP() << "io_uring must work here for this test to mean anything";
-  int output[2];
-  ASSERT_EQ(pipe(output), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    dup2(output[1], STDOUT_FILENO);
-    dup2(output[1], STDERR_FILENO);
-    close(output[0]);
-    close(output[1]);
-    if (!RefuseIoUringSetup()) _exit(100);
+  const RefusedRun client = RunWithIoUringRefused([] {
     execl(kClient, kClient, "--model=uring", "--port=1", "--progress=false", nullptr);
-    _exit(101);
-  }
-  close(output[1]);
-  std::string text;
-  char chunk[512];
-  ssize_t n;
-  while ((n = read(output[0], chunk, sizeof(chunk))) > 0) text.append(chunk, n);
-  close(output[0]);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << text;
-  EXPECT_EQ(WEXITSTATUS(status), 2) << text;
-  EXPECT_TRUE(absl::StrContains(text, "--model: io_uring is not available to this process")) << text;
-  EXPECT_TRUE(absl::StrContains(text, "io_uring_setup failed with EPERM")) << text;
+    return std::string("exec failed");
+  });
+  EXPECT_EQ(client.exit_status, 2) << client.output;
+  EXPECT_TRUE(absl::StrContains(client.output, "--model: io_uring is not available to this process"))
+      << client.output;
+  EXPECT_TRUE(absl::StrContains(client.output, "io_uring_setup failed with EPERM")) << client.output;
 }
 #endif
 
