@@ -1,6 +1,7 @@
 // What only the client driver's uring model has (client_driver_test runs every other driver test
 // on uring too): its provided buffer ring, run out by more connections receiving at once than it
-// has buffers, and the probe made to fail as a container runtime's seccomp profile makes it fail.
+// has buffers; one enter per ping-pong round trip; and the probe made to fail as a container
+// runtime's seccomp profile makes it fail.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -104,6 +105,30 @@ TEST(UringClientBufferRingTest, MoreConnectionsReceivingThanBuffersAllGetEveryBy
   EXPECT_EQ(matched.load(), kConnections * kRounds * kBurst);
   EXPECT_EQ(result.total_received, static_cast<uint64_t>(kConnections * kRounds));
   EXPECT_GT(result.stats.system_calls, 0u);
+}
+
+// A ping-pong: the enter that submits a round's send also waits for its answer (one completion
+// more than the pass's sends), so a round trip costs one system call, not two.
+TEST(UringClientPassTest, APingPongRoundTripTakesOneEnter) {
+  if (!UringSupport().ok()) GTEST_SKIP() << UringSupport();
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
+      {.port = 0, .model = ServerModel::kEpoll}, [] { return std::make_unique<Echo>(); });
+  ASSERT_TRUE(server.ok()) << server.status();
+  constexpr int kRounds = 2000;
+  std::atomic<uint64_t> matched{0};
+  ClientDriverOptions options;
+  options.address = (*server)->address();
+  options.model = ClientModel::kUring;
+  ClientDriverResult result = RunClientDriver(options, [&](const SessionContext& context) {
+    return std::make_unique<BurstSession>(context.slot, /*burst=*/8, kRounds, matched);
+  });
+  ASSERT_TRUE(result.ok()) << result.failure;
+  EXPECT_EQ(matched.load(), 8u * kRounds);
+  std::printf("%d round trips: %llu system calls\n", kRounds,
+              static_cast<unsigned long long>(result.stats.system_calls));
+  // Two per round trip if a send's own completion ended the wait; opening and closing add a few.
+  EXPECT_GE(result.stats.system_calls, static_cast<uint64_t>(kRounds));
+  EXPECT_LE(result.stats.system_calls, kRounds + kRounds / 10 + 20u);
 }
 
 TEST(UringClientBufferRingTest, ABufferCountThatIsNotAPowerOfTwoIsRefused) {
