@@ -108,9 +108,11 @@ class UringSlot {
  private:
   void ContinueOpen(Step step);
   void Start();
-  void OnReady(Op op, int result);
+  void OnReady(Op op);
   // TLS, or a plain session while it is opening: the transport reads and writes.
-  void Pump(bool readable, bool writable);
+  // Reads when `readable`, then writes what the session has (PumpOutput finds out whether the
+  // socket takes it), as LoopConnection::Pump.
+  void Pump(bool readable);
   void OnReceived(int result, const char* data);
   void OnSent(int result);
   void Watch(bool readable, bool writable);
@@ -346,7 +348,8 @@ class UringClientLoop {
       // for the send and one for the answer. When every send of the pass leaves its slot waiting
       // for input only (sends_then_idle_), their completions alone would give the loop nothing to
       // do, so the enter waits for one completion more than them; a timer still bounds it, and
-      // Go and Abort still end it through the eventfd.
+      // Go and Abort still end it through the eventfd. (A send that fails resets its connection,
+      // whose receive then ends too: that is the completion more.)
       const unsigned wait_for = other_sends_ ? 1 : 1 + sends_then_idle_;
       sends_then_idle_ = 0;
       other_sends_ = false;
@@ -470,7 +473,7 @@ void UringSlot::Start() {
   if (step == Step::kDone || step == Step::kFailed) return SessionOver();
   plain_load_ = loop_.run().options->tls == nullptr;
   if (plain_load_) return MarkDirty();
-  Pump(/*readable=*/false, /*writable=*/true);
+  Pump(/*readable=*/false);
 }
 
 void UringSlot::Abandon() {
@@ -513,7 +516,7 @@ void UringSlot::OnCompletion(Op op, int result, const char* data, bool more) {
   switch (op) {
     case kReadableOp:
     case kWritableOp:
-      return OnReady(op, result);
+      return OnReady(op);
     case kRecvOp:
       return OnReceived(result, data);
     case kSendOp:
@@ -523,16 +526,16 @@ void UringSlot::OnCompletion(Op op, int result, const char* data, bool more) {
   }
 }
 
-void UringSlot::OnReady(Op op, int /*result*/) {
+void UringSlot::OnReady(Op op) {
   if (!started_) {
     const Step step = c_.ContinueOpen();
     ArmDeadline();  // a completed connect's deadline no longer applies
     return ContinueOpen(step);
   }
-  if (!plain_load_) Pump(op == kReadableOp, op == kWritableOp);
+  if (!plain_load_) Pump(op == kReadableOp);
 }
 
-void UringSlot::Pump(bool readable, bool /*writable*/) {
+void UringSlot::Pump(bool readable) {
   Step in = Step::kWantRead;
   if (readable) {
     in = c_.PumpInput(kReadsPerEvent, loop_.scratch());
@@ -546,7 +549,7 @@ void UringSlot::Pump(bool readable, bool /*writable*/) {
     if (out == Step::kIdle && c_.not_before() > 0 && timer_ == 0) {
       timer_ = loop_.AddTimer(c_.not_before(), [this] {
         timer_ = 0;
-        if (!slot_ended_ && started_ && !draining_) Pump(/*readable=*/false, /*writable=*/false);
+        if (!slot_ended_ && started_ && !draining_) Pump(/*readable=*/false);
       });
     }
   }
