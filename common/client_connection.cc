@@ -294,11 +294,9 @@ Step ClientConnection::ReceivedEof() {
 }
 
 Step ClientConnection::ReceiveFailed(int error) {
-  IoResult r;
-  r.status = IoStatus::kError;
-  r.error = error;
-  r.message = ErrnoStatus(error, "recv").ToString();
-  return FailIo(r, "read");
+  io_failure_ = true;
+  Fail(ErrnoCause("read", error), std::string(ErrnoStatus(error, "recv").message()), error);
+  return Step::kFailed;
 }
 
 Step ClientConnection::TakeOutput(absl::string_view& data) {
@@ -331,11 +329,9 @@ Step ClientConnection::MarkWritten(size_t bytes) {
 }
 
 Step ClientConnection::WriteFailed(int error) {
-  IoResult r;
-  r.status = IoStatus::kError;
-  r.error = error;
-  r.message = ErrnoStatus(error, "send").ToString();
-  return FailIo(r, "write");
+  io_failure_ = true;
+  Fail(ErrnoCause("write", error), std::string(ErrnoStatus(error, "send").message()), error);
+  return Step::kFailed;
 }
 
 bool ClientConnection::CheckFinished() {
