@@ -48,26 +48,29 @@
 //
 // TLS runs through the same Transport as in the other models, with the ring telling a connection
 // when its socket is ready instead of moving its bytes. BoringSSL reads and writes the socket
-// itself (the socket BIO, with its read-ahead), so a TLS connection has no receive the ring could
-// fill nor a send it could gather: it is non-blocking, and it arms a one-shot IORING_OP_POLL_ADD
-// for what it waits for (readable, writable, as the handshake or a record wants) at the end of the
-#include <sys/eventfd.h>
-// pass, submitted by the pass's one enter like every other request; when the poll completes it
-// runs the epoll model's turn (event_loop_server.cc): Handshake, Read of at most read_size per
-// turn, replies written at once through Write, the same bounds, the same handshake, head and idle
-// timers. A one-shot poll, not a multishot one: a multishot poll reports wake-ups, not state, and
-// a TLS connection leaves bytes in the socket (its turn ends at read_size, or at a bound), which
-// no new wake-up would announce; a poll armed afresh checks the state when it is armed, as level-
-// triggered epoll does, at one submission entry and no system call of its own. Input the transport
-// holds after a full turn (records read ahead) is announced by nothing, so the connection queues
-// a no-op whose completion brings its next turn and keeps that enter from waiting, as the epoll
-// model's backlog does. The cost is the epoll model's per operation (a recv or send per Read and
-// Write) less its epoll_wait and epoll_ctl calls. Feeding BoringSSL from the ring's buffers through
-// memory BIOs would batch those too, but it is a second TLS path beside tls.cc's, with its own
-// record and flush rules: left for when TLS on uring is worth it.
+// itself (tls.cc's socket BIO, with its read-ahead), so a TLS connection has no receive the ring
+// could fill nor a send it could gather: its socket is non-blocking, and it arms a one-shot
+// IORING_OP_POLL_ADD for what it waits for (readable, or writable, as the handshake or a record
+// wants) at the end of the pass, submitted by the pass's one enter like every other request. When
+// the poll completes it runs the epoll model's turn (event_loop_server.cc): Handshake, Read of at
+// most read_size per turn, the same bounds, the same handshake, head and idle timers. Its replies
+// gather in its output while the pass runs and are written (Write: one record, one send, per 16 KiB)
+// at the end of the pass, as the plain connections' sends are: a burst of records that one recv
+// read ahead is answered by one record and one send, where the epoll model writes after every
+// record it reads. A one-shot poll, not a multishot one: a multishot poll reports wake-ups, not
+// state, and a TLS connection can leave bytes in the socket (its turn ends at read_size, or at a
+// bound) that no new wake-up would announce; a poll armed afresh checks the state when it is
+// armed, as level-triggered epoll does, for one submission entry and no system call of its own.
+// Input the transport holds after a turn (records read ahead) is announced by nothing, so the
+// connection queues a no-op whose completion brings its next turn and keeps that enter from
+// waiting, as the epoll model's backlog does. What stays is a recv per wake-up and a send per pass
+// and connection, outside the ring; feeding BoringSSL from the ring's receive buffers through
+// memory BIOs (and sending its records through the ring) would batch those too, but it is a second
+// TLS path beside tls.cc's, with its own rules for records, read-ahead and shutdown: not done.
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/eventfd.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -209,12 +212,11 @@ class UringConnection {
   int in_flight_ = 0;  // cancels naming this connection
 };
 
-// A TLS connection. BoringSSL reads and writes the socket itself (the Transport), so the ring
-// cannot own this connection's bytes; it only tells the connection when its socket is ready: a
-// one-shot IORING_OP_POLL_ADD armed at the end of the pass and submitted by the pass's enter. The
-// turn that follows is the epoll model's (event_loop_server.cc's LoopConnection): handshake, reads
-// of at most read_size per turn through the transport, replies written at once, the same bounds and
-// timers.
+// A TLS connection (see the top). BoringSSL reads and writes the socket itself (the Transport), so
+// the ring only tells the connection when its socket is ready: a one-shot IORING_OP_POLL_ADD armed
+// at the end of the pass and submitted by the pass's enter. The turn that follows is the epoll
+// model's (event_loop_server.cc's LoopConnection): handshake, reads of at most read_size per turn
+// through the transport, the same bounds and timers; replies go out at the end of the pass.
 class UringTlsConnection {
  public:
   UringTlsConnection(UringWorker& worker, uint64_t id, std::unique_ptr<Transport> transport,
@@ -1191,6 +1193,8 @@ bool UringTlsConnection::ReadAndHandle() {
 bool UringTlsConnection::ReadOnce(size_t* bytes) {
   read_wants_write_ = false;
   const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
+  // One per Read, as the epoll model counts: an upper bound, since a Read the transport serves
+  // from records it read ahead makes no system call (perf stat counts exactly).
   ServerCounters::Add(counters_.system_calls, 1);
   IoResult r = transport_->Read(input_.WritableSpace(room), room);
   switch (r.status) {
@@ -1203,8 +1207,8 @@ bool UringTlsConnection::ReadOnce(size_t* bytes) {
       return true;
     case IoStatus::kEof:
       handler_->OnPeerClosed(output_);
-      closing_ = true;
-      return Flush();
+      closing_ = true;  // Prepare closes it once output_ is written
+      return true;
     case IoStatus::kError:
       Close(/*graceful=*/false);
       return false;
@@ -1231,7 +1235,7 @@ bool UringTlsConnection::Handle() {
   if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
     Hold(result.send_not_before_nanos);
   }
-  return Flush();
+  return true;  // the reply goes out at the end of the pass (Prepare)
 }
 
 // Writes as much of output_ as the socket takes now. False once closed (on error, or when it was
@@ -1265,6 +1269,11 @@ bool UringTlsConnection::Flush() {
 
 void UringTlsConnection::Prepare() {
   if (closed_) return;
+  // The pass's replies go out together, as the plain connections' sends do: one TLS record and one
+  // send per connection and pass, where the epoll model writes after every read.
+  if (!handshaking_ && !Flush()) return;
+  // Room made, or input still held: another turn, without waiting for the socket.
+  if (HoldsReadableInput()) owes_turn_ = true;
   unsigned want = 0;
   if (handshaking_) {
     want = handshake_wants_write_ ? POLLOUT : POLLIN;

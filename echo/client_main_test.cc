@@ -107,13 +107,41 @@ TEST(EchoClientMainTest, EveryModelStopsAtItsTimeoutWhenThePeerNeverAnswers) {
   }
 }
 
+// --tls: the same load over TLS, against the server's --tls on every model it has (uring
+// included), every echo back.
+TEST(EchoClientMainTest, LoadsATlsServerOnEveryModel) {
+  for (ServerModel built : AvailableServerModels()) {
+    const std::string model = ServerModelName(built);
+    ChildProcess server({kServer, "--port=0", "--tls", "--model=" + model});
+    const std::string fingerprint = server.ReadLine();
+    ASSERT_TRUE(absl::StartsWith(fingerprint, "tls certificate sha256")) << fingerprint;
+    const std::string ready = server.ReadLine();
+    ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
+    std::string port = ready.substr(strlen("listening on 127.0.0.1:"));
+    port = port.substr(0, port.find(' '));
+    for (const char* mode : {"--mode=stream", "--mode=pingpong"}) {
+      ChildProcess client({kClient, "--port=" + port, "--tls", "--insecure", "--clients=3",
+                           "--messages=3000", mode, "--progress=false"});
+      const std::string output = client.ReadRest();
+      EXPECT_EQ(client.Wait(), 0) << model << " " << mode << ": " << output;
+      EXPECT_TRUE(absl::StartsWith(LastLine(output), "rate: ")) << output;
+    }
+    server.Signal(SIGINT);
+    const std::string stopped = server.ReadRest();
+    EXPECT_EQ(server.Wait(), 0) << stopped;
+    // Both runs, every byte: 2 x 3000 messages of 22 bytes each way.
+    EXPECT_TRUE(absl::StrContains(stopped, "132000 bytes read, 132000 bytes written")) << stopped;
+  }
+}
+
 TEST(EchoClientMainTest, RejectsBadFlagsWithAMessage) {
   for (const auto& [flag, expected] : std::vector<std::pair<std::string, std::string>>{
            {"--mode=fibers", "fibers"},
            {"--clients=0", "--clients"},
            {"--model=green", "green"},
            {"--mode=pingpong --rate=100", "--rate"},
-           {"--pipeline=4 --mode=stream", "--pipeline"}}) {
+           {"--pipeline=4 --mode=stream", "--pipeline"},
+           {"--insecure", "--tls"}}) {
     std::vector<std::string> args = {kClient};
     for (absl::string_view part : absl::StrSplit(flag, ' ')) args.emplace_back(part);
     ChildProcess client(args);
