@@ -439,6 +439,41 @@ bool ClientTlsRoundTrip(Transport& client, const std::string& message) {
   return echo == message;
 }
 
+// ClientThatNeverReadsIsBoundedAndOthersAreServed over TLS: the output bound holds there too (uring
+// writes a TLS connection's replies at the end of the pass, so a turn's replies gather first).
+TEST_P(ServerTest, TlsClientThatNeverReadsIsBoundedAndOthersAreServed) {
+  constexpr size_t kMaxPending = 256 * 1024;
+  constexpr size_t kReadSize = 16 * 1024;
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  observer_.threshold = kMaxPending;
+  std::future<void> crossed = observer_.crossed_promise.get_future();
+  StartServer({.read_size = kReadSize, .max_pending_output = kMaxPending, .tls = tls->get()});
+  std::unique_ptr<Transport> stuck = ConnectTlsClient(**tls);
+  ASSERT_NE(stuck, nullptr);
+  constexpr size_t kTotal = 64 << 20;
+  std::atomic<size_t> written{0};
+  std::thread writer([&] {
+    std::string chunk = Pattern(16 * 1024, 5);
+    while (written.load() < kTotal) {
+      IoResult r = stuck->Write(chunk.data(), chunk.size());
+      if (r.status != IoStatus::kOk) return;  // shut down below
+      written += r.bytes;
+    }
+  });
+  if (GetParam() != ServerModel::kThreads) crossed.wait();
+  std::unique_ptr<Transport> other = ConnectTlsClient(**tls);
+  ASSERT_NE(other, nullptr);
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(ClientTlsRoundTrip(*other, Pattern(100000, i)));
+  ServerStats stats = server_->stats();
+  EXPECT_LE(stats.peak_pending_output, kMaxPending + kReadSize);
+  if (GetParam() != ServerModel::kThreads) EXPECT_GE(stats.read_pauses, 1u);
+  shutdown(stuck->fd(), SHUT_RDWR);  // unblocks the writer
+  writer.join();
+  EXPECT_LT(written.load(), kTotal);
+  EXPECT_LE(server_->stats().peak_pending_output, kMaxPending + kReadSize);
+}
+
 TEST_P(ServerTest, EchoesOverTls) {
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
