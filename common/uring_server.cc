@@ -370,6 +370,7 @@ class UringWorker {
     return absl::OkStatus();
   }
 
+
  public:
   void Join() {
     if (!thread_.joinable()) return;
