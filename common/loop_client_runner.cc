@@ -6,8 +6,8 @@
 // The orchestrating thread talks to a loop only through EventLoop::Post: the start of the load and
 // the end of the run reach every connection on its own loop's thread.
 #include <algorithm>
-#include <string>
 #include <memory>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>

@@ -130,8 +130,8 @@ TEST(EchoClientMainTest, LoadsATlsServerOnEveryModel) {
                              "--messages=3000", mode, "--model=" + client_model,
                              "--progress=false"});
         const std::string output = client.ReadRest();
-        EXPECT_EQ(client.Wait(), 0) << model << " <- " << client_model << " " << mode << ": "
-                                    << output;
+        EXPECT_EQ(client.Wait(), 0)
+            << model << " <- " << client_model << " " << mode << ": " << output;
         EXPECT_TRUE(absl::StartsWith(LastLine(output), "rate: ")) << output;
         ++runs;
       }
