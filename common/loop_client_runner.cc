@@ -6,8 +6,8 @@
 // The orchestrating thread talks to a loop only through EventLoop::Post: the start of the load and
 // the end of the run reach every connection on its own loop's thread.
 #include <algorithm>
-#include <string>
 #include <memory>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/event_loop.h"
 #include "common/internal/client_runner.h"
+#include "common/transport.h"
 
 namespace netbench {
 namespace internal {
@@ -43,6 +44,7 @@ class LoopConnection final : public FdHandler {
   void Start();
   void Pump(int events);
   void SetInterest(int events);
+  void ResumeReadingSoon();
   void ArmDeadline();
   void OnDeadline();
   // The session finished or failed: it runs again (Restart), the slot's next one begins, or the
@@ -66,6 +68,7 @@ class LoopConnection final : public FdHandler {
   bool in_session_over_ = false;
   bool session_over_again_ = false;
   uint64_t timer_ = 0;           // a pending not_before wake-up, 0: none
+  uint64_t resume_timer_ = 0;    // reading on after TLS held more than a turn's budget, 0: none
   uint64_t deadline_timer_ = 0;  // the session's nearest deadline, 0: none
   int64_t deadline_timer_at_ = 0;
 };
@@ -188,6 +191,7 @@ void LoopConnection::Pump(int events) {
   if (events & (kReadable | kHangup)) {
     in = c_.PumpInput(kReadsPerEvent, loop_.scratch());
     if (in == Step::kDone || in == Step::kFailed) return SessionOver();
+    if (in == Step::kYield) ResumeReadingSoon();
   }
   Step out = Step::kDone;
   if (!c_.sending_done()) {
@@ -203,7 +207,7 @@ void LoopConnection::Pump(int events) {
   }
   if (c_.CheckFinished()) return SessionOver();
   // A read that stopped at its budget is finished on the next wakeup: the loops are
-  // level-triggered.
+  // level-triggered for what the socket holds, and ResumeReadingSoon covers what TLS holds.
   SetInterest(kReadable | (out == Step::kWantWrite || out == Step::kYield ? kWritable : 0));
 }
 
@@ -226,6 +230,18 @@ void LoopConnection::SetInterest(int events) {
     c_.Fail("event_loop", "cannot watch the socket");
     SessionOver();
   }
+}
+
+// TLS may hold records it already took off the socket (Transport::Pending): the socket no longer
+// signals them, so waiting for readability after a read that stopped at its budget could wait
+// forever (a stream's tail went missing). The rest is read on the loop's next turn, after the
+// other connections had theirs, as a zero-delay timer.
+void LoopConnection::ResumeReadingSoon() {
+  if (resume_timer_ != 0 || c_.transport() == nullptr || c_.transport()->Pending() == 0) return;
+  resume_timer_ = loop_.loop().AddTimer(MonotonicNanos(), [this] {
+    resume_timer_ = 0;
+    if (!slot_ended_ && started_) Pump(kReadable);
+  });
 }
 
 void LoopConnection::ArmDeadline() {
@@ -259,6 +275,8 @@ void LoopConnection::SessionOver() {
     if (slot_ended_) break;
     if (timer_ != 0) loop_.loop().CancelTimer(timer_);
     timer_ = 0;
+    if (resume_timer_ != 0) loop_.loop().CancelTimer(resume_timer_);
+    resume_timer_ = 0;
     if (deadline_timer_ != 0) loop_.loop().CancelTimer(deadline_timer_);
     deadline_timer_ = 0;
     deadline_timer_at_ = 0;

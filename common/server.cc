@@ -118,11 +118,6 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   if (!handler_factory) return absl::InvalidArgumentError("no handler factory");
   if (options.model == ServerModel::kUring) {
     if (absl::Status support = UringSupport(); !support.ok()) return support;
-    if (options.tls != nullptr) {
-      return absl::InvalidArgumentError(
-          "--model=uring does not serve TLS (its reads and writes go through io_uring, and the TLS "
-          "transport reads and writes the socket itself); use --model=epoll for TLS");
-    }
     const int buffers = options.uring_buffers;
     if (buffers < 1 || buffers > 32768 || (buffers & (buffers - 1)) != 0) {
       return absl::InvalidArgumentError(absl::StrCat(

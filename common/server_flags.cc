@@ -11,7 +11,7 @@
 ABSL_FLAG(std::string, host, "127.0.0.1", "address to listen on (IPv4, IPv6 or a name)");
 ABSL_FLAG(netbench::ServerModel, model, netbench::DefaultServerModel(),
           "concurrency model: threads (a thread per connection, blocking I/O), poll, epoll "
-          "(Linux), or uring (io_uring, Linux 6.1 on; not with TLS)");
+          "(Linux), or uring (io_uring, Linux 6.1 on)");
 ABSL_FLAG(int, threads, 1,
           "event loops for --model=poll/epoll, each with its own listener on Linux (elsewhere they "
           "share one)");

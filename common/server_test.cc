@@ -126,9 +126,6 @@ Fate ServedOrRefused(int client, int guard_seconds = 60) {
 
 class ServerTest : public testing::TestWithParam<ServerModel> {
  protected:
-  // The uring model refuses TLS (UringRefusesTls checks how); TLS tests skip it.
-  bool ServesTls() const { return GetParam() != ServerModel::kUring; }
-
   void StartServer(ServerOptions options = {}) {
     options.port = 0;
     options.model = GetParam();
@@ -442,8 +439,42 @@ bool ClientTlsRoundTrip(Transport& client, const std::string& message) {
   return echo == message;
 }
 
+// ClientThatNeverReadsIsBoundedAndOthersAreServed over TLS: the output bound holds there too (uring
+// writes a TLS connection's replies at the end of the pass, so a turn's replies gather first).
+TEST_P(ServerTest, TlsClientThatNeverReadsIsBoundedAndOthersAreServed) {
+  constexpr size_t kMaxPending = 256 * 1024;
+  constexpr size_t kReadSize = 16 * 1024;
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  observer_.threshold = kMaxPending;
+  std::future<void> crossed = observer_.crossed_promise.get_future();
+  StartServer({.read_size = kReadSize, .max_pending_output = kMaxPending, .tls = tls->get()});
+  std::unique_ptr<Transport> stuck = ConnectTlsClient(**tls);
+  ASSERT_NE(stuck, nullptr);
+  constexpr size_t kTotal = 64 << 20;
+  std::atomic<size_t> written{0};
+  std::thread writer([&] {
+    std::string chunk = Pattern(16 * 1024, 5);
+    while (written.load() < kTotal) {
+      IoResult r = stuck->Write(chunk.data(), chunk.size());
+      if (r.status != IoStatus::kOk) return;  // shut down below
+      written += r.bytes;
+    }
+  });
+  if (GetParam() != ServerModel::kThreads) crossed.wait();
+  std::unique_ptr<Transport> other = ConnectTlsClient(**tls);
+  ASSERT_NE(other, nullptr);
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(ClientTlsRoundTrip(*other, Pattern(100000, i)));
+  ServerStats stats = server_->stats();
+  EXPECT_LE(stats.peak_pending_output, kMaxPending + kReadSize);
+  if (GetParam() != ServerModel::kThreads) EXPECT_GE(stats.read_pauses, 1u);
+  shutdown(stuck->fd(), SHUT_RDWR);  // unblocks the writer
+  writer.join();
+  EXPECT_LT(written.load(), kTotal);
+  EXPECT_LE(server_->stats().peak_pending_output, kMaxPending + kReadSize);
+}
+
 TEST_P(ServerTest, EchoesOverTls) {
-  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.tls = tls->get()});
@@ -485,7 +516,6 @@ TEST_P(ServerTest, EchoesOverTls) {
 // is closed by the head timeout (no idle timeout here: nothing else would close it), and a client
 // whose handshake completes is served meanwhile.
 TEST_P(ServerTest, UnfinishedTlsHandshakesAreClosedByTheHeadTimeout) {
-  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.head_timeout_nanos = 300 * kNanosPerMilli, .tls = tls->get()});
@@ -527,7 +557,6 @@ class HeadHandler : public ConnectionHandler {
 // the threads model included, whose thread must not wait inside the TLS library's read; another
 // client is served meanwhile and after.
 TEST_P(ServerTest, ATlsPeerTricklingARecordOfItsHeadIsClosedAtTheHeadTimeout) {
-  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   absl::StatusOr<std::unique_ptr<Server>> server =
@@ -596,7 +625,6 @@ TEST_P(ServerTest, ABufferTheSystemRefusesToMapClosesOnlyItsConnection) {
 // whose echo is held while the next replies pile up over the limit; reading resumes after the
 // flush, with no fd event), and still all be echoed.
 TEST_P(ServerTest, TlsInputHeldByTheTransportIsServedInTurnsAndAcrossBackpressure) {
-  if (!ServesTls()) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   StartServer({.read_size = 5, .max_pending_output = 16, .tls = tls->get()});
@@ -754,18 +782,27 @@ TEST(ServerModelTest, UringIsAModelExactlyWhereItIsBuiltAndAllowed) {
   }
 }
 
-// The uring model reads and writes through the ring, which the TLS transport cannot: it refuses
-// TLS by name instead of serving it wrong.
-TEST(ServerModelTest, UringRefusesTlsAndBadBufferCounts) {
+// The uring model serves TLS (its connections are driven through the transport, the ring telling
+// them when their socket is ready) and refuses a buffer count its ring cannot take.
+TEST(ServerModelTest, UringServesTlsAndRefusesBadBufferCounts) {
   if (!UringSupport().ok()) GTEST_SKIP() << UringSupport();
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
-  auto factory = [] { return std::unique_ptr<ConnectionHandler>(); };
+  Observer observer;
+  auto factory = [&observer] { return std::make_unique<TestHandler>(&observer); };
   absl::StatusOr<std::unique_ptr<Server>> server =
-      Server::Start({.model = ServerModel::kUring, .tls = tls->get()}, factory);
-  ASSERT_FALSE(server.ok());
-  EXPECT_TRUE(absl::StrContains(server.status().message(), "--model=uring does not serve TLS"))
-      << server.status();
+      Server::Start({.port = 0, .model = ServerModel::kUring, .tls = tls->get()}, factory);
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_context =
+      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
+  ASSERT_TRUE(client_context.ok()) << client_context.status();
+  absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", (*server)->port());
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  absl::StatusOr<std::unique_ptr<Transport>> client =
+      (*client_context)->Wrap(*std::move(fd), "127.0.0.1");
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_TRUE(ClientTlsRoundTrip(**client, "served over TLS"));
+  EXPECT_EQ((*tls)->stats().handshakes, 1);
   server = Server::Start({.model = ServerModel::kUring, .uring_buffers = 100}, factory);
   ASSERT_FALSE(server.ok());
   EXPECT_TRUE(absl::StrContains(server.status().message(), "power of two")) << server.status();

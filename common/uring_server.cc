@@ -46,8 +46,27 @@
 //     the next enter (they hold the socket until then); its state lives until the kernel has
 //     returned every request that names it, since a send's buffer is the kernel's till then.
 //
-// TLS is not offered: Transport reads and writes the socket itself. Server::Start refuses
-// --model=uring with TLS.
+// TLS runs through the same Transport as in the other models, with the ring telling a connection
+// when its socket is ready instead of moving its bytes. BoringSSL reads and writes the socket
+// itself (tls.cc's socket BIO, with its read-ahead), so a TLS connection has no receive the ring
+// could fill nor a send it could gather: its socket is non-blocking, and it arms a one-shot
+// IORING_OP_POLL_ADD for what it waits for (readable, or writable, as the handshake or a record
+// wants) at the end of the pass, submitted by the pass's one enter like every other request. When
+// the poll completes it runs the epoll model's turn (event_loop_server.cc): Handshake, Read of at
+// most read_size per turn, the same bounds, the same handshake, head and idle timers. Its replies
+// gather in its output while the pass runs and are written (Write: one record, one send, per 16 KiB)
+// at the end of the pass, as the plain connections' sends are: a burst of records that one recv
+// read ahead is answered by one record and one send, where the epoll model writes after every
+// record it reads. A one-shot poll, not a multishot one: a multishot poll reports wake-ups, not
+// state, and a TLS connection can leave bytes in the socket (its turn ends at read_size, or at a
+// bound) that no new wake-up would announce; a poll armed afresh checks the state when it is
+// armed, as level-triggered epoll does, for one submission entry and no system call of its own.
+// Input the transport holds after a turn (records read ahead) is announced by nothing, so the
+// connection queues a no-op whose completion brings its next turn and keeps that enter from
+// waiting, as the epoll model's backlog does. What stays is a recv per wake-up and a send per pass
+// and connection, outside the ring; feeding BoringSSL from the ring's receive buffers through
+// memory BIOs (and sending its records through the ring) would batch those too, but it is a second
+// TLS path beside tls.cc's, with its own rules for records, read-ahead and shutdown: not done.
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
@@ -77,6 +96,7 @@
 #include "common/errno_status.h"
 #include "common/internal/server_models.h"
 #include "common/socket.h"
+#include "common/transport.h"
 
 namespace netbench {
 namespace internal {
@@ -90,8 +110,10 @@ enum Op : uint64_t {
   kSendOp = 4,
   kCancelOp = 5,
   kListenerReadyOp = 6,
+  kPollOp = 7,  // a TLS connection's socket is ready
+  kTurnOp = 8,  // a TLS connection's owed turn (a no-op that completes at once)
 };
-constexpr int kOpBits = 3;
+constexpr int kOpBits = 4;
 constexpr uint64_t UserData(uint64_t id, Op op) { return (id << kOpBits) | op; }
 
 constexpr unsigned kSubmissionEntries = 1024;
@@ -105,6 +127,7 @@ constexpr size_t kMaxBufferSize = 16 * 1024;
 constexpr size_t kMultishotRoom = 64 * 1024;
 
 class UringWorker;
+class UringTlsConnection;
 
 class UringConnection {
  public:
@@ -187,6 +210,93 @@ class UringConnection {
   uint64_t idle_timer_ = 0;
   uint64_t head_timer_ = 0;
   int in_flight_ = 0;  // cancels naming this connection
+};
+
+// A TLS connection (see the top). BoringSSL reads and writes the socket itself (the Transport), so
+// the ring only tells the connection when its socket is ready: a one-shot IORING_OP_POLL_ADD armed
+// at the end of the pass and submitted by the pass's enter. The turn that follows is the epoll
+// model's (event_loop_server.cc's LoopConnection): handshake, reads of at most read_size per turn
+// through the transport, the same bounds and timers; replies go out at the end of the pass.
+class UringTlsConnection {
+ public:
+  UringTlsConnection(UringWorker& worker, uint64_t id, std::unique_ptr<Transport> transport,
+                     std::unique_ptr<ConnectionHandler> handler);
+  ~UringTlsConnection();
+
+  void Start();
+  // The connection's poll completed: `result` is poll(2)'s revents, or -errno.
+  void OnPolled(int result);
+  // The turn it was owed: its transport held input after a full turn.
+  void OnTurn();
+  // End of a pass: arms the poll for what the connection waits for, queues an owed turn.
+  void Prepare();
+
+  bool closed() const { return closed_; }
+  bool dirty() const { return dirty_; }
+  void set_dirty(bool value) { dirty_ = value; }
+  void CloseOutOfMemory() {
+    ServerCounters::Add(counters_.out_of_memory, 1);
+    Close(/*graceful=*/false);
+  }
+
+ private:
+  bool ContinueHandshake();
+  void OnReady(bool readable, bool writable, bool hangup);
+  bool CanHandle() const { return !handshaking_ && !closing_ && !closed_ && !OutputFull(); }
+  bool CanRead() const { return CanHandle() && !InputFull(); }
+  bool OutputFull() const { return output_.size() > options_.max_pending_output; }
+  bool InputFull() const { return input_.size() >= options_.max_pending_input; }
+  // Work can go on without the socket: the transport holds input, or the handler left requests for
+  // lack of output room that it now has.
+  bool HoldsReadableInput() const {
+    return (reoffer_ && CanHandle()) || (transport_->Pending() > 0 && CanRead());
+  }
+  bool ReadAndHandle();
+  bool ReadOnce(size_t* bytes);
+  bool Handle();
+  bool Flush();
+  void Hold(int64_t until_nanos);
+  void OnHoldExpired();
+  void OnIdleTimer();
+  void WatchHead();
+  void ArmHeadTimer();
+  void CancelHeadTimer();
+  void NoteActivity() {
+
+    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
+  }
+  void TimeOut();
+  void MarkDirty();
+  // Closes the socket; the worker erases this connection after the pass.
+  void Close(bool graceful);
+
+  UringWorker& worker_;
+  const ServerOptions& options_;
+  ServerCounters& counters_;
+  const uint64_t id_;
+  std::unique_ptr<Transport> transport_;
+  const int fd_;
+  std::unique_ptr<ConnectionHandler> handler_;
+  ByteBuffer input_;
+  ByteBuffer output_;
+  bool handshaking_ = true;
+  bool handshake_wants_write_ = false;
+  bool read_wants_write_ = false;  // a read needs the socket writable first
+  bool write_wants_read_ = false;  // a write needs the socket readable first
+  bool closing_ = false;           // close once output_ is written
+  bool closed_ = false;
+  bool paused_ = false;
+  bool held_ = false;  // output_ waits for hold_until_ (send_not_before_nanos)
+  int64_t hold_until_ = 0;
+  uint64_t hold_timer_ = 0;
+  bool reoffer_ = false;
+  bool owes_turn_ = false;    // its transport held input after a full turn
+  bool turn_queued_ = false;  // the no-op that brings that turn is out
+  bool dirty_ = false;
+  unsigned polled_ = 0;  // the armed poll's mask; 0: none armed
+  int64_t last_active_ = 0;
+  uint64_t idle_timer_ = 0;
+  uint64_t head_timer_ = 0;
 };
 
 class UringWorker {
@@ -308,6 +418,31 @@ class UringWorker {
     io_uring_sqe_set_data64(sqe, UserData(id, kSendOp));
   }
 
+  // A one-shot readiness poll; `mask` is poll(2)'s.
+  void Poll(uint64_t id, int fd, unsigned mask) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_poll_add(sqe, fd, mask);
+    io_uring_sqe_set_data64(sqe, UserData(id, kPollOp));
+  }
+
+  // Widens the connection's armed poll to `mask`. Its completion (kCancelOp) is dropped; the poll,
+  // if it completed first, comes back on its own and is armed again with the wider mask.
+  void UpdatePoll(uint64_t id, unsigned mask) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_poll_update(sqe, UserData(id, kPollOp), UserData(id, kPollOp), mask,
+                              IORING_POLL_UPDATE_EVENTS);
+    io_uring_sqe_set_data64(sqe, UserData(id, kCancelOp));
+  }
+
+  // A turn for the connection after the next enter, which this request keeps from waiting.
+  void QueueTurn(uint64_t id) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_nop(sqe);
+    io_uring_sqe_set_data64(sqe, UserData(id, kTurnOp));
+  }
+
+  void MarkDirty(UringTlsConnection* connection);
+
   void MarkDirty(UringConnection* connection) {
     if (connection->dirty() || connection->closed()) return;
     connection->set_dirty(true);
@@ -390,6 +525,10 @@ class UringWorker {
       case kListenerReadyOp:
         ArmAccept();
         return;
+      case kPollOp:
+      case kTurnOp:
+        DispatchTls(id, op, cqe.res);
+        return;
       case kWakeOp:
         if (stop_.load(std::memory_order_acquire)) {
           stopping_ = true;
@@ -436,8 +575,12 @@ class UringWorker {
     }
   }
 
+  void DispatchTls(uint64_t id, Op op, int result);
+
   // After Prepare, which is the last to hold pointers to connections that closed in the pass.
   void EraseFinished() {
+    for (uint64_t id : tls_finished_) tls_connections_.erase(id);
+    tls_finished_.clear();
     for (uint64_t id : finished_) {
       auto it = connections_.find(id);
       if (it != connections_.end() && it->second->finished()) connections_.erase(it);
@@ -447,7 +590,10 @@ class UringWorker {
 
   void ArmAccept() {
     io_uring_sqe* sqe = Sqe();
-    io_uring_prep_multishot_accept(sqe, listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    // TLS connections are non-blocking: their transport reads and writes them itself and hears
+    // "would block" instead of waiting.
+    const int flags = SOCK_CLOEXEC | (options_.tls != nullptr ? SOCK_NONBLOCK : 0);
+    io_uring_prep_multishot_accept(sqe, listener_.fd.get(), nullptr, nullptr, flags);
     io_uring_sqe_set_data64(sqe, UserData(0, kAcceptOp));
   }
 
@@ -490,6 +636,10 @@ class UringWorker {
       }
       ServerCounters::Add(counters_.accepted, 1);
       const uint64_t id = next_id_++;
+      if (options_.tls != nullptr) {
+        StartTlsConnection(id, std::move(accepted));
+        return;
+      }
       auto connection =
           std::make_unique<UringConnection>(*this, id, std::move(accepted), handler_factory_());
       UringConnection* raw = connection.get();
@@ -525,7 +675,10 @@ class UringWorker {
     if (!more) ArmAccept();
   }
 
+  void StartTlsConnection(uint64_t id, UniqueFd fd);
+
   void Prepare() {
+    PrepareTls();
     // A connection's Prepare may close it (it never adds another to the list).
     for (size_t i = 0; i < dirty_.size(); ++i) {
       UringConnection* connection = dirty_[i];
@@ -538,6 +691,8 @@ class UringWorker {
     }
     dirty_.clear();
   }
+
+  void PrepareTls();
 
   void RunDueTimers() {
     const int64_t now = MonotonicNanos();
@@ -567,7 +722,9 @@ class UringWorker {
       ring_ready_ = false;
     }
     dirty_.clear();
+    tls_dirty_.clear();
     connections_.clear();
+    tls_connections_.clear();
     listener_.fd.reset();
   }
 
@@ -591,6 +748,11 @@ class UringWorker {
   SpareDescriptor spare_;
   uint64_t next_id_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<UringConnection>> connections_;
+  // TLS connections hold nothing the kernel reads or writes (their requests are polls), so they
+  // go as soon as they close: tls_finished_ is erased after Prepare.
+  std::unordered_map<uint64_t, std::unique_ptr<UringTlsConnection>> tls_connections_;
+  std::vector<UringTlsConnection*> tls_dirty_;
+  std::vector<uint64_t> tls_finished_;
   std::vector<UringConnection*> dirty_;
   std::vector<uint64_t> finished_;  // ids of connections to erase after Prepare
   std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
@@ -599,6 +761,7 @@ class UringWorker {
   std::thread thread_;
 
   friend class UringConnection;
+  friend class UringTlsConnection;
 };
 
 UringConnection::UringConnection(UringWorker& worker, uint64_t id, UniqueFd fd,
@@ -849,6 +1012,373 @@ void UringConnection::Close(bool graceful) {
   fd_.reset();
   worker_.Closed();
   if (finished()) worker_.finished_.push_back(id_);
+}
+
+void UringWorker::MarkDirty(UringTlsConnection* connection) {
+  if (connection->dirty() || connection->closed()) return;
+  connection->set_dirty(true);
+  tls_dirty_.push_back(connection);
+}
+
+void UringWorker::DispatchTls(uint64_t id, Op op, int result) {
+  auto it = tls_connections_.find(id);
+  if (it == tls_connections_.end()) return;  // closed since: its poll was cancelled
+  UringTlsConnection* connection = it->second.get();
+  try {
+    if (op == kPollOp) {
+      connection->OnPolled(result);
+    } else {
+      connection->OnTurn();
+    }
+  } catch (const std::bad_alloc&) {
+    connection->CloseOutOfMemory();
+  }
+}
+
+void UringWorker::StartTlsConnection(uint64_t id, UniqueFd fd) {
+  // As the other models' accepts do: small replies go out at once.
+  ServerCounters::Add(counters_.system_calls, 1);
+  (void)SetNoDelay(fd.get());
+  absl::StatusOr<std::unique_ptr<Transport>> transport =
+      MakeServerTransport(options_, std::move(fd));
+  if (!transport.ok()) {
+    Closed();
+    return;
+  }
+  auto connection =
+      std::make_unique<UringTlsConnection>(*this, id, *std::move(transport), handler_factory_());
+  UringTlsConnection* raw = connection.get();
+  tls_connections_[id] = std::move(connection);
+  try {
+    raw->Start();
+  } catch (const std::bad_alloc&) {
+    raw->CloseOutOfMemory();
+  }
+}
+
+void UringWorker::PrepareTls() {
+  // A connection's Prepare may close it (it never adds another to the list).
+  for (size_t i = 0; i < tls_dirty_.size(); ++i) {
+    UringTlsConnection* connection = tls_dirty_[i];
+    connection->set_dirty(false);
+    try {
+      connection->Prepare();
+    } catch (const std::bad_alloc&) {
+      connection->CloseOutOfMemory();
+    }
+  }
+  tls_dirty_.clear();
+}
+
+UringTlsConnection::UringTlsConnection(UringWorker& worker, uint64_t id,
+                                       std::unique_ptr<Transport> transport,
+                                       std::unique_ptr<ConnectionHandler> handler)
+    : worker_(worker),
+      options_(worker.options()),
+      counters_(worker.counters()),
+      id_(id),
+      transport_(std::move(transport)),
+      fd_(transport_->fd()),
+      handler_(std::move(handler)) {
+  handler_->set_output_bound(options_.max_pending_output);
+  handler_->set_input_bound(options_.max_pending_input);
+}
+
+UringTlsConnection::~UringTlsConnection() {
+  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
+  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
+  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
+  // Still open only when the worker shuts down (the ring is gone by then).
+  if (!closed_) {
+    transport_.reset();  // closed before it is counted closed: whoever sees the count finds it free
+    worker_.Closed();
+  }
+}
+
+void UringTlsConnection::Start() {
+  if (options_.idle_timeout_nanos > 0) {
+    NoteActivity();
+    idle_timer_ =
+        worker_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
+  }
+  if (!ContinueHandshake()) return;
+  // A TLS handshake is a head too: it must be whole within the head timeout, however its bytes
+  // trickle in (ContinueHandshake cancels this once it is).
+  if (handshaking_ && options_.head_timeout_nanos > 0) ArmHeadTimer();
+  if (HoldsReadableInput() && !ReadAndHandle()) return;
+  MarkDirty();
+}
+
+bool UringTlsConnection::ContinueHandshake() {
+  ServerCounters::Add(counters_.system_calls, 1);
+  IoResult r = transport_->Handshake();
+  switch (r.status) {
+    case IoStatus::kOk:
+      handshaking_ = false;
+      CancelHeadTimer();
+      return true;
+    case IoStatus::kWantRead:
+      handshake_wants_write_ = false;
+      return true;
+    case IoStatus::kWantWrite:
+      handshake_wants_write_ = true;
+      return true;
+    default:
+      Close(/*graceful=*/false);
+      return false;
+  }
+}
+
+void UringTlsConnection::OnPolled(int result) {
+  polled_ = 0;
+  if (closed_) return;
+  if (result >= 0) {
+    const bool hangup = (result & (POLLHUP | POLLERR)) != 0;
+    OnReady((result & POLLIN) != 0 || hangup, (result & POLLOUT) != 0 || hangup, hangup);
+  }
+  if (!closed_) MarkDirty();  // the poll again, for what it waits for now
+}
+
+// LoopConnection::OnEvents.
+void UringTlsConnection::OnReady(bool readable, bool writable, bool hangup) {
+  if (handshaking_) {
+    if (!ContinueHandshake() || handshaking_) return;
+    // The client's first bytes may have come with its last handshake flight, and the transport
+    // may have taken them off the socket already.
+    readable = true;
+  }
+  // Writing first frees output room, which may let this same wakeup read again.
+  if (writable || (readable && write_wants_read_)) {
+    if (!Flush()) return;
+  }
+  // Input the transport holds counts as readable: no poll will announce it.
+  if (readable || hangup || (writable && read_wants_write_) || HoldsReadableInput()) {
+    (void)ReadAndHandle();
+  }
+}
+
+void UringTlsConnection::OnTurn() {
+  turn_queued_ = false;
+  if (closed_) return;
+  if (HoldsReadableInput() && !ReadAndHandle()) return;  // no longer: backpressure since
+  MarkDirty();
+}
+
+// One turn, as LoopConnection::ReadAndHandle: input the handler left offered again, or a read;
+// then more only while either can go on without the socket, up to read_size bytes in all. What a
+// full turn leaves inside the transport is owed a turn after the next enter.
+bool UringTlsConnection::ReadAndHandle() {
+  size_t budget = options_.read_size;
+  bool more;
+  do {
+    if (reoffer_ && CanHandle()) {
+      const size_t before = input_.size();
+      if (!Handle()) return false;
+      budget -= std::min(before - input_.size(), budget);
+    } else {
+      if (!CanRead()) return true;  // backpressure: a flush brings reading back
+      size_t bytes = 0;
+      if (!ReadOnce(&bytes)) return false;
+      if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
+      budget -= std::min(bytes, budget);
+    }
+    more = HoldsReadableInput();
+  } while (budget > 0 && more);
+  if (more) {
+    owes_turn_ = true;
+    MarkDirty();
+  }
+  return true;
+}
+
+bool UringTlsConnection::ReadOnce(size_t* bytes) {
+  read_wants_write_ = false;
+  const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
+  // One per Read, as the epoll model counts: an upper bound, since a Read the transport serves
+  // from records it read ahead makes no system call (perf stat counts exactly).
+  ServerCounters::Add(counters_.system_calls, 1);
+  IoResult r = transport_->Read(input_.WritableSpace(room), room);
+  switch (r.status) {
+    case IoStatus::kOk:
+      break;
+    case IoStatus::kWantRead:
+      return true;
+    case IoStatus::kWantWrite:
+      read_wants_write_ = true;
+      return true;
+    case IoStatus::kEof:
+      handler_->OnPeerClosed(output_);
+      closing_ = true;  // Prepare closes it once output_ is written
+      return true;
+    case IoStatus::kError:
+      Close(/*graceful=*/false);
+      return false;
+  }
+  *bytes = r.bytes;
+  input_.CommitWrite(r.bytes);
+  ServerCounters::Add(counters_.bytes_read, r.bytes);
+  NoteActivity();
+  return Handle();
+}
+
+bool UringTlsConnection::Handle() {
+  ServerCounters::Max(counters_.peak_pending_input, input_.size());
+  HandlerResult result = handler_->OnData(input_.view(), output_);
+  input_.Consume(result.consumed);
+  if (InputFull() && result.consumed == 0) {
+    Close(/*graceful=*/false);  // it needs more input than the bound allows
+    return false;
+  }
+  reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
+  WatchHead();
+  ServerCounters::Max(counters_.peak_pending_output, output_.size());
+  if (result.close) closing_ = true;
+  if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
+    Hold(result.send_not_before_nanos);
+  }
+  return true;  // the reply goes out at the end of the pass (Prepare)
+}
+
+// Writes as much of output_ as the socket takes now. False once closed (on error, or when it was
+// closing and everything is out).
+bool UringTlsConnection::Flush() {
+  if (held_) return true;
+  write_wants_read_ = false;
+  while (!output_.empty()) {
+    ServerCounters::Add(counters_.system_calls, 1);
+    IoResult r = transport_->Write(output_.data(), output_.size());
+    if (r.status == IoStatus::kOk) {
+      output_.Consume(r.bytes);
+      ServerCounters::Add(counters_.bytes_written, r.bytes);
+      NoteActivity();
+    } else if (r.status == IoStatus::kWantWrite) {
+      return true;
+    } else if (r.status == IoStatus::kWantRead) {
+      write_wants_read_ = true;
+      return true;
+    } else {
+      Close(/*graceful=*/false);
+      return false;
+    }
+  }
+  if (closing_) {
+    Close(/*graceful=*/true);
+    return false;
+  }
+  return true;
+}
+
+void UringTlsConnection::Prepare() {
+  if (closed_) return;
+  // The pass's replies go out together, as the plain connections' sends do: one TLS record and one
+  // send per connection and pass, where the epoll model writes after every read.
+  if (!handshaking_ && !Flush()) return;
+  // Room made, or input still held: another turn, without waiting for the socket.
+  if (HoldsReadableInput()) owes_turn_ = true;
+  unsigned want = 0;
+  if (handshaking_) {
+    want = handshake_wants_write_ ? POLLOUT : POLLIN;
+  } else {
+    const bool over = OutputFull() || InputFull();
+    if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
+    paused_ = over;
+    if ((!closing_ && !over) || write_wants_read_) want |= POLLIN;
+    if ((!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_) want |= POLLOUT;
+  }
+  if (owes_turn_ && !turn_queued_) {
+    worker_.QueueTurn(id_);
+    turn_queued_ = true;
+  }
+  owes_turn_ = false;
+  // A poll armed for more than is wanted now completes once for nothing and is not armed again.
+  if (want == 0 || (polled_ & want) == want) return;
+  if (polled_ == 0) {
+    worker_.Poll(id_, fd_, want);
+  } else {
+    want |= polled_;
+    worker_.UpdatePoll(id_, want);
+  }
+  polled_ = want;
+}
+
+void UringTlsConnection::Hold(int64_t until_nanos) {
+  held_ = true;
+  if (until_nanos > hold_until_) hold_until_ = until_nanos;
+  if (hold_timer_ == 0) {
+    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
+  }
+}
+
+void UringTlsConnection::OnHoldExpired() {
+  hold_timer_ = 0;
+  if (MonotonicNanos() < hold_until_) {
+    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
+    return;
+  }
+  held_ = false;
+  if (!Flush()) return;
+  if (HoldsReadableInput() && !ReadAndHandle()) return;  // held back by the output until now
+  MarkDirty();
+}
+
+void UringTlsConnection::OnIdleTimer() {
+  idle_timer_ = 0;
+  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
+  if (MonotonicNanos() >= deadline) {
+    TimeOut();
+    return;
+  }
+  idle_timer_ = worker_.AddTimer(deadline, [this] { OnIdleTimer(); });
+}
+
+void UringTlsConnection::WatchHead() {
+  if (options_.head_timeout_nanos <= 0) return;
+  if (handler_->AwaitingHead()) {
+    if (head_timer_ == 0) ArmHeadTimer();
+  } else {
+    CancelHeadTimer();
+  }
+}
+
+void UringTlsConnection::ArmHeadTimer() {
+  head_timer_ = worker_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
+    head_timer_ = 0;
+    TimeOut();
+  });
+}
+
+void UringTlsConnection::CancelHeadTimer() {
+  if (head_timer_ == 0) return;
+  worker_.CancelTimer(head_timer_);
+  head_timer_ = 0;
+}
+
+void UringTlsConnection::TimeOut() {
+  ServerCounters::Add(counters_.timed_out, 1);
+  Close(/*graceful=*/false);
+}
+
+void UringTlsConnection::MarkDirty() { worker_.MarkDirty(this); }
+
+void UringTlsConnection::Close(bool graceful) {
+  if (closed_) return;
+  closed_ = true;
+  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
+  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
+  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
+  hold_timer_ = idle_timer_ = head_timer_ = 0;
+  // Graceful: the peer sees our close_notify and FIN after the last reply.
+  if (graceful) {
+    ServerCounters::Add(counters_.system_calls, 2);
+    transport_->ShutdownWrite();
+  }
+  // The armed poll holds the socket open until the next enter cancels it.
+  if (polled_ != 0) worker_.Cancel(id_, kPollOp);
+  polled_ = 0;
+  ServerCounters::Add(counters_.system_calls, 1);
+  transport_.reset();
+  worker_.Closed();
+  worker_.tls_finished_.push_back(id_);
 }
 
 absl::StatusOr<Listener> ListenFor(const ServerOptions& options, int port) {

@@ -3,12 +3,14 @@
 //   bazel run //echo:client -- --port=7000 --clients=3 --duration=10s     # the write-up's load
 //   bazel run //echo:client -- --port=7000 --mode=pingpong --clients=1 --messages=100000
 //   bazel run //echo:client -- --port=7000 --rate=50000 --duration=10s --json=/tmp/echo.json
+//   bazel run //echo:client -- --port=7000 --tls --insecure --clients=3 --duration=10s
 //
 // Progress goes to stderr once a second; the summary goes to stdout and ends with the Go spammer's
 // line "rate: N msgs/s" (messages written per second), so one script reads both programs. Exit
 // status: 0 for a clean run, 1 when the run failed or the server misbehaved, 2 for bad flags.
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -19,6 +21,7 @@
 #include "absl/time/time.h"
 #include "common/flag_agreement.h"
 #include "common/run_report.h"
+#include "common/tls.h"
 #include "echo/load_generator.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
@@ -60,6 +63,11 @@ ABSL_FLAG(
     "Given, it must hold --warmup + --duration + --drain_timeout: over a default --duration it "
     "wins and the duration is lowered to fit (a line on stderr says so); with --duration given "
     "too, a --timeout too short refuses to start (exit 2)");
+ABSL_FLAG(bool, tls, false,
+          "TLS to the server (echo/server --tls): the handshakes are done before the load starts");
+ABSL_FLAG(std::string, cacert, "",
+          "--tls: trust this CA/certificate file (PEM; default: the system CA bundle)");
+ABSL_FLAG(bool, insecure, false, "--tls: do not verify the server's certificate");
 ABSL_FLAG(bool, progress, true, "print a progress line to stderr every second");
 ABSL_FLAG(std::string, json, "", "write the run report as JSON to this path");
 
@@ -118,6 +126,20 @@ int Main() {
   if (!agreed.ok()) return UsageError(agreed.status().message());
   if (!agreed->empty()) std::cerr << "echo-client: " << *agreed << "\n";
 
+  const bool tls_flags_given =
+      !absl::GetFlag(FLAGS_cacert).empty() || absl::GetFlag(FLAGS_insecure);
+  if (tls_flags_given && !absl::GetFlag(FLAGS_tls)) {
+    return UsageError("--cacert and --insecure need --tls");
+  }
+  std::unique_ptr<TlsClientContext> tls;
+  if (absl::GetFlag(FLAGS_tls)) {
+    absl::StatusOr<std::unique_ptr<TlsClientContext>> context = TlsClientContext::Create(
+        {.ca_file = absl::GetFlag(FLAGS_cacert), .insecure = absl::GetFlag(FLAGS_insecure)});
+    if (!context.ok()) return UsageError(context.status().message());
+    tls = *std::move(context);
+    options.tls = tls.get();
+  }
+
   if (absl::GetFlag(FLAGS_progress)) {
     options.progress = [](const LoadProgress& p) {
       std::fprintf(stderr, "[%6.1f s] %12s msgs/s now (echoed %s/s), %s written%s\n",
@@ -147,6 +169,7 @@ int Main() {
   report.SetParam("duration_s", options.messages > 0 ? 0.0 : options.duration_nanos / 1e9);
   report.SetParam("warmup_s", options.warmup_nanos / 1e9);
   report.SetParam("nodelay", options.no_delay);
+  report.SetParam("tls", options.tls != nullptr);
   report.SetParam("read_coalesce_bytes", ReadCoalesceBytes(options));
 
   const double rate = result.written_per_second();

@@ -138,6 +138,8 @@ LoadResult RunLoad(const LoadOptions& options) {
   driver.model = options.model;
   driver.threads = options.threads;
   driver.no_delay = options.no_delay;
+  driver.tls = options.tls;
+  driver.server_name = options.host;
   driver.warmup_nanos = options.warmup_nanos;
   driver.duration_nanos = options.messages > 0 ? 0 : options.duration_nanos;
   driver.drain_timeout_nanos = options.drain_timeout_nanos;

@@ -80,6 +80,9 @@ struct LoadOptions {
   // Total messages/s, open loop (kStream only); 0: as fast as the server takes them.
   double rate = 0;
   bool no_delay = true;  // TCP_NODELAY, as Go sets by default
+  // TLS when set (not owned): every connection's handshake is done before the load starts, and the
+  // certificate is checked against `host`.
+  TlsClientContext* tls = nullptr;
   // Stream mode as fast as possible: the reader asks the kernel to wake it only once this many
   // echoed bytes wait (SO_RCVLOWAT), not once per echoed segment. Each wakeup costs both ends CPU
   // (the server's write wakes the reader), and the reader needs no timing of its own in this mode;

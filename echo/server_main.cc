@@ -46,9 +46,6 @@ int Run() {
     options.tls = tls.get();
     std::printf("tls certificate sha256 %s\n", tls->Sha256Fingerprint().c_str());
   }
-  if (options.tls != nullptr && options.model == ServerModel::kUring) {
-    return Fail("--model=uring does not serve TLS: use --model=epoll with --tls");
-  }
 
   if (StopAfterCheck(options)) return 0;
   BlockTerminationSignals();  // before any thread starts: a signal now waits for the waiter below

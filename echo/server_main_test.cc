@@ -79,6 +79,11 @@ TEST(EchoServerMainTest, CheckSaysWhatWouldBeServedAndExits) {
     EXPECT_TRUE(absl::StrContains(output, "check: would listen on 127.0.0.1:0 model=" + model))
         << output;
     EXPECT_FALSE(absl::StrContains(output, "listening on")) << output;
+    // TLS on every model, uring included.
+    ChildProcess tls({kServer, "--port=0", "--model=" + model, "--tls", "--check"});
+    output = tls.ReadRest();
+    EXPECT_EQ(tls.Wait(), 0) << output;
+    EXPECT_TRUE(absl::StrContains(output, "tls certificate sha256")) << output;
   }
   ChildProcess bad({kServer, "--port=70000", "--check"});
   std::string output = bad.ReadRest();

@@ -17,6 +17,7 @@
 #include "common/byte_buffer.h"
 #include "common/clock.h"
 #include "common/socket.h"
+#include "common/tls.h"
 #include "echo/echo_handler.h"
 #include "gtest/gtest.h"
 #include "testing/peer_flood.h"
@@ -229,6 +230,53 @@ TEST_P(EchoServerTest, IdleTimeoutClosesAPeerThatNeverReads) {
   ASSERT_EQ(flood.connections.size(), 2u);
   for (const UniqueFd& fd : flood.connections) EXPECT_TRUE(ServerCloses(fd.get()));
   EXPECT_GE(server_->stats().connections_timed_out, 2u);
+}
+
+// The echo server over TLS on every model: three connections take turns sending bursts of the
+// write-up's messages, each message its own record, and get every byte back in order.
+TEST_P(EchoServerTest, TlsStreamsComeBackExactlyInOrder) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(tls.ok()) << tls.status();
+  ServerOptions options = DefaultOptions();
+  options.tls = tls->get();
+  ASSERT_NO_FATAL_FAILURE(Restart(options));
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> context =
+      TlsClientContext::Create({.ca_pem = (*tls)->certificate_pem()});
+  ASSERT_TRUE(context.ok()) << context.status();
+  std::vector<std::unique_ptr<Transport>> clients;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<std::unique_ptr<Transport>> client =
+        (*context)->Wrap(ConnectClient(), "127.0.0.1");
+    ASSERT_TRUE(client.ok()) << client.status();
+    clients.push_back(*std::move(client));
+  }
+  constexpr int kRounds = 20;
+  constexpr int kBurst = 100;
+  uint32_t sequence = 0;
+  size_t total = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    for (auto& client : clients) {
+      std::string sent;
+      for (int i = 0; i < kBurst; ++i) {
+        const std::string message = Message(sequence++);
+        IoResult r = client->Write(message.data(), message.size());
+        ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
+        ASSERT_EQ(r.bytes, message.size());
+        sent += message;
+      }
+      std::string echoed(sent.size(), '\0');
+      size_t got = 0;
+      while (got < echoed.size()) {
+        IoResult r = client->Read(echoed.data() + got, echoed.size() - got);
+        ASSERT_EQ(r.status, IoStatus::kOk) << r.message;
+        got += r.bytes;
+      }
+      ASSERT_EQ(echoed, sent);
+      total += sent.size();
+    }
+  }
+  EXPECT_EQ(server_->stats().bytes_written, total);
+  EXPECT_EQ((*tls)->stats().handshakes, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EchoServerTest, testing::ValuesIn(AvailableServerModels()),

@@ -91,6 +91,34 @@ TEST_P(FanoutOriginTest, FiveHundredBodiesCheckedByLengthAndChecksum) {
   EXPECT_EQ(rep.status_counts.at(200), 500);
 }
 
+// The origin over HTTPS on every server model (uring included), from every client model: a
+// handshake per request, every body whole.
+TEST_P(FanoutOriginTest, HttpsBodiesOnEveryPairOfModels) {
+  absl::StatusOr<std::unique_ptr<TlsServerContext>> server_tls = TlsServerContext::SelfSigned();
+  ASSERT_TRUE(server_tls.ok()) << server_tls.status();
+  auto content = std::make_shared<const OriginContent>(OriginOptions{});
+  ServerOptions server_options;
+  server_options.model = GetParam().server;
+  server_options.tls = server_tls->get();
+  absl::StatusOr<std::unique_ptr<Server>> server =
+      Server::Start(server_options, OriginHandlerFactory(content));
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<std::unique_ptr<TlsClientContext>> client_tls = TlsClientContext::Create(
+      {.ca_pem = (*server_tls)->certificate_pem(), .session_resumption = false});
+  ASSERT_TRUE(client_tls.ok()) << client_tls.status();
+  FanoutOptions options;
+  options.url = LocalUrl(true, (*server)->port());
+  options.model = GetParam().client;
+  options.requests = 50;
+  options.timeout_nanos = 20 * kNanosPerSecond;  // a hang fails the test in bounded time
+  options.tls = client_tls->get();
+  options.verify_checksum = true;
+  RepetitionResult rep = Fetch(options);
+  ExpectAllBodies(rep, 50, 25600, content->body_checksum());
+  EXPECT_EQ(rep.tls.count(), 50);
+  EXPECT_EQ((*server_tls)->stats().handshakes, 50);
+}
+
 std::vector<ModelPair> AllPairs() {
   std::vector<ModelPair> pairs;
   for (ClientModel c : kClientModels) {

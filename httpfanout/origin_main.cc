@@ -91,9 +91,6 @@ int Run() {
     if (!out.good()) return Fail("cannot write " + write_cert);
   }
 
-  if (options.tls != nullptr && options.model == ServerModel::kUring) {
-    return Fail("--model=uring does not serve TLS: use --model=epoll with --tls");
-  }
   if (StopAfterCheck(options)) return 0;
   auto content = std::make_shared<const OriginContent>(origin);
   BlockTerminationSignals();

@@ -3,6 +3,7 @@
 
     bazel build -c opt //echo:server //echo:client //common:kernel_cost_benchmark
     tools/uring_bench.py --rounds=5 --seconds=3 [--perf] [--json=out.json]
+    tools/uring_bench.py --tls --models=epoll,uring --client_model=threads --loads=stream3,pingpong1
 
 Each round runs every load against every model (threads, poll, epoll, uring), in an order that
 rotates from round to round, so that the cases are interleaved and a noisy neighbour hits them all
@@ -50,10 +51,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: every thread
 
 
-def start_server(bin_dir, model):
-    server = subprocess.Popen([os.path.join(bin_dir, "echo/server"), "--port=0", f"--model={model}"],
+def start_server(bin_dir, model, tls):
+    server = subprocess.Popen([os.path.join(bin_dir, "echo/server"), "--port=0", f"--model={model}"]
+                              + (["--tls"] if tls else []),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = server.stdout.readline()
+    if line.startswith("tls certificate"):
+        line = server.stdout.readline()
     match = re.search(r"listening on [^ ]*:(\d+) ", line)
     if not match:
         server.kill()
@@ -68,8 +72,8 @@ def stop_server(server):
     return int(match.group(1)) if match else None
 
 
-def run_case(bin_dir, model, load, seconds, use_perf):
-    server, port = start_server(bin_dir, model)
+def run_case(bin_dir, model, load, seconds, use_perf, tls=False, client_model="epoll"):
+    server, port = start_server(bin_dir, model, tls)
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
         perf = None
         if use_perf:
@@ -78,8 +82,9 @@ def run_case(bin_dir, model, load, seconds, use_perf):
             time.sleep(0.2)  # perf attaches before the load starts
         cpu_before = cpu_seconds(server.pid)
         client = subprocess.run([os.path.join(bin_dir, "echo/client"), f"--port={port}",
-                                 f"--duration={seconds}s", "--progress=false", "--model=epoll",
-                                 f"--json={report.name}"] + LOADS[load],
+                                 f"--duration={seconds}s", "--progress=false",
+                                 f"--model={client_model}", f"--json={report.name}"]
+                                + (["--tls", "--insecure"] if tls else []) + LOADS[load],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         cpu_after = cpu_seconds(server.pid)
         perf_calls = None
@@ -123,7 +128,14 @@ def main():
     parser.add_argument("--perf", action="store_true", help="also count with perf stat")
     parser.add_argument("--loads", default=",".join(LOADS))
     parser.add_argument("--json", default="", help="write every round's figures here")
+    parser.add_argument("--tls", action="store_true",
+                        help="the server with --tls, the client with --tls --insecure")
+    parser.add_argument("--models", default=",".join(MODELS), help="server models, compared")
+    parser.add_argument("--client_model", default="epoll", help="the echo client's --model")
     args = parser.parse_args()
+    models = args.models.split(",")
+    if len(models) < 2 or any(m not in MODELS for m in models):
+        parser.error(f"--models: two or more of {', '.join(MODELS)}")
     if args.rounds < 1 or args.seconds <= 0:
         parser.error("--rounds must be >= 1 and --seconds > 0")
     loads = args.loads.split(",")
@@ -133,20 +145,21 @@ def main():
     runs = {}  # (load, model) -> [round figures]
     for r in range(args.rounds):
         for load in loads:
-            order = MODELS[r % len(MODELS):] + MODELS[:r % len(MODELS)]
+            order = models[r % len(models):] + models[:r % len(models)]
             for model in order:
-                figures = run_case(args.bin_dir, model, load, args.seconds, args.perf)
+                figures = run_case(args.bin_dir, model, load, args.seconds, args.perf, args.tls,
+                                   args.client_model)
                 runs.setdefault((load, model), []).append(figures)
                 print(f"round {r + 1} {load} {model}: {figures}", file=sys.stderr, flush=True)
     print("| load | model | syscalls/msg (own) | syscalls/msg (perf) | server CPU us/msg | "
           "CPU vs best other (per-round median) | p50 rtt us |")
     print("|---|---|---|---|---|---|---|")
     for load in loads:
-        for model in MODELS:
+        for model in models:
             rounds = runs[(load, model)]
             ratios = []
             for i, figures in enumerate(rounds):
-                others = [runs[(load, m)][i]["cpu_us_per_msg"] for m in MODELS if m != model]
+                others = [runs[(load, m)][i]["cpu_us_per_msg"] for m in models if m != model]
                 ratios.append(figures["cpu_us_per_msg"] / min(others))
             cells = [median([f[key] for f in rounds]) for key in
                      ("own_syscalls_per_msg", "perf_syscalls_per_msg", "cpu_us_per_msg", "p50_rtt_us")]

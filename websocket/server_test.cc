@@ -360,7 +360,6 @@ TEST_P(WebSocketServerTest, CloseHandshakeEchoesCodeAndFragmentsReassemble) {
 }
 
 TEST_P(WebSocketServerTest, WssEchoWithAVerifiedCertificate) {
-  if (GetParam() == ServerModel::kUring) GTEST_SKIP() << "--model=uring refuses TLS";
   absl::StatusOr<std::unique_ptr<TlsServerContext>> tls = TlsServerContext::SelfSigned();
   ASSERT_TRUE(tls.ok()) << tls.status();
   const char* tmp = std::getenv("TEST_TMPDIR");
