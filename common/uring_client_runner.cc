@@ -54,6 +54,7 @@
 #include "common/errno_status.h"
 #include "common/internal/client_runner.h"
 #include "common/internal/uring_buffer_ring.h"
+#include "common/transport.h"
 #include "common/unique_fd.h"
 
 namespace netbench {
@@ -116,6 +117,10 @@ class UringSlot {
   void OnReceived(int result, const char* data);
   void OnSent(int result);
   void Watch(bool readable, bool writable);
+  // TLS may hold records it already took off the socket (Transport::Pending), which no poll
+  // signals: after a read that stopped at its budget, the rest is read on the loop's next pass
+  // (a timer due at once), as LoopConnection::ResumeReadingSoon.
+  void ResumeReadingSoon();
   // Sends the session's next output(s) (plain load, no send in flight).
   void SendOutput();
   void MarkDirty();
@@ -154,6 +159,7 @@ class UringSlot {
   bool in_session_over_ = false;
   bool session_over_again_ = false;
   uint64_t timer_ = 0;           // a pending not_before wake-up, 0: none
+  uint64_t resume_timer_ = 0;    // reading on after TLS held more than a turn's budget, 0: none
   uint64_t deadline_timer_ = 0;  // the session's nearest deadline, 0: none
   int64_t deadline_timer_at_ = 0;
 };
@@ -540,6 +546,7 @@ void UringSlot::Pump(bool readable) {
   if (readable) {
     in = c_.PumpInput(kReadsPerEvent, loop_.scratch());
     if (in == Step::kDone || in == Step::kFailed) return SessionOver();
+    if (in == Step::kYield) ResumeReadingSoon();
   }
   Step out = Step::kDone;
   if (!c_.sending_done()) {
@@ -554,9 +561,18 @@ void UringSlot::Pump(bool readable) {
     }
   }
   if (c_.CheckFinished()) return SessionOver();
-  // A read that stopped at its budget (or TLS holding more) is finished when the next poll says
-  // readable again, which it does at once: polls are level-triggered.
+  // A read that stopped at its budget is finished when the next poll says readable again, which
+  // it does at once for what the socket holds (polls are level-triggered); ResumeReadingSoon
+  // covers what TLS holds.
   Watch(true, out == Step::kWantWrite || out == Step::kYield);
+}
+
+void UringSlot::ResumeReadingSoon() {
+  if (resume_timer_ != 0 || c_.transport() == nullptr || c_.transport()->Pending() == 0) return;
+  resume_timer_ = loop_.AddTimer(MonotonicNanos(), [this] {
+    resume_timer_ = 0;
+    if (!slot_ended_ && started_ && !draining_ && !plain_load_) Pump(/*readable=*/true);
+  });
 }
 
 // Arms a poll for each readiness wanted that none watches yet.
@@ -712,6 +728,8 @@ void UringSlot::SessionOver() {
     if (slot_ended_) break;
     if (timer_ != 0) loop_.CancelTimer(timer_);
     timer_ = 0;
+    if (resume_timer_ != 0) loop_.CancelTimer(resume_timer_);
+    resume_timer_ = 0;
     if (deadline_timer_ != 0) loop_.CancelTimer(deadline_timer_);
     deadline_timer_ = 0;
     deadline_timer_at_ = 0;
