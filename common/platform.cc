@@ -134,8 +134,10 @@ int OpenPipe(int fds[2], bool non_blocking) {
 }
 
 ssize_t SendNoSignal(int fd, const void* data, size_t length, int flags) {
-#if NETBENCH_LINUX
+#if NETBENCH_RAW_SYSCALLS
   return syscall(SYS_sendto, fd, data, length, flags | MSG_NOSIGNAL, nullptr, 0);
+#elif NETBENCH_LINUX
+  return send(fd, data, length, flags | MSG_NOSIGNAL);
 #else
   IgnoreSigpipe();
   return send(fd, data, length, flags);
@@ -143,8 +145,10 @@ ssize_t SendNoSignal(int fd, const void* data, size_t length, int flags) {
 }
 
 ssize_t SendMessageNoSignal(int fd, const msghdr* message, int flags) {
-#if NETBENCH_LINUX
+#if NETBENCH_RAW_SYSCALLS
   return syscall(SYS_sendmsg, fd, message, flags | MSG_NOSIGNAL);
+#elif NETBENCH_LINUX
+  return sendmsg(fd, message, flags | MSG_NOSIGNAL);
 #else
   IgnoreSigpipe();
   return sendmsg(fd, message, flags);
@@ -152,7 +156,7 @@ ssize_t SendMessageNoSignal(int fd, const msghdr* message, int flags) {
 }
 
 ssize_t ReadUncancellable(int fd, void* buffer, size_t length) {
-#if NETBENCH_LINUX
+#if NETBENCH_RAW_SYSCALLS
   return syscall(SYS_read, fd, buffer, length);
 #else
   return read(fd, buffer, length);
@@ -160,7 +164,7 @@ ssize_t ReadUncancellable(int fd, void* buffer, size_t length) {
 }
 
 int PollUncancellable(pollfd* fds, nfds_t count, int timeout_millis) {
-#if NETBENCH_LINUX
+#if NETBENCH_RAW_SYSCALLS
   // ppoll: every Linux architecture has it (arm64 has no poll). It may write the time left back.
   timespec timeout{timeout_millis / 1000, (timeout_millis % 1000) * 1000000L};
   return static_cast<int>(

@@ -37,6 +37,23 @@
 #define NETBENCH_LINUX 0
 #endif
 
+// 1 where the hot calls go straight through syscall(2) (ReadUncancellable below): Linux, except
+// under a sanitizer, whose interceptors of the libc calls check their buffers (ASan) and order
+// threads through them (TSan).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define NETBENCH_SANITIZED_CALLS 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NETBENCH_SANITIZED_CALLS 1
+#endif
+#if NETBENCH_LINUX && !defined(NETBENCH_SANITIZED_CALLS)
+#define NETBENCH_RAW_SYSCALLS 1
+#else
+#define NETBENCH_RAW_SYSCALLS 0
+#endif
+
 namespace netbench {
 
 // "linux" or "posix": which of the two this build uses.
@@ -72,7 +89,7 @@ ssize_t SendMessageNoSignal(int fd, const msghdr* message, int flags = 0);
 // thread-cancellation points, and in a process with more than one thread (every netbench server
 // and client) each call turns asynchronous cancellation on and off around the system call, about
 // 30 instructions, a sixth of the client driver's cost per streamed message (callgrind). netbench
-// never cancels a thread. Elsewhere they are the plain calls.
+// never cancels a thread. Elsewhere, and under a sanitizer, they are the plain calls.
 ssize_t ReadUncancellable(int fd, void* buffer, size_t length);
 int PollUncancellable(pollfd* fds, nfds_t count, int timeout_millis);
 
