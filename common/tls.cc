@@ -398,11 +398,11 @@ class TlsConnection final : public TlsTransport {
     std::string errors = DrainSslErrors();
     long verify = SSL_get_verify_result(ssl_.get());
     if (verify != X509_V_OK) {
-      result.message =
-          Keep(absl::StrCat(what, ": certificate verify failed: ",
-                            X509_verify_cert_error_string(verify), " (", errors, ")"));
+      result.message = Keep(absl::StrCat(what, ": certificate verify failed: ",
+                                         X509_verify_cert_error_string(verify), " (", errors, ")"));
     } else {
-      result.message = Keep(absl::StrCat(what, ": ", errors.empty() ? "unknown TLS error" : errors));
+      result.message =
+          Keep(absl::StrCat(what, ": ", errors.empty() ? "unknown TLS error" : errors));
     }
     return result;
   }
