@@ -48,12 +48,16 @@ Step ClientConnection::BeginOpen() {
       fd_ = transport_->fd();
       info_.reused = true;
       // The threads model may have left it blocking; event loops must not block.
-      if (options_.model != ClientModel::kThreads) SetNonBlocking(fd_, true).IgnoreError();
+      if (options_.model != ClientModel::kThreads) {
+        CountSystemCalls(1);  // fcntl(F_GETFL); within one model's run it is non-blocking already
+        SetNonBlocking(fd_, true).IgnoreError();
+      }
       return BeginOpeningExchange();
     }
   }
   connect_deadline_ = options_.connect_timeout_nanos > 0 ? now + options_.connect_timeout_nanos : 0;
   const SocketAddress& address = options_.address;
+  CountSystemCalls(1);
   connecting_ = UniqueFd(OpenStreamSocket(address.family(), /*non_blocking=*/true));
   if (!connecting_.valid()) {
     const int err = errno;
@@ -61,6 +65,7 @@ Step ClientConnection::BeginOpen() {
     return Step::kFailed;
   }
   fd_ = connecting_.get();
+  CountSystemCalls(2);  // setsockopt(TCP_NODELAY), connect
   SetNoDelay(fd_, options_.no_delay).IgnoreError();
   if (connect(fd_, address.get(), address.length) != 0 && errno != EINPROGRESS) {
     const int err = errno;
@@ -78,6 +83,7 @@ Step ClientConnection::ContinueOpen() {
     case ConnectionPhase::kConnecting: {
       int err = 0;
       socklen_t length = sizeof(err);
+      CountSystemCalls(1);
       if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &length) != 0) err = errno;
       if (err != 0) {
         Fail(ErrnoCause("connect", err),
@@ -104,6 +110,7 @@ Step ClientConnection::ContinueOpen() {
       [[fallthrough]];
     }
     case ConnectionPhase::kTls: {
+      CountSystemCalls(1);
       IoResult r = transport_->Handshake();
       if (r.status == IoStatus::kWantRead) return Step::kWantRead;
       if (r.status == IoStatus::kWantWrite) return Step::kWantWrite;
@@ -120,6 +127,7 @@ Step ClientConnection::ContinueOpen() {
     }
     case ConnectionPhase::kOpening: {
       while (!pending_.empty()) {
+        CountSystemCalls(1);
         IoResult r = transport_->Write(pending_.data(), pending_.size());
         if (r.status == IoStatus::kOk) {
           pending_.remove_prefix(r.bytes);
@@ -130,6 +138,7 @@ Step ClientConnection::ContinueOpen() {
         return FailIo(r, "opening.write");
       }
       while (true) {
+        CountSystemCalls(1);
         IoResult r = transport_->Read(in_.WritableSpace(4096), 4096);
         if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) {
           return r.status == IoStatus::kWantRead ? Step::kWantRead : Step::kWantWrite;
@@ -217,6 +226,7 @@ Step ClientConnection::PumpOutput(int max_writes) {
         return Step::kDone;
       }
     }
+    CountSendingSystemCalls(1);
     IoResult r = transport_->Write(pending_.data(), pending_.size());
     if (r.status == IoStatus::kOk) {
       pending_.remove_prefix(r.bytes);
@@ -238,6 +248,7 @@ Step ClientConnection::PumpInput(int max_reads, ReadScratch& scratch) {
   for (int reads = 0; reads < max_reads; ++reads) {
     if (failed()) return Step::kFailed;
     const bool direct = in_.empty();
+    CountSystemCalls(1);
     IoResult r =
         transport_->Read(direct ? scratch.bytes.get() : in_.WritableSpace(kReadSize), kReadSize);
     if (r.status == IoStatus::kOk) {
@@ -410,6 +421,8 @@ void ClientConnection::EndSession() {
   info_.transport = transport_.get();
   end.connection = info_;
   session_->OnEnd(end);
+  // The sending side is done by now (a duplex session's writer thread was joined).
+  stats_->system_calls += std::exchange(sending_system_calls_, 0);
 
   ++tally_.sessions;
   for (int p = 0; p <= static_cast<int>(phase()); ++p) ++tally_.reached[p];
@@ -449,6 +462,7 @@ ClientConnection::Counts ClientConnection::counts() const {
 }
 
 void ClientConnection::CloseConnection() {
+  if (transport_ != nullptr || connecting_.valid()) CountSystemCalls(1);  // close
   transport_.reset();
   connecting_.reset();
   fd_ = -1;

@@ -246,6 +246,18 @@ TEST_P(ClientDriverTest, HistogramsOfEveryThreadAreMerged) {
   EXPECT_EQ(result.sent, 1000u);  // no warmup: the measured phase is the whole run
 }
 
+TEST_P(ClientDriverTest, SystemCallsAreCountedAndGrowWithMessages) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ClientDriverResult few = Run(Options(server->port(), 2), /*rounds=*/10, /*opening=*/true);
+  ASSERT_TRUE(few.ok()) << few.failure;
+  ClientDriverResult many = Run(Options(server->port(), 2), /*rounds=*/110, /*opening=*/true);
+  ASSERT_TRUE(many.ok()) << many.failure;
+  // Opening alone takes a socket, a connect, the opening's write and read and a close each.
+  EXPECT_GE(few.stats.system_calls, 2u * 5);
+  // Ping-pong: every round of each connection writes once and reads at least once.
+  EXPECT_GE(many.stats.system_calls, few.stats.system_calls + 2u * 100 * 2);
+}
+
 TEST_P(ClientDriverTest, AConnectionThatFailsMidRunFailsAloneAndIsCountedByCause) {
   std::unique_ptr<Server> server = StartEchoServer();
   ClientDriverResult result =

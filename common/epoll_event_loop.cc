@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <memory>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/errno_status.h"
 #include "common/internal/event_loop_base.h"
+#include "common/platform.h"
 #include "common/unique_fd.h"
 
 namespace netbench {
@@ -77,7 +80,14 @@ class EpollEventLoop final : public EventLoopBase {
 
  protected:
   absl::StatusOr<int> Poll(int64_t timeout_nanos) override {
+#if NETBENCH_RAW_SYSCALLS
+    // epoll_pwait with no signal mask through syscall(2): epoll_wait without glibc's cancellation
+    // point (platform.h, ReadUncancellable); arm64 has no epoll_wait.
+    int ready = static_cast<int>(syscall(SYS_epoll_pwait, epoll_fd_.get(), events_, kMaxEvents,
+                                         TimeoutMillis(timeout_nanos), nullptr, 0));
+#else
     int ready = epoll_wait(epoll_fd_.get(), events_, kMaxEvents, TimeoutMillis(timeout_nanos));
+#endif
     if (ready < 0 && errno != EINTR) return ErrnoStatus(errno, "epoll_wait");
     if (ready <= 0) return 0;  // timeout, or EINTR: the caller loops
     int dispatched = 0;

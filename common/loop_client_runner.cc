@@ -75,21 +75,30 @@ class LoopConnection final : public FdHandler {
 
 class ClientLoop {
  public:
-  ClientLoop(RunState& run, std::unique_ptr<EventLoop> loop)
-      : run_(run), loop_(std::move(loop)), go_(!run.options->open_before_start) {}
+  ClientLoop(RunState& run, std::unique_ptr<EventLoop> loop, EventLoopBackend backend)
+      : run_(run),
+        loop_(std::move(loop)),
+        watch_change_cost_(backend == EventLoopBackend::kEpoll ? 1 : 0),
+        go_(!run.options->open_before_start) {}
 
+  // The connections of one loop share their thread's statistics.
   void Add(ClientConnection& c) {
+    stats_ = &c.stats();
     connections_.push_back(std::make_unique<LoopConnection>(*this, c));
   }
   void StartThread() {
     thread_ = std::thread([this] {
       remaining_ = static_cast<int>(connections_.size());
       for (auto& c : connections_) c->BeginOpen();
-      if (remaining_ == 0) return;
-      if (absl::Status status = loop_->Run(); !status.ok()) {
-        // The wait itself failed (poll(2) or epoll_wait(2)): every connection of this loop ends
-        // with that cause, and the run goes on with the other loops'.
-        for (auto& c : connections_) c->Fail(std::string(status.message()));
+      // Not EventLoop::Run: each wait is counted.
+      while (remaining_ > 0) {
+        ++stats_->system_calls;
+        if (absl::StatusOr<int> dispatched = loop_->RunOnce(-1); !dispatched.ok()) {
+          // The wait itself failed (poll(2) or epoll_wait(2)): every connection of this loop ends
+          // with that cause, and the run goes on with the other loops'.
+          for (auto& c : connections_) c->Fail(std::string(dispatched.status().message()));
+          return;
+        }
       }
     });
   }
@@ -111,15 +120,17 @@ class ClientLoop {
   RunState& run() { return run_; }
   EventLoop& loop() { return *loop_; }
   ReadScratch& scratch() { return scratch_; }
+  // epoll's Add, Modify and Remove are system calls (epoll_ctl); poll's only edit its array.
+  uint64_t watch_change_cost() const { return watch_change_cost_; }
   // The load has begun: open connections start at once.
   bool go() const { return go_; }
-  void SlotEnded() {
-    if (--remaining_ == 0) loop_->Stop();
-  }
+  void SlotEnded() { --remaining_; }
 
  private:
   RunState& run_;
   std::unique_ptr<EventLoop> loop_;
+  const uint64_t watch_change_cost_;
+  ClientStats* stats_ = nullptr;
   bool go_;  // the loop's thread only
   std::vector<std::unique_ptr<LoopConnection>> connections_;
   int remaining_ = 0;    // slots not ended; the loop's thread only
@@ -216,6 +227,7 @@ void LoopConnection::Pump(int events) {
 void LoopConnection::SetInterest(int events) {
   if (registered_fd_ < 0) {
     if (events == kNoEvents) return;
+    c_.CountSystemCalls(loop_.watch_change_cost());
     if (!loop_.loop().Add(c_.fd(), events, this).ok()) {
       c_.Fail("event_loop", "cannot watch the socket");
       return SessionOver();
@@ -226,6 +238,7 @@ void LoopConnection::SetInterest(int events) {
   }
   if (events == interest_) return;
   interest_ = events;
+  c_.CountSystemCalls(loop_.watch_change_cost());
   if (!loop_.loop().Modify(registered_fd_, events).ok()) {
     c_.Fail("event_loop", "cannot watch the socket");
     SessionOver();
@@ -280,7 +293,10 @@ void LoopConnection::SessionOver() {
     if (deadline_timer_ != 0) loop_.loop().CancelTimer(deadline_timer_);
     deadline_timer_ = 0;
     deadline_timer_at_ = 0;
-    if (registered_fd_ >= 0) loop_.loop().Remove(registered_fd_);
+    if (registered_fd_ >= 0) {
+      c_.CountSystemCalls(loop_.watch_change_cost());
+      loop_.loop().Remove(registered_fd_);
+    }
     registered_fd_ = -1;
     interest_ = kNoEvents;
     waiting_for_go_ = false;
@@ -356,7 +372,7 @@ absl::StatusOr<std::unique_ptr<ClientRunner>> StartLoopRunner(
   for (int i = 0; i < count; ++i) {
     absl::StatusOr<std::unique_ptr<EventLoop>> loop = EventLoop::Create(backend);
     if (!loop.ok()) return loop.status();
-    loops.push_back(std::make_unique<ClientLoop>(run, *std::move(loop)));
+    loops.push_back(std::make_unique<ClientLoop>(run, *std::move(loop), backend));
   }
   for (size_t i = 0; i < connections.size(); ++i) loops[i % count]->Add(*connections[i]);
   return std::unique_ptr<ClientRunner>(new LoopRunner(std::move(loops)));

@@ -21,6 +21,7 @@
 #if NETBENCH_LINUX
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -133,7 +134,9 @@ int OpenPipe(int fds[2], bool non_blocking) {
 }
 
 ssize_t SendNoSignal(int fd, const void* data, size_t length, int flags) {
-#if NETBENCH_LINUX
+#if NETBENCH_RAW_SYSCALLS
+  return syscall(SYS_sendto, fd, data, length, flags | MSG_NOSIGNAL, nullptr, 0);
+#elif NETBENCH_LINUX
   return send(fd, data, length, flags | MSG_NOSIGNAL);
 #else
   IgnoreSigpipe();
@@ -142,11 +145,32 @@ ssize_t SendNoSignal(int fd, const void* data, size_t length, int flags) {
 }
 
 ssize_t SendMessageNoSignal(int fd, const msghdr* message, int flags) {
-#if NETBENCH_LINUX
+#if NETBENCH_RAW_SYSCALLS
+  return syscall(SYS_sendmsg, fd, message, flags | MSG_NOSIGNAL);
+#elif NETBENCH_LINUX
   return sendmsg(fd, message, flags | MSG_NOSIGNAL);
 #else
   IgnoreSigpipe();
   return sendmsg(fd, message, flags);
+#endif
+}
+
+ssize_t ReadUncancellable(int fd, void* buffer, size_t length) {
+#if NETBENCH_RAW_SYSCALLS
+  return syscall(SYS_read, fd, buffer, length);
+#else
+  return read(fd, buffer, length);
+#endif
+}
+
+int PollUncancellable(pollfd* fds, nfds_t count, int timeout_millis) {
+#if NETBENCH_RAW_SYSCALLS
+  // ppoll: every Linux architecture has it (arm64 has no poll). It may write the time left back.
+  timespec timeout{timeout_millis / 1000, (timeout_millis % 1000) * 1000000L};
+  return static_cast<int>(
+      syscall(SYS_ppoll, fds, count, timeout_millis < 0 ? nullptr : &timeout, nullptr, 0));
+#else
+  return poll(fds, count, timeout_millis);
 #endif
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/errno_status.h"
 #include "common/internal/event_loop_base.h"
+#include "common/platform.h"
 
 namespace netbench {
 namespace internal {
@@ -62,7 +63,7 @@ class PollEventLoop final : public EventLoopBase {
  protected:
   absl::StatusOr<int> Poll(int64_t timeout_nanos) override {
     if (dead_slots_) Compact();
-    int ready = poll(pollfds_.data(), pollfds_.size(), TimeoutMillis(timeout_nanos));
+    int ready = PollUncancellable(pollfds_.data(), pollfds_.size(), TimeoutMillis(timeout_nanos));
     if (ready < 0 && errno != EINTR) {
       // EINVAL: more fds than RLIMIT_NOFILE allows; ENOMEM, EFAULT.
       return ErrnoStatus(errno, absl::StrCat("poll(", pollfds_.size(), " fds)"));

@@ -48,7 +48,7 @@ bool WaitFor(int fd, Step step, int64_t until) {
   return poll(&p, 1, PollMillis(until)) > 0;
 }
 
-// Socket timeouts of `nanos`, at least a millisecond (zero would mean none).
+// Socket timeouts of `nanos`, at least a millisecond (zero would mean none): two system calls.
 void SetSocketTimeouts(int fd, int64_t nanos) {
   nanos = std::max<int64_t>(nanos, kNanosPerMilli);
   timeval tv{static_cast<time_t>(nanos / kNanosPerSecond),
@@ -105,6 +105,7 @@ class ConnectionThread {
       if (run_.abort.load()) return false;
       const int64_t deadline = c_.deadline();
       if (deadline != 0 && c_.CheckDeadlines(MonotonicNanos())) return false;
+      c_.CountSystemCalls(1);
       if (WaitFor(c_.fd(), step, deadline != 0 ? deadline : INT64_MAX)) step = c_.ContinueOpen();
     }
     return step == Step::kDone;
@@ -120,6 +121,7 @@ class ConnectionThread {
     }
     // A socket that may go back into the pool keeps the usual ticks for its next session.
     if (blocking_ && tick_nanos_ != kWakePeriodNanos && c_.transport() != nullptr) {
+      c_.CountSystemCalls(2);
       SetSocketTimeouts(c_.fd(), kWakePeriodNanos);
     }
   }
@@ -157,6 +159,7 @@ class ConnectionThread {
     if (c_.CheckDeadlines(now)) return true;
     if (blocking_ && deadline - now < tick_nanos_) {
       tick_nanos_ = std::max<int64_t>(deadline - now, kNanosPerMilli);
+      c_.CountSystemCalls(2);
       SetSocketTimeouts(c_.fd(), tick_nanos_);
     }
     return false;
@@ -165,8 +168,10 @@ class ConnectionThread {
   // A blocking socket that wakes every wake period. A socket from the pool that the threads model
   // left blocking has those timeouts already: one fcntl says so.
   void MakeBlocking() {
+    c_.CountSystemCalls(1);
     const int flags = fcntl(c_.fd(), F_GETFL, 0);
     if (flags >= 0 && (flags & O_NONBLOCK) != 0) {
+      c_.CountSystemCalls(3);  // with the two timeouts
       fcntl(c_.fd(), F_SETFL, flags & ~O_NONBLOCK);
       SetSocketTimeouts(c_.fd(), kWakePeriodNanos);
     }
@@ -189,6 +194,7 @@ class ConnectionThread {
         }
         if (out == Step::kYield) continue;
         if (out == Step::kIdle && c_.not_before() > 0) {
+          c_.CountSystemCalls(1);
           SleepUntilMonotonic(std::min(c_.not_before(), MonotonicNanos() + kWakePeriodNanos));
           continue;
         }
@@ -211,6 +217,7 @@ class ConnectionThread {
         if (out == Step::kWantWrite) {
           ++c_.stats().write_stalls;
         } else if (out == Step::kIdle) {
+          c_.CountSendingSystemCalls(1);
           if (c_.not_before() > 0) {
             WakeOnTime();
             SleepUntilMonotonic(std::min(c_.not_before(), MonotonicNanos() + kWakePeriodNanos));
@@ -247,13 +254,17 @@ class ConnectionThread {
       if (out == Step::kIdle && c_.not_before() > 0) until = std::min(until, c_.not_before());
       if (c_.deadline() != 0) until = std::min(until, c_.deadline());
       pollfd p{c_.fd(), static_cast<short>(POLLIN | (out == Step::kWantWrite ? POLLOUT : 0)), 0};
+      c_.CountSystemCalls(1);
       poll(&p, 1, PollMillis(until));
     }
   }
 
   // A paced sender wakes on time rather than up to 50 us late (Linux's default timer slack).
   void WakeOnTime() {
-    if (!timer_slack_set_) RequestPreciseWakeups();
+    if (!timer_slack_set_) {
+      c_.CountSendingSystemCalls(1);
+      RequestPreciseWakeups();
+    }
     timer_slack_set_ = true;
   }
 

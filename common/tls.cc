@@ -353,6 +353,12 @@ class TlsConnection final : public TlsTransport {
     if (SSL_session_reused(ssl_.get())) state_->resumed.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // An error's text, kept until the next failure (IoResult::message points into it).
+  const char* Keep(std::string text) {
+    error_text_ = std::move(text);
+    return error_text_.c_str();
+  }
+
   IoResult Failure(int ret, absl::string_view what) {
     IoResult result;
     switch (SSL_get_error(ssl_.get(), ret)) {
@@ -372,7 +378,7 @@ class TlsConnection final : public TlsTransport {
     if (bio_state_.error != 0) {
       result.status = IoStatus::kError;
       result.error = std::exchange(bio_state_.error, 0);
-      result.message = std::string(ErrnoStatus(result.error, what).message());
+      result.message = Keep(std::string(ErrnoStatus(result.error, what).message()));
       ERR_clear_error();
       return result;
     }
@@ -384,7 +390,7 @@ class TlsConnection final : public TlsTransport {
             "peer closed the TCP connection without TLS close_notify (the data may be truncated)";
       } else {
         result.status = IoStatus::kError;
-        result.message = absl::StrCat(what, ": peer closed the connection");
+        result.message = Keep(absl::StrCat(what, ": peer closed the connection"));
       }
       return result;
     }
@@ -392,11 +398,11 @@ class TlsConnection final : public TlsTransport {
     std::string errors = DrainSslErrors();
     long verify = SSL_get_verify_result(ssl_.get());
     if (verify != X509_V_OK) {
-      result.message =
-          absl::StrCat(what, ": certificate verify failed: ", X509_verify_cert_error_string(verify),
-                       " (", errors, ")");
+      result.message = Keep(absl::StrCat(what, ": certificate verify failed: ",
+                                         X509_verify_cert_error_string(verify), " (", errors, ")"));
     } else {
-      result.message = absl::StrCat(what, ": ", errors.empty() ? "unknown TLS error" : errors);
+      result.message =
+          Keep(absl::StrCat(what, ": ", errors.empty() ? "unknown TLS error" : errors));
     }
     return result;
   }
@@ -408,6 +414,7 @@ class TlsConnection final : public TlsTransport {
   std::string session_key_;
   bool handshake_done_ = false;
   std::vector<char> gather_;
+  std::string error_text_;  // the last failure's text (IoResult::message)
 };
 
 // Client: keeps the newest resumable session per server name. Returning 1 takes ownership of

@@ -275,10 +275,18 @@ TEST(TlsTest, NonBlockingHandshakeAndBytesWithPoll) {
 
 // ---- Verification ----
 
-std::pair<IoResult, IoResult> HandshakeWith(TlsClientContext& client,
-                                            const std::string& server_name) {
+// A handshake's result, its message copied: IoResult::message lives only as long as its transport.
+struct Outcome {
+  IoStatus status;
+  int error;
+  std::string message;
+};
+
+std::pair<Outcome, Outcome> HandshakeWith(TlsClientContext& client,
+                                          const std::string& server_name) {
   TlsPair pair = WrapPair(ConnectedPair(true), SharedServer(), client, server_name);
-  return HandshakeBoth(pair);
+  auto [c, s] = HandshakeBoth(pair);
+  return {{c.status, c.error, c.message}, {s.status, s.error, s.message}};
 }
 
 TEST(TlsVerifyTest, UntrustedCertificateFails) {
@@ -547,7 +555,7 @@ TEST(TlsEofTest, CloseNotifyAndTruncationAreBothEofAndSaySo) {
     }
     EXPECT_EQ(r.status, IoStatus::kEof) << r.message;
     if (close_notify) {
-      EXPECT_EQ(r.message, "peer closed the TLS connection (close_notify)");
+      EXPECT_STREQ(r.message, "peer closed the TLS connection (close_notify)");
     } else {
       EXPECT_THAT(r.message, HasSubstr("without TLS close_notify"));
     }

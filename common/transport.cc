@@ -15,24 +15,6 @@
 namespace netbench {
 namespace {
 
-IoResult ErrorResult(int err, const char* operation) {
-  IoResult result;
-  result.status = IoStatus::kError;
-  result.error = err;
-  result.message = std::string(ErrnoStatus(err, operation).message());
-  return result;
-}
-
-// Maps a failed read/write's errno: would-block becomes a readiness wish, the rest an error.
-IoResult FailureResult(int err, IoStatus would_block, const char* operation) {
-  if (WouldBlock(err)) {
-    IoResult result;
-    result.status = would_block;
-    return result;
-  }
-  return ErrorResult(err, operation);
-}
-
 IoResult Transferred(size_t bytes) {
   IoResult result;
   result.bytes = bytes;
@@ -50,7 +32,7 @@ class PlainTransport final : public Transport {
   IoResult Read(char* buffer, size_t length) override {
     ssize_t n;
     do {
-      n = ::read(fd_.get(), buffer, length);
+      n = ReadUncancellable(fd_.get(), buffer, length);
     } while (n < 0 && errno == EINTR);
     if (n > 0) return Transferred(static_cast<size_t>(n));
     if (n == 0) {
@@ -58,7 +40,7 @@ class PlainTransport final : public Transport {
       result.status = IoStatus::kEof;
       return result;
     }
-    return FailureResult(errno, IoStatus::kWantRead, "read");
+    return Failure(errno, IoStatus::kWantRead, "read");
   }
 
   IoResult Write(const char* data, size_t length) override {
@@ -68,7 +50,7 @@ class PlainTransport final : public Transport {
       n = SendNoSignal(fd_.get(), data, length);
     } while (n < 0 && errno == EINTR);
     if (n >= 0) return Transferred(static_cast<size_t>(n));
-    return FailureResult(errno, IoStatus::kWantWrite, "write");
+    return Failure(errno, IoStatus::kWantWrite, "write");
   }
 
   IoResult Writev(const iovec* iov, int count) override {
@@ -81,7 +63,7 @@ class PlainTransport final : public Transport {
       n = SendMessageNoSignal(fd_.get(), &message);
     } while (n < 0 && errno == EINTR);
     if (n >= 0) return Transferred(static_cast<size_t>(n));
-    return FailureResult(errno, IoStatus::kWantWrite, "writev");
+    return Failure(errno, IoStatus::kWantWrite, "writev");
   }
 
   void ShutdownWrite() override { ::shutdown(fd_.get(), SHUT_WR); }
@@ -92,7 +74,23 @@ class PlainTransport final : public Transport {
   const char* name() const override { return "tcp"; }
 
  private:
+  // Maps a failed read/write's errno: would-block becomes a readiness wish, the rest an error
+  // whose text this transport keeps (IoResult::message) until its next failure.
+  IoResult Failure(int err, IoStatus would_block, const char* operation) {
+    IoResult result;
+    if (WouldBlock(err)) {
+      result.status = would_block;
+      return result;
+    }
+    error_text_ = std::string(ErrnoStatus(err, operation).message());
+    result.status = IoStatus::kError;
+    result.error = err;
+    result.message = error_text_.c_str();
+    return result;
+  }
+
   UniqueFd fd_;
+  std::string error_text_;
 };
 
 }  // namespace

@@ -30,11 +30,13 @@ enum class IoStatus {
   kError,      // `error` holds errno (0 for a TLS error) and `message` says what happened
 };
 
+// Trivially copyable, so that the hot path (a Read or Write per message) builds and drops no
+// string: `message` is static text, or text the transport keeps until the next call on it.
 struct IoResult {
   IoStatus status = IoStatus::kOk;
   size_t bytes = 0;
   int error = 0;
-  std::string message;
+  const char* message = "";  // kError, and kEof from TLS: what happened
 };
 
 class Transport {

@@ -180,12 +180,14 @@ int Main() {
   report.SetMetric("client_cpu_us_per_msg", result.cpu_nanos_per_message() / 1e3, "us");
   report.SetMetric("client_cpu_user_s", result.cpu.user_nanos / 1e9, "s");
   report.SetMetric("client_cpu_system_s", result.cpu.system_nanos / 1e9, "s");
+  report.SetMetric("system_calls_per_message", result.system_calls_per_message(), "1/msg");
   report.SetCount("connections", result.connections);
   report.SetCount("messages_written", static_cast<int64_t>(result.messages_written));
   report.SetCount("messages_echoed", static_cast<int64_t>(result.messages_echoed));
   report.SetCount("total_written", static_cast<int64_t>(result.total_written));
   report.SetCount("total_echoed", static_cast<int64_t>(result.total_echoed));
   report.SetCount("write_stalls", static_cast<int64_t>(result.write_stalls));
+  report.SetCount("system_calls", static_cast<int64_t>(result.system_calls));
   report.SetCount("aborted_connections", result.aborted_connections);
   report.SetCount("errors", static_cast<int64_t>(result.error_count()));
   for (const auto& [cause, count] : result.errors)
@@ -214,9 +216,11 @@ int Main() {
       FormatCount(static_cast<int64_t>(result.messages_written)), result.elapsed_nanos / 1e9,
       FormatCount(static_cast<int64_t>(rate)), rate * options.size / 1e6,
       FormatCount(static_cast<int64_t>(result.echoed_per_second())));
-  std::cout << absl::StrFormat("client CPU: %.3f us/msg (user %.2f s, system %.2f s)\n",
-                               result.cpu_nanos_per_message() / 1e3, result.cpu.user_nanos / 1e9,
-                               result.cpu.system_nanos / 1e9);
+  std::cout << absl::StrFormat(
+      "client CPU: %.3f us/msg (user %.2f s, system %.2f s); %s system calls, %.2f per msg\n",
+      result.cpu_nanos_per_message() / 1e3, result.cpu.user_nanos / 1e9,
+      result.cpu.system_nanos / 1e9, FormatCount(static_cast<int64_t>(result.system_calls)),
+      result.system_calls_per_message());
   if (!result.failure.empty()) std::cerr << "echo-client: " << result.failure << "\n";
   std::cout << absl::StrFormat("rate: %.0f msgs/s\n", rate) << std::flush;
   return result.failure.empty() ? 0 : 1;

@@ -65,6 +65,12 @@ TEST(EchoClientMainTest, LoadsTheServerAndEndsWithTheSpammersRateLine) {
   EXPECT_EQ(report["counts"]["total_echoed"], 3000);
   EXPECT_EQ(report["counts"]["errors"], 0);
   EXPECT_GT(report["metrics"]["msgs_per_s"]["value"].get<double>(), 0);
+  // Each message is written and read back: well over one system call per 3 messages, even
+  // batched and coalesced.
+  EXPECT_GT(report["counts"]["system_calls"].get<int64_t>(), 1000);
+  EXPECT_DOUBLE_EQ(report["metrics"]["system_calls_per_message"]["value"].get<double>(),
+                   report["counts"]["system_calls"].get<double>() / 3000);
+  EXPECT_TRUE(absl::StrContains(output, " system calls, ")) << output;
 
   server.Signal(SIGINT);
   server.ReadRest();

@@ -103,6 +103,10 @@ double LoadResult::echoed_per_second() const {
   return elapsed_nanos > 0 ? static_cast<double>(messages_echoed) * 1e9 / elapsed_nanos : 0.0;
 }
 
+double LoadResult::system_calls_per_message() const {
+  return total_written > 0 ? static_cast<double>(system_calls) / total_written : 0.0;
+}
+
 double LoadResult::cpu_nanos_per_message() const {
   return messages_written > 0 ? static_cast<double>(cpu.total_nanos()) / messages_written : 0.0;
 }
@@ -165,6 +169,7 @@ LoadResult RunLoad(const LoadOptions& options) {
   result.total_echoed = run_result.total_received;
   result.cpu = run_result.cpu;
   result.write_stalls = run_result.stats.write_stalls;
+  result.system_calls = run_result.stats.system_calls;
   result.latency = std::move(run_result.stats.latency);
   if (result.latency.empty()) {
     ClientStats histograms;

@@ -130,6 +130,8 @@ struct LoadResult {
   int aborted_connections = 0;
   uint64_t write_stalls = 0;  // writes that waited over 50 ms for socket space (not errors)
   CpuTimes cpu;               // this process over the measured phase
+  // System calls the client driver made over the whole run, opening included (ClientStats).
+  uint64_t system_calls = 0;
   // Round-trip times in ns: "rtt" (pipeline: every message), "rtt_sampled" (stream: 1 message in
   // 1024), "rtt_corrected" and "rtt_raw" (rate: from the intended and the actual send time of every
   // message).
@@ -146,6 +148,8 @@ struct LoadResult {
   double written_per_second() const;
   double echoed_per_second() const;
   double cpu_nanos_per_message() const;
+  // system_calls over total_written: the whole run's calls per message sent.
+  double system_calls_per_message() const;
 };
 
 LoadResult RunLoad(const LoadOptions& options);

@@ -106,6 +106,7 @@ RepetitionResult FanoutClient::RunRepetition() {
   result.wall_nanos = run.elapsed_nanos;
   result.cpu_nanos = run.cpu.total_nanos();
   result.connections_opened = run.connections_opened;
+  result.system_calls = run.stats.system_calls;
   for (RequestOutcome& o : result.outcomes) {
     if (!o.ok && o.error.cause.empty()) {
       // Never ended: the driver could not run, or its safety-net deadline cut the run short.

@@ -67,6 +67,8 @@ struct RepetitionResult {
   uint64_t body_bytes = 0;
   uint64_t bytes_read = 0;  // including heads and framing (TLS: decrypted)
   int connections_opened = 0;
+  // System calls the client driver made for the repetition (ClientStats::system_calls).
+  uint64_t system_calls = 0;
   std::map<int, int> status_counts;
   // By cause: "ECONNREFUSED", "timeout", "connect_timeout", "http.bad_status_line", ...
   std::map<std::string, int> errors;

@@ -20,6 +20,7 @@ std::string FanoutReport::Add(const RepetitionResult& rep) {
   body_bytes_ += rep.body_bytes;
   bytes_read_ += rep.bytes_read;
   connections_ += rep.connections_opened;
+  system_calls_ += rep.system_calls;
   for (const auto& [status, count] : rep.status_counts) status_counts_[status] += count;
   for (const auto& [cause, count] : rep.errors) errors_[cause] += count;
   for (size_t i = 0; i < rep.outcomes.size(); ++i) {
@@ -38,9 +39,16 @@ std::string FanoutReport::Add(const RepetitionResult& rep) {
   ttfb_.Merge(rep.ttfb);
   body_.Merge(rep.body);
   return absl::StrFormat(
-      "rep %d: %d ok, %d failed, %s body bytes, %d connections, wall %.3f s, cpu %.1f us/request",
+      "rep %d: %d ok, %d failed, %s body bytes, %d connections, wall %.3f s, cpu %.1f us/request, "
+      "%.1f system calls/request",
       rep_number, rep.ok, rep.failed, FormatCount(rep.body_bytes), rep.connections_opened,
-      NanosToSeconds(rep.wall_nanos), cpu_us);
+      NanosToSeconds(rep.wall_nanos), cpu_us,
+      requests > 0 ? static_cast<double>(rep.system_calls) / requests : 0.0);
+}
+
+double FanoutReport::system_calls_per_message() const {
+  const int64_t requests = ok_ + failed_;
+  return requests > 0 ? static_cast<double>(system_calls_) / requests : 0.0;
 }
 
 std::string FanoutReport::Summary() const {
@@ -63,9 +71,11 @@ std::string FanoutReport::Summary() const {
                         FormatNanos(resolve_nanos_));
   if (!tls_description_.empty()) absl::StrAppendFormat(&out, "tls: %s\n", tls_description_);
   absl::StrAppendFormat(&out,
-                        "%s requests ok, %s failed, %s body bytes, %s bytes read, %s connections\n",
+                        "%s requests ok, %s failed, %s body bytes, %s bytes read, %s connections, "
+                        "%s system calls (%.2f per request)\n",
                         FormatCount(ok_), FormatCount(failed_), FormatCount(body_bytes_),
-                        FormatCount(bytes_read_), FormatCount(connections_));
+                        FormatCount(bytes_read_), FormatCount(connections_),
+                        FormatCount(system_calls_), system_calls_per_message());
   absl::StrAppendFormat(&out, "latency per request   %10s %10s %10s %10s %10s %10s\n", "p50", "p90",
                         "p99", "max", "mean", "count");
   auto row = [&](const char* name, const LatencyHistogram& h) {
@@ -124,11 +134,13 @@ RunReport FanoutReport::ToRunReport() const {
   report.SetMetric("wall_min", wall.min, "s");
   report.SetMetric("cpu_per_request_median", cpu.median, "us");
   report.SetMetric("resolve", resolve_nanos_ / 1e3, "us");
+  report.SetMetric("system_calls_per_message", system_calls_per_message(), "1/msg");
   report.SetCount("requests_ok", ok_);
   report.SetCount("requests_failed", failed_);
   report.SetCount("body_bytes", static_cast<int64_t>(body_bytes_));
   report.SetCount("bytes_read", static_cast<int64_t>(bytes_read_));
   report.SetCount("connections", connections_);
+  report.SetCount("system_calls", static_cast<int64_t>(system_calls_));
   for (const auto& [status, count] : status_counts_)
     report.SetCount(absl::StrCat("status.", status), count);
   for (const auto& [cause, count] : errors_) report.SetCount(absl::StrCat("errors.", cause), count);

@@ -40,6 +40,8 @@ class FanoutReport {
 
   int64_t failed() const { return failed_; }
   int repetitions() const { return static_cast<int>(walls_.size()); }
+  // System calls over requests (ok or failed), every repetition.
+  double system_calls_per_message() const;
 
  private:
   FanoutOptions options_;
@@ -52,6 +54,7 @@ class FanoutReport {
   uint64_t body_bytes_ = 0;
   uint64_t bytes_read_ = 0;
   int64_t connections_ = 0;
+  uint64_t system_calls_ = 0;
   std::map<int, int64_t> status_counts_;
   std::map<std::string, int64_t> errors_;
   std::map<std::string, std::string> error_examples_;  // cause -> first message

@@ -110,7 +110,9 @@ int Run() {
   report.SetMetric("mb_per_s", rate * options.size / 1e6, "MB/s");
   report.SetMetric("client_cpu_us_per_msg",
                    r.messages_sent > 0 ? cpu.total_nanos() / 1e3 / r.messages_sent : 0.0, "us");
+  report.SetMetric("system_calls_per_message", r.system_calls_per_message(), "1/msg");
   report.SetCount("messages_sent", r.messages_sent);
+  report.SetCount("system_calls", static_cast<int64_t>(r.system_calls));
   report.SetCount("messages_received", r.messages_received);
   report.SetCount("connections_ok", r.connections_ok);
   report.SetCount("connections_failed", r.connections_failed);
@@ -123,6 +125,8 @@ int Run() {
     absl::Status written = report.WriteJson(json);
     if (!written.ok()) return Fail(std::string(written.message()));
   }
+  std::printf("system calls: %llu, %.2f per message sent\n",
+              static_cast<unsigned long long>(r.system_calls), r.system_calls_per_message());
   std::printf("rate: %.0f msgs/s\n", rate);
   std::fflush(stdout);
   if (r.timed_out) return 3;

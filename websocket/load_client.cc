@@ -80,6 +80,7 @@ absl::StatusOr<LoadClientResult> RunLoadClient(const LoadClientOptions& options)
   result.timed_out = r.timed_out;
   result.failure = r.failure;
   result.first_error = r.first_error;
+  result.system_calls = r.stats.system_calls;
   if (auto it = r.stats.latency.find("rtt"); it != r.stats.latency.end()) {
     result.latency = it->second;
   }

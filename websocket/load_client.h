@@ -60,6 +60,13 @@ struct LoadClientResult {
   LatencyHistogram latency;               // echo mode: round trips, ns
   std::map<std::string, int64_t> errors;  // by cause
   std::string first_error;
+  // System calls the client driver made over the whole run, handshakes included (ClientStats).
+  uint64_t system_calls = 0;
+
+  // system_calls over messages_sent.
+  double system_calls_per_message() const {
+    return messages_sent > 0 ? static_cast<double>(system_calls) / messages_sent : 0.0;
+  }
 };
 
 // An error status when the options are wrong (kInvalidArgument) or no load could start: a

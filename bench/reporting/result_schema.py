@@ -379,6 +379,8 @@ MESSAGE_CASE = {
     "server_messages": opt(("int", "null")),
     "server_syscalls": opt(("int", "null")),
     "server_syscalls_per_msg": opt(NUMBER),
+    "client_syscalls": opt(("int", "null")),
+    "client_syscalls_per_msg": opt(NUMBER),
 }
 SCALAR_ROW = MapOf(("str", "num", "bool", "null"))
 BENCH_CASES = {

@@ -21,8 +21,9 @@ every server, from the registry's netbench-echo-client and go-spammer entries:
 Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (scheduler
 clock, exact, around the run; per message written where the client counts no echoes: the spammer), client
 CPU us per written message (wait4 rusage of the whole client process, the same way for both clients),
-latency where the mode measures it, errors, and the netbench server's system calls per message (its
-stop line's count over the messages of that run; none for Go). Medians over samples, then the issue's ratios: server CPU
+latency where the mode measures it, errors, the netbench server's system calls per message (its
+stop line's count over the messages of that run; none for Go) and //echo:client's (its --json count over the
+messages it wrote; none for the spammer). Medians over samples, then the issue's ratios: server CPU
 vs Go at the same load, //echo:client CPU vs the spammer's against the same server, and the whole system
 (//echo:client + the best netbench server vs spammer + Go echosrv).
 """
@@ -151,6 +152,10 @@ def measure_case(runner, entries, server, server_name, load, seconds, rate):
         row["messages_echoed"] = counts.get("total_echoed")
         row["echoed_per_s"] = report["metrics"].get("echoed_msgs_per_s", {}).get("value")
         row["errors"] = counts.get("errors")
+        # //echo:client's own count of its system calls, over the whole run as the messages written are.
+        row["client_syscalls"] = counts.get("system_calls")
+        row["client_syscalls_per_msg"] = server_syscalls.per_message(row["client_syscalls"],
+                                                                     row["messages_written"])
     histograms = (report or {}).get("histograms") or measured.get("histograms")
     if histograms:
         # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
@@ -182,7 +187,8 @@ def server_messages(row, client_name, remote_clients):
 
 def summarize(rows, cases):
     keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "server_syscalls_per_msg",
-            "client_cpu_us_per_msg", "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us")
+            "client_syscalls_per_msg", "client_cpu_us_per_msg", "client_sys_us_per_msg", "tcp_segs_per_msg",
+            "p50_us", "p99_us")
     return medians.summarize_cases(rows, cases, keys)
 
 
@@ -279,7 +285,10 @@ def main(argv, runner=None):
              "(TCP_NODELAY as Go, one write per message, --read_coalesce=16384). "
              "Server syscalls/msg: the netbench server's own count (its stop line; each netbench case runs a server "
              "of its own, stopped after the run, so the count includes its start, accepts and closes) over the "
-             "messages its CPU is divided by; Go's server counts none (blank). " + server_process.SCHEDULING_NOTE)
+             "messages its CPU is divided by; Go's server counts none (blank). "
+             "Client syscalls/msg: //echo:client's own count (its --json system_calls, opening and closing "
+             "included) over the messages it wrote; the spammer counts none (blank). "
+             + server_process.SCHEDULING_NOTE)
     for model, why in refused.items():
         notes += f" {SERVERS[model]} left out: it did not start here: {why}."
     if args.quick:

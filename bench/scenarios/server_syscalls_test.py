@@ -61,10 +61,15 @@ class EchoRowsTest(unittest.TestCase):
                 self.assertGreater(row["server_syscalls"], 0)
                 self.assertAlmostEqual(row["server_syscalls_per_msg"],
                                        row["server_syscalls"] / row["server_messages"])
+                # //echo:client's own count, over the messages it wrote.
+                self.assertGreater(row["client_syscalls"], 0)
+                self.assertAlmostEqual(row["client_syscalls_per_msg"],
+                                       row["client_syscalls"] / row["messages_written"])
 
     def test_the_summary_has_the_column(self):
         summary = echo_bench.summarize(list(self.rows.values()), [(model, "stream3") for model in MODELS])
         self.assertGreater(summary[0]["server_syscalls_per_msg"], 0)
+        self.assertGreater(summary[0]["client_syscalls_per_msg"], 0)
 
     def test_a_model_whose_server_exits_at_start_is_left_out_with_its_message(self):
         runner = contest.Runner()
@@ -96,6 +101,8 @@ class WebSocketRowsTest(unittest.TestCase):
                 self.assertEqual(row["messages_received_by_server"], 500)
                 self.assertGreater(row["server_syscalls"], 0)
                 self.assertAlmostEqual(row["server_syscalls_per_msg"], row["server_syscalls"] / 500)
+                self.assertGreater(row["client_syscalls"], 0)
+                self.assertAlmostEqual(row["client_syscalls_per_msg"], row["client_syscalls"] / 500)
 
 
 if __name__ == "__main__":

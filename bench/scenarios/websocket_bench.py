@@ -150,6 +150,9 @@ def measure_case(runner, server, server_name, load, messages):
         counts = report.get("counts", {})
         row["messages_received_by_client"] = counts.get("messages_received")
         row["errors"] = sum(v for k, v in counts.items() if k.startswith("errors."))
+        # //websocket:client's own count of its system calls, handshakes included.
+        row["client_syscalls"] = counts.get("system_calls")
+        row["client_syscalls_per_msg"] = server_syscalls.per_message(row["client_syscalls"], sent)
     histograms = (report or {}).get("histograms") or measured.get("histograms")
     if histograms:
         # Every bucket, so that rounds, client processes and machines merge exactly (histogram_merge.py).
@@ -170,7 +173,7 @@ def measure_case(runner, server, server_name, load, messages):
 
 def summarize(rows, cases):
     keys = ("msgs_per_s", "server_cpu_us_per_msg", "server_sys_us_per_msg", "server_syscalls_per_msg",
-            "client_cpu_us_per_msg", "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
+            "client_syscalls_per_msg", "client_cpu_us_per_msg", "client_sys_us_per_msg", "tcp_segs_per_msg", "p50_us", "p99_us", "p999_us")
     return medians.summarize_cases(rows, cases, keys)
 
 
@@ -276,7 +279,10 @@ def main(argv, runner=None):
              "client never reads and does not verify anything. "
              "Server syscalls/msg: the netbench server's own count (its stop line; each netbench case runs a server "
              "of its own, stopped after the run, so the count includes its start, handshakes and closes) over the "
-             "messages written in the run; Go's server counts none (blank). " + server_process.SCHEDULING_NOTE)
+             "messages written in the run; Go's server counts none (blank). "
+             "Client syscalls/msg: //websocket:client's own count (its --json system_calls, handshakes and "
+             "closes included) over the messages it wrote; the Go client counts none (blank). "
+             + server_process.SCHEDULING_NOTE)
     for model, why in refused.items():
         notes += f" netbench-{model} left out: it did not start here: {why}."
     if args.quick:

@@ -143,6 +143,13 @@ class ClientConnection {
   const std::string& error_cause() const { return error_cause_; }
   const std::string& error_text() const { return error_text_; }
 
+  // System calls made for this slot (ClientStats::system_calls), counted where they are made, as
+  // the servers count theirs: one per transport Read/Write/Handshake (a TLS record may take more or
+  // fewer), one per socket, setsockopt, connect, fcntl, wait or close. The sending side counts
+  // apart and is added at EndSession: a duplex session's writer thread sends beside the reader.
+  void CountSystemCalls(uint64_t n) { stats_->system_calls += n; }
+  void CountSendingSystemCalls(uint64_t n) { sending_system_calls_ += n; }
+
  private:
   Step FailIo(const IoResult& r, const char* operation);
   // Hands `input` to the session. Input that is in in_ (`buffered`) is consumed there; input read
@@ -185,6 +192,7 @@ class ClientConnection {
   std::string error_text_;
   int error_number_ = 0;
   SlotTally tally_;
+  uint64_t sending_system_calls_ = 0;  // PumpOutput's thread only; into stats_ at EndSession
 
   // Guards session_ against the orchestrating thread's counts() while it is replaced.
   mutable std::mutex session_mutex_;
