@@ -254,8 +254,13 @@ TEST_P(ClientDriverTest, SystemCallsAreCountedAndGrowWithMessages) {
   ASSERT_TRUE(many.ok()) << many.failure;
   // Opening alone takes a socket, a connect, the opening's write and read and a close each.
   EXPECT_GE(few.stats.system_calls, 2u * 5);
-  // Ping-pong: every round of each connection writes once and reads at least once.
-  EXPECT_GE(many.stats.system_calls, few.stats.system_calls + 2u * 100 * 2);
+  // Ping-pong: every round of each connection writes once and reads at least once; on uring one
+  // enter sends and waits, and the two connections' rounds may share it, but no round is answered
+  // without one. Bounds on the longer run alone: what the shorter one spent besides its rounds
+  // (the threads model's waits) varies from run to run.
+  const uint64_t per_round = GetParam().model == ClientModel::kUring ? 1 : 2 * 2;
+  EXPECT_GE(many.stats.system_calls, per_round * 110);
+  EXPECT_GT(many.stats.system_calls, few.stats.system_calls);
 }
 
 TEST_P(ClientDriverTest, AConnectionThatFailsMidRunFailsAloneAndIsCountedByCause) {
