@@ -895,7 +895,7 @@ void UringConnection::OnQuietSent(int64_t sent_at) {
   send_in_flight_ = false;
   if (closed_) return;
   ServerCounters::Add(counters_.bytes_written, sending_.size());
-  sending_.Clear();
+  sending_.Consume(sending_.size());  // as OnSent drains it: storage a burst grew goes back
   if (options_.idle_timeout_nanos > 0) last_active_ = std::max(last_active_, sent_at);
   // Nothing else: its rule (Prepare) says nothing waits on it.
 }
