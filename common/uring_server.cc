@@ -58,9 +58,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -99,20 +97,6 @@ enum Op : uint64_t {
 };
 constexpr int kOpBits = 3;
 constexpr uint64_t UserData(uint64_t id, Op op) { return (id << kOpBits) | op; }
-
-// Newer than liburing 2.3's copy of the kernel's ABI (include/uapi/linux/io_uring.h), from kernel
-// 6.12: the feature bit that says io_uring_enter takes a minimum wait, and the extended argument
-// with it (the field 2.3 calls `pad`).
-constexpr uint32_t kFeatMinTimeout = 1U << 15;  // IORING_FEAT_MIN_TIMEOUT
-struct GetEventsArg {                            // struct io_uring_getevents_arg
-  uint64_t sigmask;
-  uint32_t sigmask_sz;
-  uint32_t min_wait_usec;
-  uint64_t ts;
-};
-static_assert(sizeof(GetEventsArg) == sizeof(io_uring_getevents_arg));
-
-constexpr unsigned kBatchFloor = 8;
 
 constexpr unsigned kSubmissionEntries = 1024;
 constexpr unsigned kCompletionEntries = 16384;
@@ -263,9 +247,6 @@ class UringWorker {
       return ErrnoStatus(-error, "io_uring_setup");
     }
     ring_ready_ = true;
-    min_timeout_ = (params.features & kFeatMinTimeout) != 0;
-    if (const char* v = getenv("NETBENCH_URING_MIN_WAIT_US")) min_wait_usec_ = atoi(v);
-    if (const char* v = getenv("NETBENCH_URING_BATCH_CAP")) batch_cap_ = atoi(v);
     const unsigned count = static_cast<unsigned>(options_.uring_buffers);
     buffer_bytes_ = count * sizeof(io_uring_buf) + static_cast<size_t>(count) * buffer_size_;
     void* memory =
@@ -403,7 +384,7 @@ class UringWorker {
   void Run() {
     // Registered now, on the thread that submits: the enters that follow skip the ring's
     // descriptor lookup. Optional (kernel 5.18): without it they look it up.
-    ring_fd_registered_ = io_uring_register_ring_fd(&ring_) == 1;
+    (void)io_uring_register_ring_fd(&ring_);
     ArmAccept();
     ArmWake();
     while (!stopping_) {
@@ -422,7 +403,7 @@ class UringWorker {
           !quiet_.empty() && options_.idle_timeout_nanos > 0 ? MonotonicNanos() : 0;
       io_uring_cqe* cqe = nullptr;
       ServerCounters::Add(counters_.system_calls, 1);
-      int result = SubmitAndWait(&cqe, wait_limit);
+      int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
       if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
           result != -EAGAIN) {
         Fail(ErrnoStatus(-result, "io_uring_enter"));
@@ -432,42 +413,15 @@ class UringWorker {
       unsigned head;
       unsigned seen = 0;
       returned_ = 0;
-      receives_ = 0;
       io_uring_for_each_cqe(&ring_, head, cqe) {
         ++seen;
         Dispatch(*cqe);
       }
       io_uring_cq_advance(&ring_, seen);
-      last_receives_ = receives_;
       // The buffers the handlers have seen, published to the kernel at once.
       if (returned_ > 0) io_uring_buf_ring_advance(buffer_ring_, returned_);
       RunDueTimers();
     }
-  }
-
-  int SubmitAndWait(io_uring_cqe** cqe, __kernel_timespec* wait_limit) {
-    const unsigned wait_nr =
-        static_cast<unsigned>(std::min<size_t>(connections_.size(), batch_cap_));
-    if (!min_timeout_ || min_wait_usec_ == 0 || wait_nr < kBatchFloor || last_receives_ < 2) {
-      return io_uring_submit_and_wait_timeout(&ring_, cqe, 1, wait_limit, nullptr);
-    }
-    io_uring_sq* sq = &ring_.sq;
-    const unsigned tail = sq->sqe_tail;
-    if (sq->sqe_head != tail) {
-      sq->sqe_head = tail;
-      io_uring_smp_store_release(sq->ktail, tail);
-    }
-    const unsigned to_submit = tail - io_uring_smp_load_acquire(sq->khead);
-    GetEventsArg arg{.sigmask = 0,
-                     .sigmask_sz = _NSIG / 8,
-                     .min_wait_usec = min_wait_usec_,
-                     .ts = reinterpret_cast<uint64_t>(wait_limit)};
-    const unsigned flags = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG |
-                           (ring_fd_registered_ ? IORING_ENTER_REGISTERED_RING : 0);
-    const long result =
-        syscall(__NR_io_uring_enter, ring_fd_registered_ ? ring_.enter_ring_fd : ring_.ring_fd,
-                to_submit, wait_nr, flags, &arg, sizeof(arg));
-    return result < 0 ? -errno : static_cast<int>(result);
   }
 
   // The quiet sends submitted by now (see QuietSend): those that fell short have a completion in
@@ -540,7 +494,6 @@ class UringWorker {
       try {
       switch (op) {
         case kRecvOp:
-          ++receives_;
           if (cqe.res == -ENOBUFS) ServerCounters::Add(counters_.receive_buffer_shortages, 1);
           connection->OnReceived(cqe.res, buffer, more);
           break;
@@ -713,12 +666,6 @@ class UringWorker {
   const size_t buffer_size_;
   io_uring ring_{};
   bool ring_ready_ = false;
-  bool ring_fd_registered_ = false;
-  bool min_timeout_ = false;  // the kernel takes a minimum wait (kFeatMinTimeout)
-  uint32_t min_wait_usec_ = 0;
-  size_t batch_cap_ = 16;
-  size_t last_receives_ = 0;  // receive completions the last pass handled
-  size_t receives_ = 0;
   char* buffers_ = nullptr;  // the buffer ring's entries, then the buffers
   size_t buffer_bytes_ = 0;
   io_uring_buf_ring* buffer_ring_ = nullptr;
