@@ -17,6 +17,8 @@ main's before a change) as the model uring-before in the same rounds. Per case i
   - server system calls per message: the server's own count (its stop line, "N system calls",
     which counts its whole life, connection setup included) and, with --perf,
     `perf stat -e raw_syscalls:sys_enter -p PID` over the client's run, the independent check;
+  - the server's timeslices per message: how many times its threads were put on a CPU
+    (/proc/PID/task/*/schedstat), wakeups and returns from preemption alike;
   - server CPU per message: utime + stime of every thread of the server (/proc/PID/stat, io_uring
     workers included, as they are the process's threads), from just before the client starts to
     just after it ends;
@@ -34,6 +36,7 @@ scenarios.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -69,6 +72,19 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: every thread
 
 
+def timeslices(pid):
+    """How many times the kernel has put any of the server's threads on a CPU (/proc/PID/task/*/schedstat,
+    the third field): each wakeup is one, and so is each return from a preemption."""
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        try:
+            with open(path) as f:
+                total += int(f.read().split()[2])
+        except (OSError, IndexError, ValueError):
+            pass  # a thread that ended meanwhile
+    return total
+
+
 def start_server(bin_dir, model, program):
     extra = ["--mode=echo"] if program == "websocket" else []
     if model == BEFORE:
@@ -100,6 +116,7 @@ def run_case(bin_dir, model, load, seconds, use_perf):
                                      str(server.pid)], stderr=subprocess.PIPE, text=True)
             time.sleep(0.2)  # perf attaches before the load starts
         cpu_before = cpu_seconds(server.pid)
+        slices_before = timeslices(server.pid)
         if program == "websocket":
             target = [f"--url=ws://127.0.0.1:{port}/echo",
                       f"--messages={int(seconds * WS_MESSAGES_PER_SECOND)}"]
@@ -109,6 +126,7 @@ def run_case(bin_dir, model, load, seconds, use_perf):
                                 ["--progress=false", "--model=epoll", f"--json={report.name}"] + load_args,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         cpu_after = cpu_seconds(server.pid)
+        slices_after = timeslices(server.pid)
         perf_calls = None
         if perf is not None:
             perf.send_signal(signal.SIGINT)
@@ -134,6 +152,8 @@ def run_case(bin_dir, model, load, seconds, use_perf):
         "own_syscalls_per_msg": own_calls / total if own_calls is not None and total else None,
         "perf_syscalls_per_msg": perf_calls / messages if perf_calls is not None else None,
         "cpu_us_per_msg": (cpu_after - cpu_before) * 1e6 / messages,
+        # The threads model's connection threads end with their connections, taking their counts along.
+        "timeslices_per_msg": None if model == "threads" else (slices_after - slices_before) / messages,
         "p50_rtt_us": p50,
     }
 
@@ -221,8 +241,8 @@ def summarize(runs, loads, models):
         for model in models:
             rounds = runs[(load, model)]
             row = {"load": load, "model": model}
-            for key in ("messages", "own_syscalls_per_msg", "perf_syscalls_per_msg", "cpu_us_per_msg",
-                        "p50_rtt_us"):
+            for key in ("messages", "own_syscalls_per_msg", "perf_syscalls_per_msg", "timeslices_per_msg",
+                        "cpu_us_per_msg", "p50_rtt_us"):
                 row[key] = median([f[key] for f in rounds])
             row["cpu_vs_best_other"] = per_round_ratios(runs, load, model, "cpu_us_per_msg")
             row["p50_vs_best_other"] = per_round_ratios(runs, load, model, "p50_rtt_us")
@@ -237,12 +257,13 @@ def markdown_table(rows):
     def number(value):
         return "-" if value is None else f"{value:.3f}"
 
-    lines = ["| load | model | syscalls/msg (own) | syscalls/msg (perf) | server CPU us/msg | "
+    lines = ["| load | model | syscalls/msg (own) | syscalls/msg (perf) | timeslices/msg | server CPU us/msg | "
              "CPU vs best other (per-round median) | p50 rtt us | p50 vs best other |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['load']} | {row['model']} | {number(row['own_syscalls_per_msg'])} | "
-                     f"{number(row['perf_syscalls_per_msg'])} | {number(row['cpu_us_per_msg'])} | "
+                     f"{number(row['perf_syscalls_per_msg'])} | {number(row['timeslices_per_msg'])} | "
+                     f"{number(row['cpu_us_per_msg'])} | "
                      f"{ratio(row['cpu_vs_best_other'])} | {number(row['p50_rtt_us'])} | "
                      f"{ratio(row['p50_vs_best_other'])} |")
     return "\n".join(lines)
