@@ -9,7 +9,10 @@
 //     once the handler has seen it). A completion without IORING_CQE_F_MORE ended the request
 //     (ENOBUFS when every buffer was out, a cancel): it is armed again at the end of the pass;
 //   - a connection's replies gather in its output buffer while the pass runs and go out in one
-//     send per connection, prepared at the end of the pass;
+//     send per connection, prepared at the end of the pass; a send whose completion nothing
+//     waits on is "quiet" (UringWorker::QuietSend): settled inside the submit and posting no
+//     completion when it sent everything, so that it does not end the enter's wait (ping-pong:
+//     one enter per message, which sends the reply and waits for the next request);
 //
 // and every request of a pass, those sends included, is submitted by the same io_uring_enter that
 // then waits for the next completions. A loop makes one system call per pass however many
@@ -110,8 +113,9 @@ enum Op : uint64_t {
   kSendOp = 4,
   kCancelOp = 5,
   kListenerReadyOp = 6,
-  kPollOp = 7,  // a TLS connection's socket is ready
-  kTurnOp = 8,  // a TLS connection's owed turn (a no-op that completes at once)
+  kPollOp = 7,       // a TLS connection's socket is ready
+  kTurnOp = 8,       // a TLS connection's owed turn (a no-op that completes at once)
+  kQuietSendOp = 9,  // a send that posts a completion only when it falls short (see QuietSend)
 };
 constexpr int kOpBits = 4;
 constexpr uint64_t UserData(uint64_t id, Op op) { return (id << kOpBits) | op; }
@@ -140,6 +144,12 @@ class UringConnection {
   // call.
   void OnReceived(int result, const char* data, bool more);
   void OnSent(int result);
+  // A quiet send's completion, which the kernel posts only when it fell short or failed.
+  void OnQuietSendFailed(int result);
+  // After the enter that submitted a quiet send, with no such completion for it: it sent
+  // everything, inside that enter's submit (at about `sent_at`).
+  void OnQuietSent(int64_t sent_at);
+  bool quiet_pending() const { return quiet_pending_; }
   void OnCancelDone() { --in_flight_; }
   // End of a pass: sends what gathered, re-arms or cancels the receive.
   void Prepare();
@@ -153,6 +163,7 @@ class UringConnection {
   bool finished() const {
     return closed_ && in_flight_ == 0 && !recv_armed_ && !send_in_flight_;
   }
+  uint64_t id() const { return id_; }
   bool dirty() const { return dirty_; }
   void set_dirty(bool value) { dirty_ = value; }
 
@@ -197,6 +208,8 @@ class UringConnection {
   bool recv_multishot_ = false;
   bool recv_cancelled_ = false;  // a cancel of the armed receive is on its way
   bool send_in_flight_ = false;
+  bool quiet_pending_ = false;  // the send in flight is quiet and not yet settled
+  bool send_blocked_ = false;   // the last send fell short: the next waits for room (not quiet)
   bool peer_closed_ = false;
   bool closing_ = false;  // close once the output is written
   bool closed_ = false;
@@ -412,6 +425,8 @@ class UringWorker {
     io_uring_sqe_set_data64(sqe, UserData(id, kCancelOp));
   }
 
+  // A send whose completion something waits on: the kernel waits for room if the socket has
+  // none, and posts a completion either way.
   void Send(uint64_t id, int fd, const char* data, size_t size) {
     io_uring_sqe* sqe = Sqe();
     io_uring_prep_send(sqe, fd, data, size, MSG_NOSIGNAL);
@@ -442,6 +457,33 @@ class UringWorker {
   }
 
   void MarkDirty(UringTlsConnection* connection);
+
+  // A quiet send: one whose full completion nothing waits on (UringConnection::Prepare says
+  // when), so that it need not end the enter's wait. Why a send would otherwise cost a second
+  // enter: a send the socket takes at once completes inside the enter that submits it, and that
+  // completion alone satisfies the wait for one, so the enter returns at once and the loop makes
+  // a second one to wait for the next receive (ping-pong paid two enters per message that way).
+  //
+  //   - MSG_DONTWAIT makes the kernel settle it inside the submit (REQ_F_NOWAIT: it never waits
+  //     for room, so it is done, short, or failed when the submit returns; the data is copied
+  //     into the socket by then, so the buffer is ours again);
+  //   - MSG_WAITALL makes a short send a failure (the kernel's io_net_retry), and a failure posts
+  //     its completion with the bytes it did send (io_sendrecv_fail: res = done_io) or -EAGAIN;
+  //   - IOSQE_CQE_SKIP_SUCCESS (kernel 5.17) posts nothing when it sent everything.
+  //
+  // So after the enter that submitted it, a quiet send with no completion sent all of it, and
+  // one that fell short has its completion in the ring, which ended that enter's wait at once:
+  // the loop goes on with it as with any completion, and no connection waits on a send that
+  // completed silently. Checked on kernel 6.18 by sending into a full loopback socket (short:
+  // the bytes sent; full: -EAGAIN; both posted inside the submit); the server tests' exact
+  // counts under backpressure depend on it. This server already needs 6.1 (DEFER_TASKRUN).
+  void QuietSend(UringConnection* connection, uint64_t id, int fd, const char* data, size_t size) {
+    io_uring_sqe* sqe = Sqe();
+    io_uring_prep_send(sqe, fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT | MSG_WAITALL);
+    sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+    io_uring_sqe_set_data64(sqe, UserData(id, kQuietSendOp));
+    quiet_.push_back(connection);
+  }
 
   void MarkDirty(UringConnection* connection) {
     if (connection->dirty() || connection->closed()) return;
@@ -491,6 +533,9 @@ class UringWorker {
         timeout.tv_nsec = wait % kNanosPerSecond;
         wait_limit = &timeout;
       }
+      // When the quiet sends of this pass went out (their completion time, for the idle timer).
+      const int64_t sent_at =
+          !quiet_.empty() && options_.idle_timeout_nanos > 0 ? MonotonicNanos() : 0;
       io_uring_cqe* cqe = nullptr;
       ServerCounters::Add(counters_.system_calls, 1);
       int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
@@ -499,6 +544,7 @@ class UringWorker {
         Fail(ErrnoStatus(-result, "io_uring_enter"));
         return;
       }
+      SettleQuietSends(sent_at);
       unsigned head;
       unsigned seen = 0;
       returned_ = 0;
@@ -510,6 +556,43 @@ class UringWorker {
       // The buffers the handlers have seen, published to the kernel at once.
       if (returned_ > 0) io_uring_buf_ring_advance(buffer_ring_, returned_);
       RunDueTimers();
+    }
+  }
+
+  // The quiet sends submitted by now (see QuietSend): those that fell short have a completion in
+  // the ring; the others sent everything. Settled before the pass's completions are handled, so
+  // that a handler sees the output room they freed. Not while some request waits unsubmitted (a
+  // quiet send among them is not settled) or completions overflowed the ring (a short one's may
+  // be among them): the next pass settles them, and a quiet send by its rule leaves nothing to
+  // do when it completes, so no connection waits for that.
+  void SettleQuietSends(int64_t sent_at) {
+    if (quiet_.empty() || io_uring_sq_ready(&ring_) > 0 ||
+        (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_CQ_OVERFLOW) != 0) {
+      return;
+    }
+    unsigned head;
+    io_uring_cqe* cqe;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      if ((cqe->user_data & ((1 << kOpBits) - 1)) != kQuietSendOp) continue;
+      auto it = connections_.find(cqe->user_data >> kOpBits);
+      if (it != connections_.end())
+        CatchBadAlloc(*it->second, [&] { it->second->OnQuietSendFailed(cqe->res); });
+    }
+    for (UringConnection* connection : quiet_) {
+      if (connection->quiet_pending()) {
+        CatchBadAlloc(*connection, [&] { connection->OnQuietSent(sent_at); });
+      }
+      if (connection->finished()) finished_.push_back(connection->id());
+    }
+    quiet_.clear();
+  }
+
+  template <typename F>
+  static void CatchBadAlloc(UringConnection& connection, F&& work) {
+    try {
+      work();
+    } catch (const std::bad_alloc&) {
+      connection.CloseOutOfMemory();
     }
   }
 
@@ -555,6 +638,9 @@ class UringWorker {
           break;
         case kSendOp:
           connection->OnSent(cqe.res);
+          break;
+        case kQuietSendOp:  // settled already, unless SettleQuietSends left it for later
+          connection->OnQuietSendFailed(cqe.res);
           break;
         case kCancelOp:
           connection->OnCancelDone();
@@ -723,6 +809,7 @@ class UringWorker {
     }
     dirty_.clear();
     tls_dirty_.clear();
+    quiet_.clear();
     connections_.clear();
     tls_connections_.clear();
     listener_.fd.reset();
@@ -754,7 +841,8 @@ class UringWorker {
   std::vector<UringTlsConnection*> tls_dirty_;
   std::vector<uint64_t> tls_finished_;
   std::vector<UringConnection*> dirty_;
-  std::vector<uint64_t> finished_;  // ids of connections to erase after Prepare
+  std::vector<UringConnection*> quiet_;  // connections with a quiet send not yet settled
+  std::vector<uint64_t> finished_;       // ids of connections to erase after Prepare
   std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
   std::unordered_map<uint64_t, int64_t> timer_deadlines_;
   uint64_t next_timer_id_ = 1;
@@ -896,6 +984,7 @@ void UringConnection::OnSent(int result) {
     Close(/*graceful=*/false);
     return;
   }
+  if (static_cast<size_t>(result) == sending_.size()) send_blocked_ = false;
   sending_.Consume(static_cast<size_t>(result));
   ServerCounters::Add(counters_.bytes_written, static_cast<uint64_t>(result));
   NoteActivity();
@@ -906,11 +995,11 @@ void UringConnection::Prepare() {
   if (closed_) return;
   Resume();
   if (closed_) return;
+  bool send = false;
   if (!send_in_flight_ && !held_) {
     if (sending_.empty() && !output_.empty()) std::swap(sending_, output_);
     if (!sending_.empty()) {
-      worker_.Send(id_, raw_fd_, sending_.data(), sending_.size());
-      send_in_flight_ = true;
+      send = true;
     } else if (closing_) {
       Close(/*graceful=*/true);
       return;
@@ -933,6 +1022,45 @@ void UringConnection::Prepare() {
     recv_cancelled_ = true;
     ++in_flight_;
   }
+  if (!send) return;
+  send_in_flight_ = true;
+  // Quiet (its full completion ends no wait; see UringWorker::QuietSend) only when that
+  // completion would leave this connection nothing to do: a receive stays armed for what comes
+  // next (not paused by a bound, not cancelled, the peer not gone), the connection is not closing
+  // after its output, no output gathers behind this send, no input waits for the room it frees,
+  // and the last send did not fall short (then this one waits for room, with a completion). Any
+  // other send keeps the enter's wait to its completion, as before.
+  const bool quiet =
+      !send_blocked_ && want_read && recv_armed_ && !recv_cancelled_ && output_.empty();
+  if (quiet) {
+    quiet_pending_ = true;
+    worker_.QuietSend(this, id_, raw_fd_, sending_.data(), sending_.size());
+  } else {
+    worker_.Send(id_, raw_fd_, sending_.data(), sending_.size());
+  }
+}
+
+void UringConnection::OnQuietSendFailed(int result) {
+  if (!quiet_pending_) return;
+  quiet_pending_ = false;
+  // Short or refused: the socket is full, so the rest waits for room (a send with a completion).
+  send_blocked_ = true;
+  if (result == -EAGAIN) {
+    send_in_flight_ = false;
+    if (!closed_) MarkDirty();
+    return;
+  }
+  OnSent(result);
+}
+
+void UringConnection::OnQuietSent(int64_t sent_at) {
+  quiet_pending_ = false;
+  send_in_flight_ = false;
+  if (closed_) return;
+  ServerCounters::Add(counters_.bytes_written, sending_.size());
+  sending_.Consume(sending_.size());  // as OnSent drains it: storage a burst grew goes back
+  if (options_.idle_timeout_nanos > 0) last_active_ = std::max(last_active_, sent_at);
+  // Nothing else: its rule (Prepare) says nothing waits on it.
 }
 
 void UringConnection::Hold(int64_t until_nanos) {
@@ -1005,7 +1133,7 @@ void UringConnection::Close(bool graceful) {
     ++in_flight_;
   }
   if (send_in_flight_) {
-    worker_.Cancel(id_, kSendOp);
+    worker_.Cancel(id_, quiet_pending_ ? kQuietSendOp : kSendOp);
     ++in_flight_;
   }
   ServerCounters::Add(counters_.system_calls, 1);
