@@ -20,7 +20,8 @@ CURRENT_VERSION = {WRITEUP: 3, BENCH: 2}
 # Documents that tools beside the suite store among the results, each in a schema of its own that the tool
 # documents: the suite neither reads nor compares them (results/README.md, "Other tools' documents").
 OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools/link_compare.py",
-               "netbench.uring_bench": "tools/uring_bench.py"}
+               "netbench.uring_bench": "tools/uring_bench.py",
+               "netbench.uring_client_bench": "tools/uring_client_bench.py"}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
 # websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
 # Write-up version 3 (issue 21) added the placements (settings.placements, each row's placement), each side's
