@@ -212,29 +212,12 @@ Step ClientConnection::DeliverInput(absl::string_view input, bool buffered) {
 
 Step ClientConnection::PumpOutput(int max_writes) {
   for (int writes = 0; writes < max_writes; ++writes) {
-    if (failed()) return Step::kFailed;
-    if (pending_.empty()) {
-      if (sending_done_) return Step::kDone;
-      ClientSession::Output output = session_->NextOutput();
-      pending_ = output.data;
-      finish_after_pending_ = output.sending_finished;
-      not_before_ = output.not_before;
-      if (pending_.empty()) {
-        if (!finish_after_pending_) return Step::kIdle;
-        sending_done_ = true;
-        session_->OnSendingFinished(fd_);
-        return Step::kDone;
-      }
-    }
+    absl::string_view data;
+    if (const Step step = TakeOutput(data); step != Step::kWantWrite) return step;
     CountSendingSystemCalls(1);
-    IoResult r = transport_->Write(pending_.data(), pending_.size());
+    IoResult r = transport_->Write(data.data(), data.size());
     if (r.status == IoStatus::kOk) {
-      pending_.remove_prefix(r.bytes);
-      if (pending_.empty() && finish_after_pending_) {
-        sending_done_ = true;
-        session_->OnSendingFinished(fd_);
-        return Step::kDone;
-      }
+      if (MarkWritten(r.bytes) == Step::kDone) return Step::kDone;
       continue;
     }
     if (r.status == IoStatus::kWantWrite || r.status == IoStatus::kWantRead)

@@ -73,18 +73,19 @@ class ClientConnection {
   // The load begins: tells the session its connection, hands it any bytes that came after its
   // opening answer.
   Step Start();
-  // Writes what the session has to send, at most `max_writes` writes.
+  // Writes what the session has to send (TakeOutput, MarkWritten), at most `max_writes` writes.
   Step PumpOutput(int max_writes);
   // Reads and hands what arrives to the session, at most `max_reads` reads, into `scratch` (the
   // calling thread's) while nothing is left over from earlier reads.
   Step PumpInput(int max_reads, ReadScratch& scratch);
 
-  // The uring runner's load phase on plain TCP (uring_client_runner.cc), where the ring reads and
-  // writes the socket and these only move bytes between it and the session:
+  // Moving bytes between the session and a socket that someone else reads and writes: the uring
+  // runner's load phase on plain TCP (uring_client_runner.cc), where the ring does; PumpOutput's
+  // writes through the transport too (TakeOutput, MarkWritten):
   //   DeliverReceived  bytes the ring received (valid during the call): kFailed, kDone (the
   //                    session finished) or kIdle
   //   ReceivedEof, ReceiveFailed  the receive ended with the peer's close, or with `error`
-  //   TakeOutput       what PumpOutput would write next, into `data` (valid until MarkWritten
+  //   TakeOutput       what is to be written next, into `data` (valid until MarkWritten
   //                    has marked all of it): kIdle with nothing (see not_before()), kDone when
   //                    the sending side is done, kWantWrite with bytes to send
   //   MarkWritten      a send wrote `bytes` of it: kDone once the sending side is done, else
