@@ -252,16 +252,7 @@ Step ClientConnection::PumpInput(int max_reads, ReadScratch& scratch) {
       continue;
     }
     if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) return Step::kWantRead;
-    if (r.status == IoStatus::kEof) {
-      std::string cause = session_->OnPeerClosed();
-      if (cause.empty()) {
-        SetPhase(ConnectionPhase::kFinished);
-        return Step::kDone;
-      }
-      io_failure_ = true;
-      Fail(cause, "the server closed the connection before the session was complete");
-      return Step::kFailed;
-    }
+    if (r.status == IoStatus::kEof) return ReceivedEof();
     return FailIo(r, "read");
   }
   return Step::kYield;

@@ -150,27 +150,6 @@ bool LoopSlot::ReleaseSocket() {
 
 void LoopSlot::SlotEnded() { loop_.SlotEnded(); }
 
-class LoopRunner final : public ClientRunner {
- public:
-  explicit LoopRunner(std::vector<std::unique_ptr<ClientLoop>> loops) : loops_(std::move(loops)) {
-    for (auto& loop : loops_) loop->StartThread();
-  }
-  ~LoopRunner() override { Join(); }
-
-  void Go() override {
-    for (auto& loop : loops_) loop->Go();
-  }
-  void Abort() override {
-    for (auto& loop : loops_) loop->Abort();
-  }
-  void Join() override {
-    for (auto& loop : loops_) loop->Join();
-  }
-
- private:
-  std::vector<std::unique_ptr<ClientLoop>> loops_;
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ClientRunner>> StartLoopRunner(
@@ -186,7 +165,8 @@ absl::StatusOr<std::unique_ptr<ClientRunner>> StartLoopRunner(
     loops.push_back(std::make_unique<ClientLoop>(run, *std::move(loop), backend));
   }
   for (size_t i = 0; i < connections.size(); ++i) loops[i % count]->Add(*connections[i]);
-  return std::unique_ptr<ClientRunner>(new LoopRunner(std::move(loops)));
+  for (auto& loop : loops) loop->StartThread();
+  return std::unique_ptr<ClientRunner>(new LoopsRunner<ClientLoop>(std::move(loops)));
 }
 
 }  // namespace internal

@@ -601,26 +601,6 @@ void UringSlot::CancelRequests() {
 
 void UringSlot::SlotEnded() { loop_.SlotEnded(); }
 
-class UringRunner final : public ClientRunner {
- public:
-  explicit UringRunner(std::vector<std::unique_ptr<UringClientLoop>> loops)
-      : loops_(std::move(loops)) {}
-  ~UringRunner() override { Join(); }
-
-  void Go() override {
-    for (auto& loop : loops_) loop->Go();
-  }
-  void Abort() override {
-    for (auto& loop : loops_) loop->Abort();
-  }
-  void Join() override {
-    for (auto& loop : loops_) loop->Join();
-  }
-
- private:
-  std::vector<std::unique_ptr<UringClientLoop>> loops_;
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ClientRunner>> StartUringRunner(
@@ -640,7 +620,7 @@ absl::StatusOr<std::unique_ptr<ClientRunner>> StartUringRunner(
   if (!status.ok()) --started;  // that one's thread has ended
   for (size_t i = 0; i < started; ++i) loops[i]->Begin(status.ok());
   if (!status.ok()) return status;
-  return std::unique_ptr<ClientRunner>(new UringRunner(std::move(loops)));
+  return std::unique_ptr<ClientRunner>(new LoopsRunner<UringClientLoop>(std::move(loops)));
 }
 
 }  // namespace internal

@@ -30,18 +30,14 @@ import json
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+from uring_bench_common import ECHO_LOADS as LOADS, median, start_echo_server, write_rounds
+
 MODELS = ["threads", "poll", "epoll", "uring"]
-LOADS = {
-    "stream3": ["--clients=3", "--mode=stream"],
-    "stream64": ["--clients=64", "--mode=stream"],
-    "pingpong1": ["--clients=1", "--mode=pingpong"],
-}
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -49,20 +45,6 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: every thread
-
-
-def start_server(bin_dir, model, tls):
-    server = subprocess.Popen([os.path.join(bin_dir, "echo/server"), "--port=0", f"--model={model}"]
-                              + (["--tls"] if tls else []),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    if line.startswith("tls certificate"):
-        line = server.stdout.readline()
-    match = re.search(r"listening on [^ ]*:(\d+) ", line)
-    if not match:
-        server.kill()
-        raise SystemExit(f"echo server --model={model} did not start: {line!r} {server.stderr.read()}")
-    return server, int(match.group(1))
 
 
 def stop_server(server):
@@ -73,7 +55,7 @@ def stop_server(server):
 
 
 def run_case(bin_dir, model, load, seconds, use_perf, tls=False, client_model="epoll"):
-    server, port = start_server(bin_dir, model, tls)
+    server, port = start_echo_server(bin_dir, model, tls)
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
         perf = None
         if use_perf:
@@ -113,11 +95,6 @@ def run_case(bin_dir, model, load, seconds, use_perf, tls=False, client_model="e
         "cpu_us_per_msg": (cpu_after - cpu_before) * 1e6 / messages,
         "p50_rtt_us": p50,
     }
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
 
 
 def main():
@@ -167,9 +144,7 @@ def main():
             print(f"| {load} | {model} | {text[0]} | {text[1]} | {text[2]} | "
                   f"{median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | {text[3]} |")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({f"{load}/{model}": rounds for (load, model), rounds in runs.items()}, f,
-                      indent=1)
+        write_rounds(args.json, runs)
 
 
 if __name__ == "__main__":
