@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/string_view.h"
 #include "common/byte_buffer.h"
 #include "common/client_driver.h"
@@ -153,6 +154,14 @@ class ClientConnection {
 
  private:
   Step FailIo(const IoResult& r, const char* operation);
+  // What PumpOutput and TakeOutput share: the session's next output is made pending when nothing
+  // is. kWantWrite with bytes in pending_, kIdle (nothing now; see not_before()), kDone (the
+  // sending side is done) or kFailed. Always inlined: the epoll client's stream writes a message
+  // per call.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Step FillPending();
+  // `bytes` of pending_ were written: true when that ended the sending side.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool Wrote(size_t bytes);
+  void FinishSending();
   // Hands `input` to the session. Input that is in in_ (`buffered`) is consumed there; input read
   // straight into the thread's scratch buffer leaves what the session did not consume in in_.
   // kFailed, kDone (the session finished) or kIdle.
