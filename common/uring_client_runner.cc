@@ -84,6 +84,7 @@ constexpr size_t kBufferSize = 16 * 1024;
 // of them (and at most about kInPlaceBytes), into one send.
 constexpr size_t kInPlaceBytes = 4096;
 constexpr int kOutputsPerSend = 16;
+
 class UringClientLoop;
 
 // One slot on a loop (internal/client_slot.h): while it opens, and through a TLS session, the
@@ -106,6 +107,7 @@ class UringSlot final : public ClientSlot {
   void CancelTimer(uint64_t id) override;
   // Plain TCP: the ring receives and sends from the next pass on (Prepare).
   void BeginLoad() override;
+  // A plain load's send waits for the next pass (Prepare); TLS writes at once.
   void OnPaced() override;
   // First every request naming the socket comes back (cancelled).
   bool ReleaseSocket() override;
