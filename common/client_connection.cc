@@ -210,31 +210,39 @@ Step ClientConnection::DeliverInput(absl::string_view input, bool buffered) {
   return Step::kIdle;
 }
 
+inline Step ClientConnection::FillPending() {
+  if (failed()) return Step::kFailed;
+  if (!pending_.empty()) return Step::kWantWrite;
+  if (sending_done_) return Step::kDone;
+  ClientSession::Output output = session_->NextOutput();
+  pending_ = output.data;
+  finish_after_pending_ = output.sending_finished;
+  not_before_ = output.not_before;
+  if (!pending_.empty()) return Step::kWantWrite;
+  if (!finish_after_pending_) return Step::kIdle;
+  FinishSending();
+  return Step::kDone;
+}
+
+inline bool ClientConnection::Wrote(size_t bytes) {
+  pending_.remove_prefix(bytes);
+  if (!pending_.empty() || !finish_after_pending_ || sending_done_) return false;
+  FinishSending();
+  return true;
+}
+
+void ClientConnection::FinishSending() {
+  sending_done_ = true;
+  session_->OnSendingFinished(fd_);
+}
+
 Step ClientConnection::PumpOutput(int max_writes) {
   for (int writes = 0; writes < max_writes; ++writes) {
-    if (failed()) return Step::kFailed;
-    if (pending_.empty()) {
-      if (sending_done_) return Step::kDone;
-      ClientSession::Output output = session_->NextOutput();
-      pending_ = output.data;
-      finish_after_pending_ = output.sending_finished;
-      not_before_ = output.not_before;
-      if (pending_.empty()) {
-        if (!finish_after_pending_) return Step::kIdle;
-        sending_done_ = true;
-        session_->OnSendingFinished(fd_);
-        return Step::kDone;
-      }
-    }
+    if (const Step step = FillPending(); step != Step::kWantWrite) return step;
     CountSendingSystemCalls(1);
     IoResult r = transport_->Write(pending_.data(), pending_.size());
     if (r.status == IoStatus::kOk) {
-      pending_.remove_prefix(r.bytes);
-      if (pending_.empty() && finish_after_pending_) {
-        sending_done_ = true;
-        session_->OnSendingFinished(fd_);
-        return Step::kDone;
-      }
+      if (Wrote(r.bytes)) return Step::kDone;
       continue;
     }
     if (r.status == IoStatus::kWantWrite || r.status == IoStatus::kWantRead)
@@ -269,16 +277,7 @@ Step ClientConnection::PumpInput(int max_reads, ReadScratch& scratch) {
       continue;
     }
     if (r.status == IoStatus::kWantRead || r.status == IoStatus::kWantWrite) return Step::kWantRead;
-    if (r.status == IoStatus::kEof) {
-      std::string cause = session_->OnPeerClosed();
-      if (cause.empty()) {
-        SetPhase(ConnectionPhase::kFinished);
-        return Step::kDone;
-      }
-      io_failure_ = true;
-      Fail(cause, "the server closed the connection before the session was complete");
-      return Step::kFailed;
-    }
+    if (r.status == IoStatus::kEof) return ReceivedEof();
     return FailIo(r, "read");
   }
   return Step::kYield;
@@ -311,31 +310,13 @@ Step ClientConnection::ReceiveFailed(int error) {
 }
 
 Step ClientConnection::TakeOutput(absl::string_view& data) {
-  data = {};
-  if (failed()) return Step::kFailed;
-  if (pending_.empty()) {
-    if (sending_done_) return Step::kDone;
-    ClientSession::Output output = session_->NextOutput();
-    pending_ = output.data;
-    finish_after_pending_ = output.sending_finished;
-    not_before_ = output.not_before;
-    if (pending_.empty()) {
-      if (!finish_after_pending_) return Step::kIdle;
-      sending_done_ = true;
-      session_->OnSendingFinished(fd_);
-      return Step::kDone;
-    }
-  }
-  data = pending_;
-  return Step::kWantWrite;
+  const Step step = FillPending();
+  data = step == Step::kWantWrite ? pending_ : absl::string_view();
+  return step;
 }
 
 Step ClientConnection::MarkWritten(size_t bytes) {
-  pending_.remove_prefix(std::min(bytes, pending_.size()));
-  if (pending_.empty() && finish_after_pending_ && !sending_done_) {
-    sending_done_ = true;
-    session_->OnSendingFinished(fd_);
-  }
+  Wrote(std::min(bytes, pending_.size()));
   return sending_done_ ? Step::kDone : Step::kIdle;
 }
 

@@ -1,7 +1,8 @@
 // The client driver's uring model: `threads` loops on io_uring, each on its own thread with its
 // own ring, share the connections (slot i on loop i % threads) as the poll and epoll loops do
-// (loop_client_runner.cc), and drive each slot through the same states: open, wait for the latch,
-// load, end, the next session. What differs is how the load moves bytes on plain TCP:
+// (loop_client_runner.cc), and drive each slot through the same states (internal/client_slot.h):
+// open, wait for the latch, load, end, the next session. What differs is how the load moves bytes
+// on plain TCP:
 //
 //   - one multishot receive per connection into the loop's provided buffer ring
 //     (internal/uring_buffer_ring.h): the bytes go to the session straight from the kernel's
@@ -53,6 +54,7 @@
 #include "common/clock.h"
 #include "common/errno_status.h"
 #include "common/internal/client_runner.h"
+#include "common/internal/client_slot.h"
 #include "common/internal/uring_buffer_ring.h"
 #include "common/transport.h"
 #include "common/unique_fd.h"
@@ -82,23 +84,15 @@ constexpr size_t kBufferSize = 16 * 1024;
 // of them (and at most about kInPlaceBytes), into one send.
 constexpr size_t kInPlaceBytes = 4096;
 constexpr int kOutputsPerSend = 16;
-// TLS connections: reads and writes per readiness before the loop's other connections get a turn.
-constexpr int kWritesPerEvent = 16;
-constexpr int kReadsPerEvent = 16;
 
 class UringClientLoop;
 
-// One slot on a loop: its sessions one after another, each opened, loaded and ended.
-class UringSlot {
+// One slot on a loop (internal/client_slot.h): while it opens, and through a TLS session, the
+// ring polls its socket for readiness; in a plain TCP session's load the ring receives and sends.
+class UringSlot final : public ClientSlot {
  public:
-  UringSlot(UringClientLoop& loop, ClientConnection& c, uint64_t index)
-      : loop_(loop), c_(c), index_(index) {}
+  UringSlot(UringClientLoop& loop, ClientConnection& c, uint64_t index);
 
-  void BeginOpen();
-  void Go();
-  void Abandon();
-  // The loop cannot wait any more: the connection ends with `text`.
-  void Fail(const std::string& text);
   void OnCompletion(Op op, int result, const char* data, bool more);
   // End of a pass: sends what the session has, re-arms the receive.
   void Prepare();
@@ -107,35 +101,26 @@ class UringSlot {
   void set_dirty(bool value) { dirty_ = value; }
 
  private:
-  void ContinueOpen(Step step);
-  void Start();
-  void OnReady(Op op);
-  // TLS, or a plain session while it is opening: the transport reads and writes.
-  // Reads when `readable`, then writes what the session has (PumpOutput finds out whether the
-  // socket takes it), as LoopConnection::Pump.
-  void Pump(bool readable);
+  // Arms a poll for each readiness wanted that none watches yet.
+  void Watch(bool readable, bool writable) override;
+  uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) override;
+  void CancelTimer(uint64_t id) override;
+  // Plain TCP: the ring receives and sends from the next pass on (Prepare).
+  void BeginLoad() override;
+  // A plain load's send waits for the next pass (Prepare); TLS writes at once.
+  void OnPaced() override;
+  // First every request naming the socket comes back (cancelled).
+  bool ReleaseSocket() override;
+  void SlotEnded() override;
+
   void OnReceived(int result, const char* data);
   void OnSent(int result);
-  void Watch(bool readable, bool writable);
-  // TLS may hold records it already took off the socket (Transport::Pending), which no poll
-  // signals: after a read that stopped at its budget, the rest is read on the loop's next pass
-  // (a timer due at once), as LoopConnection::ResumeReadingSoon.
-  void ResumeReadingSoon();
   // Sends the session's next output(s) (plain load, no send in flight).
   void SendOutput();
   void MarkDirty();
-  void ArmDeadline();
-  void OnDeadline();
-  // As LoopConnection's: the session runs again (Restart), the slot's next one begins, or the
-  // slot ends; first every request naming the socket comes back.
-  void SessionOver();
   void CancelRequests();
-  void SessionSendingDone();
-  void DoneSending();
-  void EndSlot();
 
   UringClientLoop& loop_;
-  ClientConnection& c_;
   const uint64_t index_;
   bool plain_load_ = false;  // plain TCP in its load phase: the ring receives and sends
   bool readable_armed_ = false;
@@ -147,28 +132,14 @@ class UringSlot {
   std::string gathered_;
   size_t gathered_sent_ = 0;  // of gathered_, written
   bool peer_closed_ = false;
-  int in_flight_ = 0;      // requests naming the socket, cancels included
-  bool draining_ = false;  // the session is over; its requests are on their way back
+  int in_flight_ = 0;  // requests naming the socket, cancels included
   bool dirty_ = false;
-  bool open_reported_ = false;
-  bool waiting_for_go_ = false;
-  bool started_ = false;
-  bool loaded_ = false;
-  bool sending_reported_ = false;
-  bool slot_ended_ = false;
-  bool in_session_over_ = false;
-  bool session_over_again_ = false;
-  uint64_t timer_ = 0;           // a pending not_before wake-up, 0: none
-  uint64_t resume_timer_ = 0;    // reading on after TLS held more than a turn's budget, 0: none
-  uint64_t deadline_timer_ = 0;  // the session's nearest deadline, 0: none
-  int64_t deadline_timer_at_ = 0;
 };
 
 class UringClientLoop {
  public:
   // `stats`: the statistics of the loop's connections' thread, where its system calls count.
-  UringClientLoop(RunState& run, ClientStats& stats)
-      : run_(run), stats_(stats), go_(!run.options->open_before_start) {}
+  UringClientLoop(RunState& run, ClientStats& stats) : run_(run), stats_(stats) {}
 
   ~UringClientLoop() {
     Join();
@@ -201,7 +172,6 @@ class UringClientLoop {
 
   void Go() {
     Post([this] {
-      go_ = true;
       for (auto& slot : slots_) slot->Go();
     });
   }
@@ -216,7 +186,6 @@ class UringClientLoop {
 
   RunState& run() { return run_; }
   ReadScratch& scratch() { return scratch_; }
-  bool go() const { return go_; }
   void SlotEnded() { --remaining_; }
 
   // The next request slot, submitting what is queued when the ring is full (a system call more).
@@ -421,7 +390,6 @@ class UringClientLoop {
 
   RunState& run_;
   ClientStats& stats_;
-  bool go_;  // the loop's thread only
   io_uring ring_{};
   bool ring_ready_ = false;
   UringBufferRing buffers_;
@@ -441,58 +409,18 @@ class UringClientLoop {
   std::thread thread_;
 };
 
-void UringSlot::BeginOpen() {
-  started_ = false;
-  plain_load_ = false;
-  peer_closed_ = false;
-  gathered_.clear();
-  gathered_sent_ = 0;
-  const Step step = c_.BeginOpen();
-  ArmDeadline();
-  ContinueOpen(step);
-}
+UringSlot::UringSlot(UringClientLoop& loop, ClientConnection& c, uint64_t index)
+    : ClientSlot(loop.run(), c, loop.scratch()), loop_(loop), index_(index) {}
 
-void UringSlot::ContinueOpen(Step step) {
-  if (step == Step::kWantRead || step == Step::kWantWrite) {
-    return Watch(step == Step::kWantRead, step == Step::kWantWrite);
-  }
-  if (!open_reported_) {
-    open_reported_ = true;
-    loop_.run().Opened();
-  }
-  if (step != Step::kDone) return SessionOver();
-  if (loop_.go()) return Start();
-  waiting_for_go_ = true;  // nothing is watched until the load starts
-}
-
-void UringSlot::Go() {
-  if (slot_ended_ || !waiting_for_go_) return;
-  if (loop_.run().abort.load()) return Abandon();
-  Start();
-}
-
-void UringSlot::Start() {
-  waiting_for_go_ = false;
-  started_ = loaded_ = true;
-  const Step step = c_.Start();
-  ArmDeadline();  // a latched first session's deadline begins with the load
-  if (step == Step::kDone || step == Step::kFailed) return SessionOver();
-  plain_load_ = loop_.run().options->tls == nullptr;
+void UringSlot::BeginLoad() {
+  plain_load_ = run().options->tls == nullptr;
   if (plain_load_) return MarkDirty();
   Pump(/*readable=*/false);
 }
 
-void UringSlot::Abandon() {
-  if (slot_ended_ || draining_) return;
-  c_.Abandon(loop_.run().abort_cause);
-  SessionOver();
-}
-
-void UringSlot::Fail(const std::string& text) {
-  if (slot_ended_) return;
-  c_.Fail("event_loop", text);
-  c_.EndSession();  // no session replaces it: this loop cannot wait any more
-  EndSlot();
+void UringSlot::OnPaced() {
+  if (plain_load_) return MarkDirty();
+  Pump(/*readable=*/false);
 }
 
 void UringSlot::OnCompletion(Op op, int result, const char* data, bool more) {
@@ -513,16 +441,17 @@ void UringSlot::OnCompletion(Op op, int result, const char* data, bool more) {
       break;
   }
   if (!more) --in_flight_;
-  if (draining_) {
+  if (draining()) {
     // What the ended session's requests brought back is nobody's now.
     if (in_flight_ == 0) SessionOver();
     return;
   }
-  if (slot_ended_ || waiting_for_go_) return;
+  if (slot_ended() || waiting_for_go()) return;
   switch (op) {
     case kReadableOp:
     case kWritableOp:
-      return OnReady(op);
+      if (started() && plain_load_) return;  // a poll armed while it opened
+      return OnReady(op == kReadableOp);
     case kRecvOp:
       return OnReceived(result, data);
     case kSendOp:
@@ -532,73 +461,36 @@ void UringSlot::OnCompletion(Op op, int result, const char* data, bool more) {
   }
 }
 
-void UringSlot::OnReady(Op op) {
-  if (!started_) {
-    const Step step = c_.ContinueOpen();
-    ArmDeadline();  // a completed connect's deadline no longer applies
-    return ContinueOpen(step);
-  }
-  if (!plain_load_) Pump(op == kReadableOp);
-}
-
-void UringSlot::Pump(bool readable) {
-  Step in = Step::kWantRead;
-  if (readable) {
-    in = c_.PumpInput(kReadsPerEvent, loop_.scratch());
-    if (in == Step::kDone || in == Step::kFailed) return SessionOver();
-    if (in == Step::kYield) ResumeReadingSoon();
-  }
-  Step out = Step::kDone;
-  if (!c_.sending_done()) {
-    out = c_.PumpOutput(kWritesPerEvent);
-    if (out == Step::kFailed) return SessionOver();
-    if (out == Step::kDone) SessionSendingDone();
-    if (out == Step::kIdle && c_.not_before() > 0 && timer_ == 0) {
-      timer_ = loop_.AddTimer(c_.not_before(), [this] {
-        timer_ = 0;
-        if (!slot_ended_ && started_ && !draining_) Pump(/*readable=*/false);
-      });
-    }
-  }
-  if (c_.CheckFinished()) return SessionOver();
-  // A read that stopped at its budget is finished when the next poll says readable again, which
-  // it does at once for what the socket holds (polls are level-triggered); ResumeReadingSoon
-  // covers what TLS holds.
-  Watch(true, out == Step::kWantWrite || out == Step::kYield);
-}
-
-void UringSlot::ResumeReadingSoon() {
-  if (resume_timer_ != 0 || c_.transport() == nullptr || c_.transport()->Pending() == 0) return;
-  resume_timer_ = loop_.AddTimer(MonotonicNanos(), [this] {
-    resume_timer_ = 0;
-    if (!slot_ended_ && started_ && !draining_ && !plain_load_) Pump(/*readable=*/true);
-  });
-}
-
-// Arms a poll for each readiness wanted that none watches yet.
 void UringSlot::Watch(bool readable, bool writable) {
   if (readable && !readable_armed_) {
-    loop_.PollAdd(index_, c_.fd(), kReadableOp);
+    loop_.PollAdd(index_, connection().fd(), kReadableOp);
     readable_armed_ = true;
     ++in_flight_;
   }
   if (writable && !writable_armed_) {
-    loop_.PollAdd(index_, c_.fd(), kWritableOp);
+    loop_.PollAdd(index_, connection().fd(), kWritableOp);
     writable_armed_ = true;
     ++in_flight_;
   }
 }
 
+uint64_t UringSlot::AddTimer(int64_t when_nanos, std::function<void()> callback) {
+  return loop_.AddTimer(when_nanos, std::move(callback));
+}
+
+void UringSlot::CancelTimer(uint64_t id) { loop_.CancelTimer(id); }
+
 void UringSlot::OnReceived(int result, const char* data) {
+  ClientConnection& c = connection();
   if (result > 0) {
-    const Step step = c_.DeliverReceived(absl::string_view(data, static_cast<size_t>(result)));
+    const Step step = c.DeliverReceived(absl::string_view(data, static_cast<size_t>(result)));
     if (step == Step::kDone || step == Step::kFailed) return SessionOver();
   } else if (result == 0) {
     peer_closed_ = true;
-    const Step step = c_.ReceivedEof();
+    const Step step = c.ReceivedEof();
     if (step == Step::kDone || step == Step::kFailed) return SessionOver();
   } else if (result != -ENOBUFS && result != -ECANCELED) {
-    c_.ReceiveFailed(-result);
+    c.ReceiveFailed(-result);
     return SessionOver();
   }
   MarkDirty();  // the session may have more to send; the receive may need arming again
@@ -606,7 +498,7 @@ void UringSlot::OnReceived(int result, const char* data) {
 
 void UringSlot::OnSent(int result) {
   if (result < 0) {
-    c_.WriteFailed(-result);
+    connection().WriteFailed(-result);
     return SessionOver();
   }
   if (!send_in_place_) {
@@ -615,17 +507,18 @@ void UringSlot::OnSent(int result) {
       gathered_.clear();  // keeps its capacity
       gathered_sent_ = 0;
     }
-  } else if (c_.MarkWritten(static_cast<size_t>(result)) == Step::kDone) {
+  } else if (connection().MarkWritten(static_cast<size_t>(result)) == Step::kDone) {
     SessionSendingDone();
   }
   MarkDirty();
 }
 
 void UringSlot::SendOutput() {
+  ClientConnection& c = connection();
   bool then_idle = false;  // the session said it has nothing more until input arrives
   if (gathered_.empty()) {
     absl::string_view data;
-    Step out = c_.TakeOutput(data);
+    Step out = c.TakeOutput(data);
     for (int outputs = 0;; ++outputs) {
       if (out == Step::kFailed) return SessionOver();
       if (out == Step::kDone) {
@@ -633,17 +526,12 @@ void UringSlot::SendOutput() {
         break;
       }
       if (out == Step::kIdle) {
-        then_idle = c_.not_before() == 0;
-        if (c_.not_before() > 0 && timer_ == 0) {
-          timer_ = loop_.AddTimer(c_.not_before(), [this] {
-            timer_ = 0;
-            MarkDirty();
-          });
-        }
+        then_idle = c.not_before() == 0;
+        WaitForPace();
         break;
       }
       if (outputs == 0 && data.size() >= kInPlaceBytes) {
-        loop_.Send(index_, c_.fd(), data, /*then_idle=*/false);
+        loop_.Send(index_, c.fd(), data, /*then_idle=*/false);
         send_in_flight_ = send_in_place_ = true;
         ++in_flight_;
         return;
@@ -652,16 +540,16 @@ void UringSlot::SendOutput() {
       // side may thus be done before the bytes are; the session is not ended while they wait
       // (Prepare).
       gathered_.append(data.data(), data.size());
-      if (c_.MarkWritten(data.size()) == Step::kDone) {
+      if (c.MarkWritten(data.size()) == Step::kDone) {
         SessionSendingDone();
         break;
       }
       if (outputs + 1 == kOutputsPerSend || gathered_.size() >= kInPlaceBytes) break;
-      out = c_.TakeOutput(data);
+      out = c.TakeOutput(data);
     }
   }
   if (gathered_.size() > gathered_sent_) {
-    loop_.Send(index_, c_.fd(), absl::string_view(gathered_).substr(gathered_sent_), then_idle);
+    loop_.Send(index_, c.fd(), absl::string_view(gathered_).substr(gathered_sent_), then_idle);
     send_in_flight_ = true;
     send_in_place_ = false;
     ++in_flight_;
@@ -671,38 +559,34 @@ void UringSlot::SendOutput() {
 void UringSlot::MarkDirty() { loop_.MarkDirty(this); }
 
 void UringSlot::Prepare() {
-  if (slot_ended_ || draining_ || !plain_load_ || c_.ended()) return;
-  if (!send_in_flight_ && (!gathered_.empty() || !c_.sending_done())) {
+  ClientConnection& c = connection();
+  if (slot_ended() || draining() || !plain_load_ || c.ended()) return;
+  if (!send_in_flight_ && (!gathered_.empty() || !c.sending_done())) {
     SendOutput();
-    if (draining_ || !plain_load_) return;  // it failed
+    if (draining() || !plain_load_) return;  // it failed
   }
   // A session whose sending side is done finishes once its gathered bytes are out too.
-  if (!send_in_flight_ && gathered_.empty() && c_.CheckFinished()) return SessionOver();
+  if (!send_in_flight_ && gathered_.empty() && c.CheckFinished()) return SessionOver();
   if (!recv_armed_ && !peer_closed_) {
-    loop_.Receive(index_, c_.fd());
+    loop_.Receive(index_, c.fd());
     recv_armed_ = true;
     ++in_flight_;
   }
 }
 
-void UringSlot::ArmDeadline() {
-  const int64_t deadline = c_.ended() ? 0 : c_.deadline();
-  if (deadline == deadline_timer_at_) return;
-  if (deadline_timer_ != 0) loop_.CancelTimer(deadline_timer_);
-  deadline_timer_ = 0;
-  deadline_timer_at_ = deadline;
-  if (deadline == 0) return;
-  deadline_timer_ = loop_.AddTimer(deadline, [this] {
-    deadline_timer_ = 0;
-    deadline_timer_at_ = 0;
-    OnDeadline();
-  });
-}
-
-void UringSlot::OnDeadline() {
-  if (slot_ended_ || draining_ || c_.ended()) return;
-  if (c_.CheckDeadlines(MonotonicNanos())) return SessionOver();
-  ArmDeadline();
+bool UringSlot::ReleaseSocket() {
+  plain_load_ = false;
+  if (in_flight_ > 0) {
+    // The kernel still holds the socket, and maybe the session's output: the session ends when
+    // the last request is back (OnCompletion calls again).
+    if (!draining()) CancelRequests();
+    return false;
+  }
+  // The slot's connection starts over.
+  peer_closed_ = false;
+  gathered_.clear();
+  gathered_sent_ = 0;
+  return true;
 }
 
 void UringSlot::CancelRequests() {
@@ -717,92 +601,7 @@ void UringSlot::CancelRequests() {
   }
 }
 
-void UringSlot::SessionOver() {
-  if (in_session_over_) {
-    session_over_again_ = true;
-    return;
-  }
-  in_session_over_ = true;
-  do {
-    session_over_again_ = false;
-    if (slot_ended_) break;
-    if (timer_ != 0) loop_.CancelTimer(timer_);
-    timer_ = 0;
-    if (resume_timer_ != 0) loop_.CancelTimer(resume_timer_);
-    resume_timer_ = 0;
-    if (deadline_timer_ != 0) loop_.CancelTimer(deadline_timer_);
-    deadline_timer_ = 0;
-    deadline_timer_at_ = 0;
-    waiting_for_go_ = false;
-    plain_load_ = false;
-    if (in_flight_ > 0) {
-      // The kernel still holds the socket, and maybe the session's output: the session ends
-      // when the last request is back (OnCompletion calls again).
-      if (!draining_) {
-        draining_ = true;
-        CancelRequests();
-      }
-      break;
-    }
-    draining_ = false;
-    if (!loop_.run().abort.load() && c_.Restart()) {
-      BeginOpen();
-      continue;
-    }
-    c_.EndSession();
-    // With the latch, a slot whose first connection could not open ends: the run will not start.
-    const bool may_replace = loaded_ || !loop_.run().options->open_before_start;
-    std::unique_ptr<ClientSession> next = may_replace ? loop_.run().NextSession(c_) : nullptr;
-    if (next == nullptr) {
-      EndSlot();
-      break;
-    }
-    c_.BeginSession(std::move(next));
-    BeginOpen();
-  } while (session_over_again_);
-  in_session_over_ = false;
-}
-
-void UringSlot::SessionSendingDone() {
-  if (!loop_.run().options->replace_sessions) DoneSending();
-}
-
-void UringSlot::DoneSending() {
-  if (sending_reported_) return;
-  sending_reported_ = true;
-  loop_.run().SendingDone();
-}
-
-void UringSlot::EndSlot() {
-  slot_ended_ = true;
-  if (!open_reported_) {
-    open_reported_ = true;
-    loop_.run().Opened();
-  }
-  DoneSending();
-  loop_.run().Ended();
-  loop_.SlotEnded();
-}
-
-class UringRunner final : public ClientRunner {
- public:
-  explicit UringRunner(std::vector<std::unique_ptr<UringClientLoop>> loops)
-      : loops_(std::move(loops)) {}
-  ~UringRunner() override { Join(); }
-
-  void Go() override {
-    for (auto& loop : loops_) loop->Go();
-  }
-  void Abort() override {
-    for (auto& loop : loops_) loop->Abort();
-  }
-  void Join() override {
-    for (auto& loop : loops_) loop->Join();
-  }
-
- private:
-  std::vector<std::unique_ptr<UringClientLoop>> loops_;
-};
+void UringSlot::SlotEnded() { loop_.SlotEnded(); }
 
 }  // namespace
 
@@ -823,7 +622,7 @@ absl::StatusOr<std::unique_ptr<ClientRunner>> StartUringRunner(
   if (!status.ok()) --started;  // that one's thread has ended
   for (size_t i = 0; i < started; ++i) loops[i]->Begin(status.ok());
   if (!status.ok()) return status;
-  return std::unique_ptr<ClientRunner>(new UringRunner(std::move(loops)));
+  return std::unique_ptr<ClientRunner>(new LoopsRunner<UringClientLoop>(std::move(loops)));
 }
 
 }  // namespace internal

@@ -26,6 +26,10 @@ struct RefusedRun {
 // installed). `body` may exec a program, whose output and exit status are then the child's.
 RefusedRun RunWithIoUringRefused(const std::function<std::string()>& body);
 
+// What the probe's refusal says (uring_probe.cc): a program refused io_uring names every one.
+inline constexpr const char* kIoUringRefusedWords[] = {
+    "io_uring_setup failed with EPERM", "seccomp filter", "use epoll, poll or threads"};
+
 }  // namespace netbench
 
 #endif  // NETBENCH_TESTING_REFUSE_IO_URING_H_

@@ -13,48 +13,19 @@
 # folder for the callgrind files (callgrind_annotate reads them). Loopback only; each run is
 # bounded by the client's --timeout.
 set -euo pipefail
+source "$(dirname "$0")/callgrind_load.sh"
 
 side=$1 server=$2 client=$3 model=$4 mode=$5 clients=$6 messages=$7 out=$8
 mkdir -p "$out"
 
 # Runs one load of `count` messages in all; prints the side's total instructions.
 run() {
-  local count=$1 tag=$2
-  local server_prefix=() client_prefix=() server_model=epoll client_model=epoll
-  local file="$out/callgrind.$side.$model.$mode.$tag"
-  if [[ $side == server ]]; then
-    server_prefix=(valgrind --tool=callgrind "--callgrind-out-file=$file")
-    server_model=$model
-  else
-    client_prefix=(valgrind --tool=callgrind "--callgrind-out-file=$file")
-    client_model=$model
-  fi
-  local log="$out/server.$side.$model.$mode.$tag.log"
-  rm -f "$log"  # a port left in it by an earlier run must not be read
-  "${server_prefix[@]}" "$server" --port=0 "--model=$server_model" >"$log" 2>&1 &
-  local pid=$!
-  local port=""
-  for _ in $(seq 600); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
-    [[ -n $port ]] && break
-    sleep 0.1
-  done
-  if [[ -z $port ]]; then
-    kill "$pid" 2>/dev/null || true
-    echo "the server did not start: $(cat "$log")" >&2
-    return 1
-  fi
-  "${client_prefix[@]}" "$client" "--port=$port" "--clients=$clients" "--mode=$mode" \
-    "--messages=$count" "--model=$client_model" --progress=false --timeout=600s \
-    >"$out/client.$side.$model.$mode.$tag.log" 2>&1 || {
-    kill -KILL "$pid" 2>/dev/null || true
-    echo "the client failed: $(tail -3 "$out/client.$side.$model.$mode.$tag.log")" >&2
-    return 1
-  }
-  kill -INT "$pid"
-  wait "$pid" || true
-  # The totals line of the output: "summary: <Ir>" (callgrind's own format).
-  sed -n 's/^summary: \([0-9]*\)/\1/p' "$file"
+  local count=$1 tag=$2 server_model=epoll client_model=epoll
+  if [[ $side == server ]]; then server_model=$model; else client_model=$model; fi
+  callgrind_load "$side" "$out" "$side.$model.$mode.$tag" \
+    "$server" --port=0 "--model=$server_model" -- \
+    "$client" --port=@PORT@ "--clients=$clients" "--mode=$mode" "--messages=$count" \
+    "--model=$client_model" --progress=false --timeout=600s
 }
 
 small=$(run "$messages" n)

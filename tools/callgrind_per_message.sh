@@ -15,6 +15,7 @@
 # PIPELINE in the environment change it. Loopback only; each run is bounded by the client's
 # --timeout.
 set -euo pipefail
+source "$(dirname "$0")/callgrind_load.sh"
 
 side=$1 server=$2 client=$3 model=$4 messages=$5 out=$6
 clients=${CLIENTS:-4}
@@ -23,42 +24,13 @@ mkdir -p "$out"
 
 # Runs one load of `count` messages per connection; prints the side's total instructions.
 run() {
-  local count=$1 tag=$2
-  local server_prefix=() client_prefix=() server_model=epoll client_model=epoll
-  local file="$out/callgrind.$side.$model.$tag"
-  if [[ $side == server ]]; then
-    server_prefix=(valgrind --tool=callgrind "--callgrind-out-file=$file")
-    server_model=$model
-  else
-    client_prefix=(valgrind --tool=callgrind "--callgrind-out-file=$file")
-    client_model=$model
-  fi
-  local log="$out/server.$side.$model.$tag.log"
-  rm -f "$log"  # a port left in it by an earlier run must not be read
-  "${server_prefix[@]}" "$server" --port=0 --mode=echo "--model=$server_model" >"$log" 2>&1 &
-  local pid=$!
-  local port=""
-  for _ in $(seq 600); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$log" 2>/dev/null)
-    [[ -n $port ]] && break
-    sleep 0.1
-  done
-  if [[ -z $port ]]; then
-    kill "$pid" 2>/dev/null || true
-    echo "the server did not start: $(cat "$log")" >&2
-    return 1
-  fi
-  "${client_prefix[@]}" "$client" "--url=ws://127.0.0.1:$port/echo" "--clients=$clients" \
-    --mode=echo "--pipeline=$pipeline" "--messages=$count" "--model=$client_model" \
-    --progress=false --timeout=600s >"$out/client.$side.$model.$tag.log" 2>&1 || {
-    kill -KILL "$pid" 2>/dev/null || true
-    echo "the client failed: $(tail -3 "$out/client.$side.$model.$tag.log")" >&2
-    return 1
-  }
-  kill -INT "$pid"
-  wait "$pid" || true
-  # The totals line of the output: "summary: <Ir>" (callgrind's own format).
-  sed -n 's/^summary: \([0-9]*\)/\1/p' "$file"
+  local count=$1 tag=$2 server_model=epoll client_model=epoll
+  if [[ $side == server ]]; then server_model=$model; else client_model=$model; fi
+  callgrind_load "$side" "$out" "$side.$model.$tag" \
+    "$server" --port=0 --mode=echo "--model=$server_model" -- \
+    "$client" --url=ws://127.0.0.1:@PORT@/echo "--clients=$clients" --mode=echo \
+    "--pipeline=$pipeline" "--messages=$count" "--model=$client_model" --progress=false \
+    --timeout=600s
 }
 
 small=$(run "$messages" n)

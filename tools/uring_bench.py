@@ -42,11 +42,12 @@ import json
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from uring_bench_common import ECHO_LOADS, median, start_server as start_program_server, write_rounds
 
 MODELS = ["threads", "poll", "epoll", "uring"]
 BASELINES = ["threads", "poll", "epoll"]  # "best other" is the best of these (the issue's targets)
@@ -54,12 +55,8 @@ BEFORE = "uring-before"  # --before_bin_dir's uring, run beside this build's in 
 # load -> (program, its client's arguments). The websocket load is the issue's "4 clients x 16 in
 # flight": //websocket:server --mode=echo and its client in echo mode, a fixed count of messages
 # per connection (its client has no duration) scaled to --seconds.
-LOADS = {
-    "stream3": ("echo", ["--clients=3", "--mode=stream"]),
-    "stream64": ("echo", ["--clients=64", "--mode=stream"]),
-    "pingpong1": ("echo", ["--clients=1", "--mode=pingpong"]),
-    "ws4x16": ("websocket", ["--clients=4", "--mode=echo", "--pipeline=16"]),
-}
+LOADS = {**{name: ("echo", flags) for name, flags in ECHO_LOADS.items()},
+         "ws4x16": ("websocket", ["--clients=4", "--mode=echo", "--pipeline=16"])}
 WS_MESSAGES_PER_SECOND = 125000  # per connection, about what this machine's client echoes
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -87,19 +84,9 @@ def timeslices(pid):
 
 
 def start_server(bin_dir, model, program, tls):
-    extra = (["--mode=echo"] if program == "websocket" else []) + (["--tls"] if tls else [])
     if model == BEFORE:
         bin_dir, model = BEFORE_BIN_DIR, "uring"
-    server = subprocess.Popen([os.path.join(bin_dir, program, "server"), "--port=0", f"--model={model}"] + extra,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    if line.startswith("tls certificate"):
-        line = server.stdout.readline()
-    match = re.search(r"listening on [^ ]*:(\d+) ", line)
-    if not match:
-        server.kill()
-        raise SystemExit(f"{program} server --model={model} did not start: {line!r} {server.stderr.read()}")
-    return server, int(match.group(1))
+    return start_program_server(bin_dir, model, tls, program)
 
 
 def stop_server(server):
@@ -161,11 +148,6 @@ def run_case(bin_dir, model, load, seconds, use_perf, tls=False, client_model="e
         "timeslices_per_msg": None if model == "threads" else (slices_after - slices_before) / messages,
         "p50_rtt_us": p50,
     }
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
 
 
 def main():
@@ -230,9 +212,7 @@ def main():
     table = markdown_table(rows)
     print(table)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({f"{load}/{model}": rounds for (load, model), rounds in runs.items()}, f,
-                      indent=1)
+        write_rounds(args.json, runs)
     if args.out:
         write_document(args, runs, rows, table, kernel_costs, load_before)
 

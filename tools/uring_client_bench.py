@@ -29,34 +29,16 @@ import json
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-
-def start_server(bin_dir, model):
-    server = subprocess.Popen([os.path.join(bin_dir, "echo/server"), "--port=0", f"--model={model}"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    match = re.search(r"listening on [^ ]*:(\d+) ", line)
-    if not match:
-        server.kill()
-        raise SystemExit(f"echo server --model={model} did not start: {line!r} {server.stderr.read()}")
-    return server, int(match.group(1))
-
-
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
+from uring_bench_common import ECHO_LOADS, median, start_echo_server, write_rounds
 
 CLIENT_MODELS = ["uring", "epoll"]
 CLIENT_LOADS = {
-    "stream3": ["--clients=3", "--mode=stream"],
-    "stream64": ["--clients=64", "--mode=stream"],
-    "pingpong1": ["--clients=1", "--mode=pingpong"],
+    **ECHO_LOADS,
     "ws_echo_4x16": None,  # //websocket:client --clients=4 --mode=echo --pipeline=16
     # The uring client gathers up to 16 small outputs per send; these give the epoll client the
     # same 16 messages per write (--batch=16, the uring client keeps --batch=1), to tell the
@@ -140,7 +122,7 @@ def client_main(args):
             if CLIENT_LOADS[load] is None:
                 server, port = start_ws_server(args.bin_dir)
             else:
-                server, port = start_server(args.bin_dir, "epoll")
+                server, port = start_echo_server(args.bin_dir, "epoll")
             order = CLIENT_MODELS if r % 2 == 0 else CLIENT_MODELS[::-1]
             for model in order:
                 figures = run_client_case(args.bin_dir, model, load, port, args.seconds,
@@ -182,9 +164,7 @@ def client_main(args):
               f"{ratio(load, 'own_cpu_us_per_msg')} | {ratio(load, 'perf_cpu_us_per_msg')} |")
     print("\n(ratios: the median of the per-round ratios, and their range)")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({f"{load}/{model}": rounds for (load, model), rounds in runs.items()}, f,
-                      indent=1)
+        write_rounds(args.json, runs)
 
 
 def main():

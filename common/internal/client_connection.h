@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/string_view.h"
 #include "common/byte_buffer.h"
 #include "common/client_driver.h"
@@ -73,18 +74,19 @@ class ClientConnection {
   // The load begins: tells the session its connection, hands it any bytes that came after its
   // opening answer.
   Step Start();
-  // Writes what the session has to send, at most `max_writes` writes.
+  // Writes what the session has to send (TakeOutput, MarkWritten), at most `max_writes` writes.
   Step PumpOutput(int max_writes);
   // Reads and hands what arrives to the session, at most `max_reads` reads, into `scratch` (the
   // calling thread's) while nothing is left over from earlier reads.
   Step PumpInput(int max_reads, ReadScratch& scratch);
 
-  // The uring runner's load phase on plain TCP (uring_client_runner.cc), where the ring reads and
-  // writes the socket and these only move bytes between it and the session:
+  // Moving bytes between the session and a socket that someone else reads and writes: the uring
+  // runner's load phase on plain TCP (uring_client_runner.cc), where the ring does; PumpOutput's
+  // writes through the transport too (TakeOutput, MarkWritten):
   //   DeliverReceived  bytes the ring received (valid during the call): kFailed, kDone (the
   //                    session finished) or kIdle
   //   ReceivedEof, ReceiveFailed  the receive ended with the peer's close, or with `error`
-  //   TakeOutput       what PumpOutput would write next, into `data` (valid until MarkWritten
+  //   TakeOutput       what is to be written next, into `data` (valid until MarkWritten
   //                    has marked all of it): kIdle with nothing (see not_before()), kDone when
   //                    the sending side is done, kWantWrite with bytes to send
   //   MarkWritten      a send wrote `bytes` of it: kDone once the sending side is done, else
@@ -152,6 +154,14 @@ class ClientConnection {
 
  private:
   Step FailIo(const IoResult& r, const char* operation);
+  // What PumpOutput and TakeOutput share: the session's next output is made pending when nothing
+  // is. kWantWrite with bytes in pending_, kIdle (nothing now; see not_before()), kDone (the
+  // sending side is done) or kFailed. Always inlined: the epoll client's stream writes a message
+  // per call.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE Step FillPending();
+  // `bytes` of pending_ were written: true when that ended the sending side.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool Wrote(size_t bytes);
+  void FinishSending();
   // Hands `input` to the session. Input that is in in_ (`buffered`) is consumed there; input read
   // straight into the thread's scratch buffer leaves what the session did not consume in in_.
   // kFailed, kDone (the session finished) or kIdle.

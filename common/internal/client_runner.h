@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -63,6 +64,29 @@ class ClientRunner {
   // Ends every connection still running (RunState::abort is already set).
   virtual void Abort() = 0;
   virtual void Join() = 0;
+};
+
+// The runner of the models whose loops each run on a thread of their own with their share of the
+// slots (loop_client_runner.cc, uring_client_runner.cc): the run's start and end reach every loop.
+// `Loop` has Go(), Abort() and Join(), as ClientRunner's.
+template <typename Loop>
+class LoopsRunner final : public ClientRunner {
+ public:
+  explicit LoopsRunner(std::vector<std::unique_ptr<Loop>> loops) : loops_(std::move(loops)) {}
+  ~LoopsRunner() override { Join(); }
+
+  void Go() override {
+    for (auto& loop : loops_) loop->Go();
+  }
+  void Abort() override {
+    for (auto& loop : loops_) loop->Abort();
+  }
+  void Join() override {
+    for (auto& loop : loops_) loop->Join();
+  }
+
+ private:
+  std::vector<std::unique_ptr<Loop>> loops_;
 };
 
 // Each starts opening every connection at once and returns.
