@@ -104,7 +104,7 @@ TEST(UringBufferRingTest, MoreConnectionsBurstingThanBuffersAreAllServed) {
 TEST(UringQuietSendTest, APingPongRoundTripCostsOneEnter) {
   if (!UringSupport().ok()) GTEST_SKIP() << UringSupport();
   absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(
-      {.port = 0, .model = ServerModel::kUring}, [] { return std::make_unique<Echo>(); });
+      {.port = 0, .model = ServerModel::kUring}, [] { return std::make_unique<EchoBack>(); });
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<UniqueFd> client = Connect((*server)->address());
   ASSERT_TRUE(client.ok()) << client.status();
@@ -137,7 +137,7 @@ TEST(UringQuietSendTest, AReplyLargerThanTheSocketTakesGoesOutWhole) {
                      .model = ServerModel::kUring,
                      .max_pending_output = 64 << 20,
                      .max_pending_input = 64 << 20},
-                    [] { return std::make_unique<Echo>(); });
+                    [] { return std::make_unique<EchoBack>(); });
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<UniqueFd> client = Connect((*server)->address());
   ASSERT_TRUE(client.ok()) << client.status();
@@ -157,7 +157,7 @@ TEST(UringQuietSendTest, TheIdleTimerClosesAConnectionSilentAfterItsReply) {
   if (!UringSupport().ok()) GTEST_SKIP() << UringSupport();
   absl::StatusOr<std::unique_ptr<Server>> server =
       Server::Start({.port = 0, .model = ServerModel::kUring, .idle_timeout_nanos = 200'000'000},
-                    [] { return std::make_unique<Echo>(); });
+                    [] { return std::make_unique<EchoBack>(); });
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<UniqueFd> client = Connect((*server)->address());
   ASSERT_TRUE(client.ok()) << client.status();
