@@ -55,7 +55,7 @@ class Worker;
 
 // The turn is TransportConnection's; this model waits through its EventLoop (one watch per socket)
 // and its worker's backlog.
-class LoopConnection final : public TransportConnection, public FdHandler {
+class LoopConnection final : public FdHandler, public TransportConnection {
  public:
   LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
                  std::unique_ptr<ConnectionHandler> handler);

@@ -34,14 +34,6 @@ void ServerConnection::StartIdleTimer() {
       timers_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
 }
 
-void ServerConnection::WatchHead() {
-  if (!handler_->AwaitingHead()) {
-    CancelHeadTimer();
-  } else if (head_timer_ == 0) {
-    ArmHeadTimer();
-  }
-}
-
 void ServerConnection::ArmHeadTimer() {
   head_timer_ = timers_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
     head_timer_ = 0;
@@ -49,8 +41,7 @@ void ServerConnection::ArmHeadTimer() {
   });
 }
 
-void ServerConnection::CancelHeadTimer() {
-  if (head_timer_ == 0) return;
+void ServerConnection::CancelHeadTimerNow() {
   timers_.CancelTimer(head_timer_);
   head_timer_ = 0;
 }

@@ -77,7 +77,9 @@ class ServerConnection {
   }
   // The head timer: closes the connection head_timeout after it is armed.
   void ArmHeadTimer();
-  void CancelHeadTimer();
+  void CancelHeadTimer() {
+    if (head_timer_ != 0) CancelHeadTimerNow();
+  }
   // Whether a bound stops reading now; counts a read pause as one begins.
   void SetPaused(bool over) {
     if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
@@ -95,12 +97,19 @@ class ServerConnection {
 
  private:
   // Arms the head timer while the handler waits for a head, else cancels it.
-  void WatchHead();
+  void WatchHead() {
+    if (!handler_->AwaitingHead()) {
+      CancelHeadTimer();
+    } else if (head_timer_ == 0) {
+      ArmHeadTimer();
+    }
+  }
   // Holds the output until `until_nanos`, unless that has passed.
   void HoldUntil(int64_t until_nanos);
   void OnHoldExpired();
   void OnIdleTimer();
   void TimeOut();
+  void CancelHeadTimerNow();
   void CancelTimers();
 
   Timers& timers_;

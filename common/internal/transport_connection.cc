@@ -170,19 +170,5 @@ void TransportConnection::OnHoldOver() {
   Rewatch();
 }
 
-TransportConnection::Interest TransportConnection::Wants() {
-  Interest want;
-  if (handshaking_) {
-    want.readable = !handshake_wants_write_;
-    want.writable = handshake_wants_write_;
-    return want;
-  }
-  const bool over = OutputFull() || InputFull();
-  SetPaused(over);
-  want.readable = (!closing_ && !over) || write_wants_read_;
-  want.writable = (!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_;
-  return want;
-}
-
 }  // namespace internal
 }  // namespace netbench

@@ -18,7 +18,7 @@
 // the connection another turn (TakeTurn) without waiting for the socket. A timer that changed what
 // the connection waits for calls Rewatch.
 //
-//   class LoopConnection final : public TransportConnection, public FdHandler {
+//   class LoopConnection final : public FdHandler, public TransportConnection {
 //     void OnEvents(int fd, int events) override {
 //       if (OnReady(events & kReadable, events & kWritable, events & kHangup)) Watch(Wants());
 //     }
@@ -89,7 +89,13 @@ class TransportConnection : public ServerConnection {
     return (reoffer_ && CanHandle()) || (transport_->Pending() > 0 && CanRead());
   }
   // What to wait for now; a bound reached counts a read pause (ServerStats::read_pauses).
-  Interest Wants();
+  Interest Wants() {
+    if (handshaking_) return Interest{!handshake_wants_write_, handshake_wants_write_};
+    const bool over = OutputFull() || InputFull();
+    SetPaused(over);
+    return Interest{(!closing_ && !over) || write_wants_read_,
+                    (!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_};
+  }
   bool handshaking() const { return handshaking_; }
 
   std::unique_ptr<Transport> transport_;
