@@ -3,13 +3,15 @@
 // so loops share nothing but the connection count. Where SO_REUSEPORT does not spread connections
 // (not Linux), the loops watch one listening socket instead, each through its own descriptor.
 //
-// A connection reads at most read_size bytes per turn (fairness between peers), hands them to its
-// handler, and writes the handler's output at once, before going back to the loop; only a partial
-// write arms kWritable. Backpressure follows connection_handler.h: while more than
-// max_pending_output bytes wait to be sent, or max_pending_input bytes wait to be consumed, the
-// connection is not read (its peer's writes then block in the kernel). Once the output has drained
-// below its bound, input the handler left for lack of output room is offered to it again, within
-// the connection's turn, and reading resumes when that has made room.
+// A connection's turn is internal/transport_connection.h's (the uring model's TLS connections run
+// it too); this file keeps how it waits. A connection reads at most read_size bytes per turn
+// (fairness between peers), hands them to its handler, and writes the handler's output at once,
+// before going back to the loop; only a partial write arms kWritable. Backpressure follows
+// connection_handler.h: while more than max_pending_output bytes wait to be sent, or
+// max_pending_input bytes wait to be consumed, the connection is not read (its peer's writes then
+// block in the kernel). Once the output has drained below its bound, input the handler left for
+// lack of output room is offered to it again, within the connection's turn, and reading resumes
+// when that has made room.
 //
 // Timeouts are timers on the loop. The idle timer is lazy (as nginx's and Redis' are): I/O only
 // notes the time, and the timer, when it fires early, re-arms itself for the deadline that time
@@ -26,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <new>
 #include <thread>
@@ -38,7 +41,9 @@
 #include "common/clock.h"
 #include "common/errno_status.h"
 #include "common/event_loop.h"
+#include "common/internal/server_connection.h"
 #include "common/internal/server_models.h"
+#include "common/internal/transport_connection.h"
 #include "common/platform.h"
 #include "common/socket.h"
 
@@ -48,7 +53,9 @@ namespace {
 
 class Worker;
 
-class LoopConnection final : public FdHandler {
+// The turn is TransportConnection's; this model waits through its EventLoop (one watch per socket)
+// and its worker's backlog.
+class LoopConnection final : public FdHandler, public TransportConnection {
  public:
   LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
                  std::unique_ptr<ConnectionHandler> handler);
@@ -63,69 +70,19 @@ class LoopConnection final : public FdHandler {
   void set_in_backlog(bool value) { in_backlog_ = value; }
 
  private:
-  bool ContinueHandshake();
-  bool CanRead() const;
-  // The handler can be called: there is room for output.
-  bool CanHandle() const;
-  bool OutputFull() const { return output_.size() > options_.max_pending_output; }
-  bool InputFull() const { return input_.size() >= options_.max_pending_input; }
-  // Work can go on without the socket: the transport holds input, or the handler left requests for
-  // lack of output room that it now has.
-  bool HoldsReadableInput() const {
-    // The cheap test first: plain TCP never holds input, and this is asked on every turn.
-    return (reoffer_ && CanHandle()) || (transport_->Pending() > 0 && CanRead());
-  }
-  bool ReadAndHandle();
-  // One read, handed to the handler; `*bytes` says how many (0: nothing came). False once closed.
-  bool ReadOnce(size_t* bytes);
-  // Offers input_ to the handler and writes what it answers. False once closed.
-  bool Handle();
-  bool Flush();
-  void Hold(int64_t until_nanos);
-  void OnHoldExpired();
-  void OnIdleTimer();
-  // Arms or cancels the head timer after the handler has seen input.
-  void WatchHead();
-  // The head timer (a request head, or the TLS handshake, not yet whole): closes the connection
-  // head_timeout after it is armed.
-  void ArmHeadTimer();
-  void CancelHeadTimer();
-  void NoteActivity() {
-    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
-  }
-  // Closes the connection for a timeout.
-  void TimeOut();
-  void UpdateInterest();
+  void OweTurn() override;
+  void Rewatch() override { UpdateInterest(); }
   // Destroys this connection: callers return at once.
-  void Close(bool graceful);
+  void OnClose(bool graceful) override;
+  void UpdateInterest();
 
   Worker& worker_;
   EventLoop& loop_;
-  const ServerOptions& options_;
-  ServerCounters& counters_;
-  std::unique_ptr<Transport> transport_;
-  std::unique_ptr<ConnectionHandler> handler_;
-  const int fd_;
-  ByteBuffer input_;
-  ByteBuffer output_;
   int watched_ = kNoEvents;
-  bool handshaking_ = true;
-  int handshake_wants_ = kReadable;
-  bool read_wants_write_ = false;  // TLS: a read needs the socket writable first
-  bool write_wants_read_ = false;  // TLS: a write needs the socket readable first
-  bool closing_ = false;           // close once output_ is written
-  bool paused_ = false;            // not reading: output_ is over max_pending_output
-  bool held_ = false;              // output_ waits for hold_until_ (send_not_before_nanos)
-  int64_t hold_until_ = 0;
-  uint64_t hold_timer_ = 0;
   bool in_backlog_ = false;  // in worker_'s backlog: its transport held input after a full turn
-  bool reoffer_ = false;     // the handler stopped for lack of output room with input_ left
-  int64_t last_active_ = 0;  // when a byte last moved, with an idle timeout
-  uint64_t idle_timer_ = 0;
-  uint64_t head_timer_ = 0;
 };
 
-class Worker final : public FdHandler {
+class Worker final : public FdHandler, public ServerConnection::Timers {
  public:
   Worker(const ServerOptions& options, const HandlerFactory& handler_factory,
          std::atomic<int>& live, ServerFailure& failure, EventLoopBackend backend,
@@ -226,6 +183,10 @@ class Worker final : public FdHandler {
   }
 
   EventLoop& loop() { return *loop_; }
+  uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) override {
+    return loop_->AddTimer(when_nanos, std::move(callback));
+  }
+  void CancelTimer(uint64_t id) override { loop_->CancelTimer(id); }
   const ServerOptions& options() const { return options_; }
   ServerCounters& counters() { return counters_; }
   const ServerCounters& counters() const { return counters_; }
@@ -289,21 +250,12 @@ class Worker final : public FdHandler {
 
 LoopConnection::LoopConnection(Worker& worker, std::unique_ptr<Transport> transport,
                                std::unique_ptr<ConnectionHandler> handler)
-    : worker_(worker),
-      loop_(worker.loop()),
-      options_(worker.options()),
-      counters_(worker.counters()),
-      transport_(std::move(transport)),
-      handler_(std::move(handler)),
-      fd_(transport_->fd()) {
-  handler_->set_output_bound(options_.max_pending_output);
-  handler_->set_input_bound(options_.max_pending_input);
-}
+    : TransportConnection(worker, worker.options(), worker.counters(), std::move(transport),
+                          std::move(handler), Rules{}),
+      worker_(worker),
+      loop_(worker.loop()) {}
 
 LoopConnection::~LoopConnection() {
-  if (hold_timer_ != 0) loop_.CancelTimer(hold_timer_);
-  if (idle_timer_ != 0) loop_.CancelTimer(idle_timer_);
-  if (head_timer_ != 0) loop_.CancelTimer(head_timer_);
   worker_.RemoveFromBacklog(this);
   loop_.Remove(fd_);
   // Closed before it is counted closed: whoever sees the count finds the descriptor free.
@@ -319,257 +271,39 @@ bool LoopConnection::Start() {
     return false;
   }
   watched_ = kReadable;
-  if (options_.idle_timeout_nanos > 0) {
-    NoteActivity();
-    idle_timer_ =
-        loop_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
-  }
-  if (!ContinueHandshake()) return false;
-  if (handshaking_ && options_.head_timeout_nanos > 0) {
-    // A TLS handshake is a head too: it must be whole within the head timeout, however its bytes
-    // trickle in (ContinueHandshake cancels this once it is).
-    ArmHeadTimer();
-  }
-  if (HoldsReadableInput() && !ReadAndHandle()) return false;
+  if (!Begin()) return false;
   UpdateInterest();
   return true;
-}
-
-bool LoopConnection::ContinueHandshake() {
-  IoResult r = transport_->Handshake();
-  switch (r.status) {
-    case IoStatus::kOk:
-      handshaking_ = false;
-      CancelHeadTimer();
-      return true;
-    case IoStatus::kWantRead:
-      handshake_wants_ = kReadable;
-      return true;
-    case IoStatus::kWantWrite:
-      handshake_wants_ = kWritable;
-      return true;
-    default:
-      Close(/*graceful=*/false);
-      return false;
-  }
 }
 
 void LoopConnection::OnEvents(int /*fd*/, int events) {
   // A buffer the system refused to grow ends this connection alone (byte_buffer.h).
   try {
-    if (handshaking_) {
-      if (!ContinueHandshake()) return;
-      if (handshaking_) {
-        UpdateInterest();
-        return;
-      }
-      // The client's first bytes may have come with its last handshake flight, and the transport
-      // may have taken them off the socket already.
-      events |= kReadable;
-    }
-    // Writing first frees output room, which may let this same wakeup read again.
-    if ((events & kWritable) || ((events & kReadable) && write_wants_read_)) {
-      if (!Flush()) return;
-    }
-    // Input the transport holds counts as readable: no fd event will announce it. It matters most
-    // here after a flush that ended backpressure.
-    if ((events & (kReadable | kHangup)) || ((events & kWritable) && read_wants_write_) ||
-        HoldsReadableInput()) {
-      if (!ReadAndHandle()) return;
-    }
+    if (!OnReady(events & kReadable, events & kWritable, events & kHangup)) return;
     UpdateInterest();
   } catch (const std::bad_alloc&) {
-    ServerCounters::Add(counters_.out_of_memory, 1);
-    Close(/*graceful=*/false);
+    CloseOutOfMemory();
   }
 }
 
 void LoopConnection::OnBacklogTurn() {
   if (!HoldsReadableInput()) return;  // backpressure since: a flush brings it back
   try {
-    if (!ReadAndHandle()) return;
+    if (!TakeTurn()) return;
   } catch (const std::bad_alloc&) {
-    ServerCounters::Add(counters_.out_of_memory, 1);
-    Close(/*graceful=*/false);
+    CloseOutOfMemory();
     return;
   }
   UpdateInterest();
 }
 
-bool LoopConnection::CanHandle() const { return !handshaking_ && !closing_ && !OutputFull(); }
-
-bool LoopConnection::CanRead() const { return CanHandle() && !InputFull(); }
-
-// One turn: input the handler left for lack of output room, offered again, or a read; then more
-// only while either can go on without the socket (the transport holds input, or the handler has
-// room again), up to read_size bytes consumed or read in all. Plain TCP holds nothing, so it reads
-// once per wakeup and level triggering brings it back for the rest of the socket. TLS hands out a
-// record per read and may have taken several off the socket at once; what a full turn leaves
-// inside waits in the backlog for the next pass.
-bool LoopConnection::ReadAndHandle() {
-  size_t budget = options_.read_size;
-  bool more;  // HoldsReadableInput(), asked once per step
-  do {
-    if (reoffer_ && CanHandle()) {
-      const size_t before = input_.size();
-      if (!Handle()) return false;
-      budget -= std::min(before - input_.size(), budget);
-    } else {
-      if (!CanRead()) return true;  // backpressure: a flush brings reading back
-      size_t bytes = 0;
-      if (!ReadOnce(&bytes)) return false;
-      if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
-      budget -= std::min(bytes, budget);
-    }
-    more = HoldsReadableInput();
-  } while (budget > 0 && more);
-  if (more) worker_.AddToBacklog(this);
-  return true;
-}
-
-bool LoopConnection::ReadOnce(size_t* bytes) {
-  read_wants_write_ = false;
-  // Never past the input bound: a peer that sends faster than the handler consumes fills it and
-  // then waits in the kernel.
-  const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
-  ServerCounters::Add(counters_.system_calls, 1);
-  IoResult r = transport_->Read(input_.WritableSpace(room), room);
-  switch (r.status) {
-    case IoStatus::kOk:
-      break;
-    case IoStatus::kWantRead:
-      return true;
-    case IoStatus::kWantWrite:
-      read_wants_write_ = true;
-      return true;
-    case IoStatus::kEof:
-      handler_->OnPeerClosed(output_);
-      closing_ = true;
-      return Flush();
-    case IoStatus::kError:
-      Close(/*graceful=*/false);
-      return false;
-  }
-  *bytes = r.bytes;
-  input_.CommitWrite(r.bytes);
-  ServerCounters::Add(counters_.bytes_read, r.bytes);
-  NoteActivity();
-  return Handle();
-}
-
-bool LoopConnection::Handle() {
-  ServerCounters::Max(counters_.peak_pending_input, input_.size());
-  HandlerResult result = handler_->OnData(input_.view(), output_);
-  input_.Consume(result.consumed);
-  if (InputFull() && result.consumed == 0) {
-    Close(/*graceful=*/false);  // it needs more input than the bound allows: it never will have it
-    return false;
-  }
-  reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
-  WatchHead();
-  ServerCounters::Max(counters_.peak_pending_output, output_.size());
-  if (result.close) closing_ = true;
-  if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
-    Hold(result.send_not_before_nanos);
-  }
-  return Flush();
-}
-
-// Writes as much of output_ as the socket takes now. Closes the connection (returning false) on
-// error, or when it was closing and everything is out.
-bool LoopConnection::Flush() {
-  if (held_) return true;
-  write_wants_read_ = false;
-  while (!output_.empty()) {
-    ServerCounters::Add(counters_.system_calls, 1);
-    IoResult r = transport_->Write(output_.data(), output_.size());
-    if (r.status == IoStatus::kOk) {
-      output_.Consume(r.bytes);
-      ServerCounters::Add(counters_.bytes_written, r.bytes);
-      NoteActivity();
-    } else if (r.status == IoStatus::kWantWrite) {
-      return true;
-    } else if (r.status == IoStatus::kWantRead) {
-      write_wants_read_ = true;
-      return true;
-    } else {
-      Close(/*graceful=*/false);
-      return false;
-    }
-  }
-  if (closing_) {
-    Close(/*graceful=*/true);
-    return false;
-  }
-  return true;
-}
-
-void LoopConnection::Hold(int64_t until_nanos) {
-  held_ = true;
-  if (until_nanos > hold_until_) hold_until_ = until_nanos;
-  if (hold_timer_ == 0) hold_timer_ = loop_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
-}
-
-void LoopConnection::OnHoldExpired() {
-  hold_timer_ = 0;
-  if (MonotonicNanos() < hold_until_) {  // a later reply pushed the deadline on
-    hold_timer_ = loop_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
-    return;
-  }
-  held_ = false;
-  if (!Flush()) return;
-  if (HoldsReadableInput() && !ReadAndHandle()) return;  // held back by the output until now
-  UpdateInterest();
-}
-
-void LoopConnection::OnIdleTimer() {
-  idle_timer_ = 0;
-  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
-  if (MonotonicNanos() >= deadline) {
-    TimeOut();
-    return;
-  }
-  idle_timer_ = loop_.AddTimer(deadline, [this] { OnIdleTimer(); });
-}
-
-void LoopConnection::WatchHead() {
-  if (options_.head_timeout_nanos <= 0) return;
-  if (handler_->AwaitingHead()) {
-    if (head_timer_ == 0) ArmHeadTimer();
-  } else {
-    CancelHeadTimer();
-  }
-}
-
-void LoopConnection::ArmHeadTimer() {
-  head_timer_ = loop_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
-    head_timer_ = 0;
-    TimeOut();
-  });
-}
-
-void LoopConnection::CancelHeadTimer() {
-  if (head_timer_ == 0) return;
-  loop_.CancelTimer(head_timer_);
-  head_timer_ = 0;
-}
-
-void LoopConnection::TimeOut() {
-  ServerCounters::Add(counters_.timed_out, 1);
-  Close(/*graceful=*/false);
-}
+// What a full turn leaves inside the transport waits in the backlog for the next pass.
+void LoopConnection::OweTurn() { worker_.AddToBacklog(this); }
 
 void LoopConnection::UpdateInterest() {
-  int want = kNoEvents;
-  if (handshaking_) {
-    want = handshake_wants_;
-  } else {
-    bool over = OutputFull() || InputFull();
-    if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
-    paused_ = over;
-    if ((!closing_ && !over) || write_wants_read_) want |= kReadable;
-    if ((!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_) want |= kWritable;
-  }
+  const Interest interest = Wants();
+  const int want =
+      (interest.readable ? kReadable : kNoEvents) | (interest.writable ? kWritable : kNoEvents);
   if (want == watched_) return;
   ServerCounters::Add(counters_.system_calls, worker_.watch_change_cost());
   if (!loop_.Modify(fd_, want).ok()) {
@@ -579,7 +313,7 @@ void LoopConnection::UpdateInterest() {
   watched_ = want;
 }
 
-void LoopConnection::Close(bool graceful) {
+void LoopConnection::OnClose(bool graceful) {
   // Graceful: the peer sees our FIN (TLS: close_notify) after the last reply.
   if (graceful) transport_->ShutdownWrite();
   worker_.Erase(fd_);  // runs the destructor

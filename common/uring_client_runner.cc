@@ -41,12 +41,10 @@
 #include <algorithm>
 #include <functional>
 #include <future>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -55,7 +53,9 @@
 #include "common/errno_status.h"
 #include "common/internal/client_runner.h"
 #include "common/internal/client_slot.h"
+#include "common/internal/timer_queue.h"
 #include "common/internal/uring_buffer_ring.h"
+#include "common/internal/uring_ring.h"
 #include "common/transport.h"
 #include "common/unique_fd.h"
 
@@ -76,8 +76,6 @@ enum Op : uint64_t {
 constexpr int kOpBits = 3;
 constexpr uint64_t UserData(uint64_t index, Op op) { return (index << kOpBits) | op; }
 
-constexpr unsigned kSubmissionEntries = 1024;
-constexpr unsigned kCompletionEntries = 16384;
 constexpr uint16_t kBufferGroup = 0;
 constexpr size_t kBufferSize = 16 * 1024;
 // Outputs at least this large are sent in place; smaller ones are gathered, up to kOutputsPerSend
@@ -143,7 +141,7 @@ class UringClientLoop {
 
   ~UringClientLoop() {
     Join();
-    if (ring_ready_) io_uring_queue_exit(&ring_);
+    ring_.Exit();
   }
 
   void Add(ClientConnection& c) {
@@ -190,13 +188,7 @@ class UringClientLoop {
 
   // The next request slot, submitting what is queued when the ring is full (a system call more).
   io_uring_sqe* Sqe() {
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-    while (sqe == nullptr) {
-      ++stats_.system_calls;
-      io_uring_submit(&ring_);
-      sqe = io_uring_get_sqe(&ring_);
-    }
-    return sqe;
+    return ring_.Sqe([this] { ++stats_.system_calls; });
   }
   void PollAdd(uint64_t index, int fd, Op op) {
     io_uring_sqe* sqe = Sqe();
@@ -236,29 +228,17 @@ class UringClientLoop {
   }
 
   uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) {
-    const uint64_t id = next_timer_id_++;
-    timers_.emplace(std::make_pair(when_nanos, id), std::move(callback));
-    timer_deadlines_[id] = when_nanos;
-    return id;
+    return timers_.Add(when_nanos, std::move(callback));
   }
-  void CancelTimer(uint64_t id) {
-    auto it = timer_deadlines_.find(id);
-    if (it == timer_deadlines_.end()) return;
-    timers_.erase(std::make_pair(it->second, id));
-    timer_deadlines_.erase(it);
-  }
+  void CancelTimer(uint64_t id) { timers_.Cancel(id); }
 
  private:
   absl::Status Init() {
-    io_uring_params params{};
-    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE;
-    params.cq_entries = kCompletionEntries;
-    if (int error = io_uring_queue_init_params(kSubmissionEntries, &ring_, &params); error < 0) {
-      return ErrnoStatus(-error, "io_uring_setup");
+    if (absl::Status status = ring_.Init(); !status.ok()) {
+      return status;
     }
-    ring_ready_ = true;
     const int count = run_.options->uring_buffers;
-    if (absl::Status status = buffers_.Init(ring_, kBufferGroup, count, kBufferSize);
+    if (absl::Status status = buffers_.Init(ring_.get(), kBufferGroup, count, kBufferSize);
         !status.ok()) {
       return status;
     }
@@ -300,7 +280,7 @@ class UringClientLoop {
     // Registered on the thread that submits: the enters that follow skip the ring's descriptor
     // lookup. Optional (kernel 5.18): without it they look it up.
     ++stats_.system_calls;
-    (void)io_uring_register_ring_fd(&ring_);
+    ring_.RegisterRingFd();
     remaining_ = static_cast<int>(slots_.size());
     ArmWake();
     for (auto& slot : slots_) slot->BeginOpen();
@@ -310,14 +290,6 @@ class UringClientLoop {
       // No timer, no timeout: a timeout costs an hrtimer armed and cancelled per enter, dearer
       // on these VMs than the system call (tools/uring_bench_results.md); Go and Abort come
       // through the eventfd.
-      __kernel_timespec timeout{};
-      __kernel_timespec* wait_limit = nullptr;
-      if (!timers_.empty()) {
-        const int64_t wait = std::max<int64_t>(0, timers_.begin()->first.first - MonotonicNanos());
-        timeout.tv_sec = wait / kNanosPerSecond;
-        timeout.tv_nsec = wait % kNanosPerSecond;
-        wait_limit = &timeout;
-      }
       // A send that the socket takes at once completes inside the enter that submits it, and its
       // completion alone would end the wait: a ping-pong would take two enters per message, one
       // for the send and one for the answer. When every send of the pass leaves its slot waiting
@@ -328,29 +300,18 @@ class UringClientLoop {
       const unsigned wait_for = other_sends_ ? 1 : 1 + sends_then_idle_;
       sends_then_idle_ = 0;
       other_sends_ = false;
-      io_uring_cqe* cqe = nullptr;
       ++stats_.system_calls;
-      const int result =
-          io_uring_submit_and_wait_timeout(&ring_, &cqe, wait_for, wait_limit, nullptr);
-      if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
-          result != -EAGAIN) {
+      if (absl::Status status = ring_.SubmitAndWait(wait_for, timers_.next()); !status.ok()) {
         // Every connection of this loop ends with that cause; the run goes on with the other
         // loops'. The ring goes first: its exit takes back every request.
-        io_uring_queue_exit(&ring_);
-        ring_ready_ = false;
-        const std::string text = ErrnoStatus(-result, "io_uring_enter").ToString();
+        ring_.Exit();
+        const std::string text = status.ToString();
         for (auto& slot : slots_) slot->Fail(text);
         return;
       }
-      unsigned head;
-      unsigned seen = 0;
-      io_uring_for_each_cqe(&ring_, head, cqe) {
-        ++seen;
-        Dispatch(*cqe);
-      }
-      io_uring_cq_advance(&ring_, seen);
+      ring_.ForEachCompletion([this](const io_uring_cqe& cqe) { Dispatch(cqe); });
       buffers_.Publish();
-      RunDueTimers();
+      timers_.RunDue();
     }
   }
 
@@ -377,21 +338,9 @@ class UringClientLoop {
     dirty_.clear();
   }
 
-  void RunDueTimers() {
-    const int64_t now = MonotonicNanos();
-    while (!timers_.empty() && timers_.begin()->first.first <= now) {
-      auto first = timers_.begin();
-      std::function<void()> callback = std::move(first->second);
-      timer_deadlines_.erase(first->first.second);
-      timers_.erase(first);
-      callback();
-    }
-  }
-
   RunState& run_;
   ClientStats& stats_;
-  io_uring ring_{};
-  bool ring_ready_ = false;
+  UringRing ring_;
   UringBufferRing buffers_;
   UniqueFd wake_;
   std::mutex posted_mutex_;
@@ -400,9 +349,7 @@ class UringClientLoop {
   std::vector<UringSlot*> dirty_;
   int remaining_ = 0;    // slots not ended; the loop's thread only
   ReadScratch scratch_;  // TLS connections of the loop read here
-  std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
-  std::unordered_map<uint64_t, int64_t> timer_deadlines_;
-  uint64_t next_timer_id_ = 1;
+  TimerQueue timers_;
   unsigned sends_then_idle_ = 0;  // this pass's sends after which their slots wait for input
   bool other_sends_ = false;      // this pass has a send after which its slot has more to do
   std::promise<bool> begin_;

@@ -39,8 +39,8 @@
 //     64 KiB of room). Output is two buffers, one being sent (the kernel reads it until the send
 //     completes, so it must not move) and one gathering; the output bound counts both, and the
 //     handler's bound is what the send in flight leaves of it.
-//   - Timers (idle, head, send_not_before_nanos) are the epoll model's, kept in the loop and
-//     turned into the enter's timeout.
+//   - Timers (idle, head, send_not_before_nanos) are the epoll model's (internal/
+//     server_connection.h), kept in the loop's TimerQueue and turned into the enter's timeout.
 //   - Descriptors. Accepted connections are ordinary descriptors, so RLIMIT_NOFILE bounds them as
 //     in the other models and the spare descriptor refuses the excess the same way. Direct
 //     (registered-file) descriptors would escape that limit, which the server tests hold every
@@ -55,27 +55,27 @@
 // could fill nor a send it could gather: its socket is non-blocking, and it arms a one-shot
 // IORING_OP_POLL_ADD for what it waits for (readable, or writable, as the handshake or a record
 // wants) at the end of the pass, submitted by the pass's one enter like every other request. When
-// the poll completes it runs the epoll model's turn (event_loop_server.cc): Handshake, Read of at
-// most read_size per turn, the same bounds, the same handshake, head and idle timers. Its replies
-// gather in its output while the pass runs and are written (Write: one record, one send, per 16 KiB)
-// at the end of the pass, as the plain connections' sends are: a burst of records that one recv
-// read ahead is answered by one record and one send, where the epoll model writes after every
-// record it reads. A one-shot poll, not a multishot one: a multishot poll reports wake-ups, not
-// state, and a TLS connection can leave bytes in the socket (its turn ends at read_size, or at a
-// bound) that no new wake-up would announce; a poll armed afresh checks the state when it is
-// armed, as level-triggered epoll does, for one submission entry and no system call of its own.
-// Input the transport holds after a turn (records read ahead) is announced by nothing, so the
-// connection queues a no-op whose completion brings its next turn and keeps that enter from
-// waiting, as the epoll model's backlog does. What stays is a recv per wake-up and a send per pass
-// and connection, outside the ring; feeding BoringSSL from the ring's receive buffers through
-// memory BIOs (and sending its records through the ring) would batch those too, but it is a second
-// TLS path beside tls.cc's, with its own rules for records, read-ahead and shutdown: not done.
+// the poll completes it runs the epoll model's turn (internal/transport_connection.h, which both
+// models use): Handshake, Read of at most read_size per turn, the same bounds, the same handshake,
+// head and idle timers. Its replies gather in its output while the pass runs and are written
+// (Write: one record, one send, per 16 KiB) at the end of the pass, as the plain connections' sends
+// are: a burst of records that one recv read ahead is answered by one record and one send, where
+// the epoll model writes after every record it reads. A one-shot poll, not a multishot one: a
+// multishot poll reports wake-ups, not state, and a TLS connection can leave bytes in the socket
+// (its turn ends at read_size, or at a bound) that no new wake-up would announce; a poll armed
+// afresh checks the state when it is armed, as level-triggered epoll does, for one submission entry
+// and no system call of its own. Input the transport holds after a turn (records read ahead) is
+// announced by nothing, so the connection queues a no-op whose completion brings its next turn and
+// keeps that enter from waiting, as the epoll model's backlog does. What stays is a recv per
+// wake-up and a send per pass and connection, outside the ring; feeding BoringSSL from the ring's
+// receive buffers through memory BIOs (and sending its records through the ring) would batch those
+// too, but it is a second TLS path beside tls.cc's, with its own rules for records, read-ahead and
+// shutdown: not done.
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
-#include <sys/eventfd.h>
 #include <poll.h>
-#include <sys/mman.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -84,7 +84,6 @@
 #include <atomic>
 #include <functional>
 #include <future>
-#include <map>
 #include <memory>
 #include <new>
 #include <thread>
@@ -97,7 +96,12 @@
 #include "common/byte_buffer.h"
 #include "common/clock.h"
 #include "common/errno_status.h"
+#include "common/internal/server_connection.h"
 #include "common/internal/server_models.h"
+#include "common/internal/timer_queue.h"
+#include "common/internal/transport_connection.h"
+#include "common/internal/uring_buffer_ring.h"
+#include "common/internal/uring_ring.h"
 #include "common/socket.h"
 #include "common/transport.h"
 
@@ -120,8 +124,6 @@ enum Op : uint64_t {
 constexpr int kOpBits = 4;
 constexpr uint64_t UserData(uint64_t id, Op op) { return (id << kOpBits) | op; }
 
-constexpr unsigned kSubmissionEntries = 1024;
-constexpr unsigned kCompletionEntries = 16384;
 constexpr uint16_t kBufferGroup = 0;
 // A provided buffer's size: read_size, up to this.
 constexpr size_t kMaxBufferSize = 16 * 1024;
@@ -133,11 +135,11 @@ constexpr size_t kMultishotRoom = 64 * 1024;
 class UringWorker;
 class UringTlsConnection;
 
-class UringConnection {
+class UringConnection final : public ServerConnection {
  public:
   UringConnection(UringWorker& worker, uint64_t id, UniqueFd fd,
                   std::unique_ptr<ConnectionHandler> handler);
-  ~UringConnection();
+  ~UringConnection() override;
 
   void Start();
   // A completion of this connection's receive; `data` is the kernel's buffer, valid during the
@@ -154,15 +156,8 @@ class UringConnection {
   // End of a pass: sends what gathered, re-arms or cancels the receive.
   void Prepare();
 
-  bool closed() const { return closed_; }
-  void CloseOutOfMemory() {
-    ServerCounters::Add(counters_.out_of_memory, 1);
-    Close(/*graceful=*/false);
-  }
   // Closed, and the kernel has returned every request that named it.
-  bool finished() const {
-    return closed_ && in_flight_ == 0 && !recv_armed_ && !send_in_flight_;
-  }
+  bool finished() const { return closed_ && in_flight_ == 0 && !recv_armed_ && !send_in_flight_; }
   uint64_t id() const { return id_; }
   bool dirty() const { return dirty_; }
   void set_dirty(bool value) { dirty_ = value; }
@@ -182,24 +177,16 @@ class UringConnection {
   bool Handle(absl::string_view input, bool from_input);
   // Work that needs no socket: input left for lack of output room, bytes set aside.
   void Resume();
-  void Hold(int64_t until_nanos);
-  void OnHoldExpired();
-  void OnIdleTimer();
-  void WatchHead();
-  void CancelHeadTimer();
-  void NoteActivity() {
-    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
-  }
+  void OnHoldOver() override { MarkDirty(); }
   void MarkDirty();
-  void Close(bool graceful);
+  // Shuts the socket, cancels the requests that name it; the worker erases the connection once
+  // they are back.
+  void OnClose(bool graceful) override;
 
   UringWorker& worker_;
-  const ServerOptions& options_;
-  ServerCounters& counters_;
   const uint64_t id_;
   UniqueFd fd_;
   const int raw_fd_;
-  std::unique_ptr<ConnectionHandler> handler_;
   ByteBuffer input_;
   ByteBuffer aside_;    // received while the connection could not read (see the top)
   ByteBuffer output_;   // gathering
@@ -211,108 +198,52 @@ class UringConnection {
   bool quiet_pending_ = false;  // the send in flight is quiet and not yet settled
   bool send_blocked_ = false;   // the last send fell short: the next waits for room (not quiet)
   bool peer_closed_ = false;
-  bool closing_ = false;  // close once the output is written
-  bool closed_ = false;
-  bool paused_ = false;
-  bool reoffer_ = false;
   bool dirty_ = false;
-  bool held_ = false;
-  int64_t hold_until_ = 0;
-  uint64_t hold_timer_ = 0;
-  int64_t last_active_ = 0;
-  uint64_t idle_timer_ = 0;
-  uint64_t head_timer_ = 0;
   int in_flight_ = 0;  // cancels naming this connection
 };
 
-// A TLS connection (see the top). BoringSSL reads and writes the socket itself (the Transport), so
-// the ring only tells the connection when its socket is ready: a one-shot IORING_OP_POLL_ADD armed
-// at the end of the pass and submitted by the pass's enter. The turn that follows is the epoll
-// model's (event_loop_server.cc's LoopConnection): handshake, reads of at most read_size per turn
-// through the transport, the same bounds and timers; replies go out at the end of the pass.
-class UringTlsConnection {
+// A TLS connection (see the top): TransportConnection's turn, the event-loop models' own, with its
+// replies gathered until the end of the pass. BoringSSL reads and writes the socket itself (the
+// Transport), so the ring only tells the connection when its socket is ready: a one-shot
+// IORING_OP_POLL_ADD armed at the end of the pass and submitted by the pass's enter. A turn owed
+// (its transport held input after a full turn) is brought by a no-op that completes at once.
+class UringTlsConnection final : public TransportConnection {
  public:
   UringTlsConnection(UringWorker& worker, uint64_t id, std::unique_ptr<Transport> transport,
                      std::unique_ptr<ConnectionHandler> handler);
-  ~UringTlsConnection();
+  ~UringTlsConnection() override;
 
   void Start();
   // The connection's poll completed: `result` is poll(2)'s revents, or -errno.
   void OnPolled(int result);
-  // The turn it was owed: its transport held input after a full turn.
+  // The turn it was owed.
   void OnTurn();
-  // End of a pass: arms the poll for what the connection waits for, queues an owed turn.
+  // End of a pass: writes what gathered, arms the poll for what the connection waits for, queues
+  // an owed turn.
   void Prepare();
 
-  bool closed() const { return closed_; }
   bool dirty() const { return dirty_; }
   void set_dirty(bool value) { dirty_ = value; }
-  void CloseOutOfMemory() {
-    ServerCounters::Add(counters_.out_of_memory, 1);
-    Close(/*graceful=*/false);
-  }
 
  private:
-  bool ContinueHandshake();
-  void OnReady(bool readable, bool writable, bool hangup);
-  bool CanHandle() const { return !handshaking_ && !closing_ && !closed_ && !OutputFull(); }
-  bool CanRead() const { return CanHandle() && !InputFull(); }
-  bool OutputFull() const { return output_.size() > options_.max_pending_output; }
-  bool InputFull() const { return input_.size() >= options_.max_pending_input; }
-  // Work can go on without the socket: the transport holds input, or the handler left requests for
-  // lack of output room that it now has.
-  bool HoldsReadableInput() const {
-    return (reoffer_ && CanHandle()) || (transport_->Pending() > 0 && CanRead());
+  void OweTurn() override {
+    owes_turn_ = true;
+    MarkDirty();
   }
-  bool ReadAndHandle();
-  bool ReadOnce(size_t* bytes);
-  bool Handle();
-  bool Flush();
-  void Hold(int64_t until_nanos);
-  void OnHoldExpired();
-  void OnIdleTimer();
-  void WatchHead();
-  void ArmHeadTimer();
-  void CancelHeadTimer();
-  void NoteActivity() {
-
-    if (options_.idle_timeout_nanos > 0) last_active_ = MonotonicNanos();
-  }
-  void TimeOut();
-  void MarkDirty();
+  void Rewatch() override { MarkDirty(); }
   // Closes the socket; the worker erases this connection after the pass.
-  void Close(bool graceful);
+  void OnClose(bool graceful) override;
+  void MarkDirty();
 
   UringWorker& worker_;
-  const ServerOptions& options_;
-  ServerCounters& counters_;
   const uint64_t id_;
-  std::unique_ptr<Transport> transport_;
-  const int fd_;
-  std::unique_ptr<ConnectionHandler> handler_;
-  ByteBuffer input_;
-  ByteBuffer output_;
-  bool handshaking_ = true;
-  bool handshake_wants_write_ = false;
-  bool read_wants_write_ = false;  // a read needs the socket writable first
-  bool write_wants_read_ = false;  // a write needs the socket readable first
-  bool closing_ = false;           // close once output_ is written
-  bool closed_ = false;
-  bool paused_ = false;
-  bool held_ = false;  // output_ waits for hold_until_ (send_not_before_nanos)
-  int64_t hold_until_ = 0;
-  uint64_t hold_timer_ = 0;
-  bool reoffer_ = false;
   bool owes_turn_ = false;    // its transport held input after a full turn
   bool turn_queued_ = false;  // the no-op that brings that turn is out
   bool dirty_ = false;
   unsigned polled_ = 0;  // the armed poll's mask; 0: none armed
-  int64_t last_active_ = 0;
-  uint64_t idle_timer_ = 0;
-  uint64_t head_timer_ = 0;
 };
 
-class UringWorker {
+class UringWorker final : public ServerConnection::Timers {
  public:
   UringWorker(const ServerOptions& options, const HandlerFactory& handler_factory,
               std::atomic<int>& live, ServerFailure& failure, Listener listener)
@@ -325,8 +256,7 @@ class UringWorker {
 
   ~UringWorker() {
     Join();
-    if (ring_ready_) io_uring_queue_exit(&ring_);
-    if (buffers_ != nullptr) munmap(buffers_, buffer_bytes_);
+    ring_.Exit();  // before the buffers it was lent go
   }
 
   // Starts the loop's thread, which sets up its ring (IORING_SETUP_SINGLE_ISSUER binds a ring to
@@ -350,39 +280,18 @@ class UringWorker {
 
  private:
   absl::Status Init() {
-    io_uring_params params{};
-    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE;
-    params.cq_entries = kCompletionEntries;
-    if (int error = io_uring_queue_init_params(kSubmissionEntries, &ring_, &params); error < 0) {
-      return ErrnoStatus(-error, "io_uring_setup");
+    if (absl::Status status = ring_.Init(); !status.ok()) {
+      return status;
     }
-    ring_ready_ = true;
-    const unsigned count = static_cast<unsigned>(options_.uring_buffers);
-    buffer_bytes_ = count * sizeof(io_uring_buf) + static_cast<size_t>(count) * buffer_size_;
-    void* memory =
-        mmap(nullptr, buffer_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-    if (memory == MAP_FAILED) return ErrnoStatus(errno, "mmap of the receive buffers");
-    buffers_ = static_cast<char*>(memory);
-    buffer_ring_ = reinterpret_cast<io_uring_buf_ring*>(buffers_);
-    buffer_data_ = buffers_ + count * sizeof(io_uring_buf);
-    io_uring_buf_ring_init(buffer_ring_);
-    io_uring_buf_reg reg{};
-    reg.ring_addr = reinterpret_cast<uint64_t>(buffer_ring_);
-    reg.ring_entries = count;
-    reg.bgid = kBufferGroup;
-    if (int error = io_uring_register_buf_ring(&ring_, &reg, 0); error < 0) {
-      return ErrnoStatus(-error, "registering the provided buffer ring");
+    if (absl::Status status = buffers_.Init(
+            ring_.get(), kBufferGroup, static_cast<unsigned>(options_.uring_buffers), buffer_size_);
+        !status.ok()) {
+      return status;
     }
-    for (unsigned i = 0; i < count; ++i) {
-      io_uring_buf_ring_add(buffer_ring_, buffer_data_ + i * buffer_size_, buffer_size_, i,
-                            io_uring_buf_ring_mask(count), i);
-    }
-    io_uring_buf_ring_advance(buffer_ring_, count);
     wake_.reset(eventfd(0, EFD_CLOEXEC));
     if (!wake_.valid()) return ErrnoStatus(errno, "eventfd");
     return absl::OkStatus();
   }
-
 
  public:
   void Join() {
@@ -396,13 +305,7 @@ class UringWorker {
 
   // The next request slot, submitting what is queued when the ring is full (a system call more).
   io_uring_sqe* Sqe() {
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-    while (sqe == nullptr) {
-      ServerCounters::Add(counters_.system_calls, 1);
-      io_uring_submit(&ring_);
-      sqe = io_uring_get_sqe(&ring_);
-    }
-    return sqe;
+    return ring_.Sqe([this] { ServerCounters::Add(counters_.system_calls, 1); });
   }
 
   // Multishot when `length` is 0; else one receive of at most `length` bytes.
@@ -411,7 +314,7 @@ class UringWorker {
     if (length == 0) {
       io_uring_prep_recv_multishot(sqe, fd, nullptr, 0, 0);
     } else {
-      io_uring_prep_recv(sqe, fd, nullptr, std::min(length, buffer_size_), 0);
+      io_uring_prep_recv(sqe, fd, nullptr, std::min(length, buffers_.size()), 0);
     }
     sqe->flags |= IOSQE_BUFFER_SELECT;
     sqe->buf_group = kBufferGroup;
@@ -456,7 +359,7 @@ class UringWorker {
     io_uring_sqe_set_data64(sqe, UserData(id, kTurnOp));
   }
 
-  void MarkDirty(UringTlsConnection* connection);
+  void MarkDirty(UringTlsConnection* connection) { MarkDirty(connection, tls_dirty_); }
 
   // A quiet send: one whose full completion nothing waits on (UringConnection::Prepare says
   // when), so that it need not end the enter's wait. Why a send would otherwise cost a second
@@ -485,25 +388,12 @@ class UringWorker {
     quiet_.push_back(connection);
   }
 
-  void MarkDirty(UringConnection* connection) {
-    if (connection->dirty() || connection->closed()) return;
-    connection->set_dirty(true);
-    dirty_.push_back(connection);
-  }
+  void MarkDirty(UringConnection* connection) { MarkDirty(connection, dirty_); }
 
-  uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) {
-    const uint64_t id = next_timer_id_++;
-    timers_.emplace(std::make_pair(when_nanos, id), std::move(callback));
-    timer_deadlines_[id] = when_nanos;
-    return id;
+  uint64_t AddTimer(int64_t when_nanos, std::function<void()> callback) override {
+    return timers_.Add(when_nanos, std::move(callback));
   }
-
-  void CancelTimer(uint64_t id) {
-    auto it = timer_deadlines_.find(id);
-    if (it == timer_deadlines_.end()) return;
-    timers_.erase(std::make_pair(it->second, id));
-    timer_deadlines_.erase(it);
-  }
+  void CancelTimer(uint64_t id) override { timers_.Cancel(id); }
 
   void Closed() {
     ServerCounters::Add(counters_.closed, 1);
@@ -518,44 +408,26 @@ class UringWorker {
  private:
   void Run() {
     // Registered now, on the thread that submits: the enters that follow skip the ring's
-    // descriptor lookup. Optional (kernel 5.18): without it they look it up.
-    (void)io_uring_register_ring_fd(&ring_);
+    // descriptor lookup.
+    ring_.RegisterRingFd();
     ArmAccept();
     ArmWake();
     while (!stopping_) {
       Prepare();
       EraseFinished();
-      __kernel_timespec timeout{};
-      __kernel_timespec* wait_limit = nullptr;
-      if (!timers_.empty()) {
-        const int64_t wait = std::max<int64_t>(0, timers_.begin()->first.first - MonotonicNanos());
-        timeout.tv_sec = wait / kNanosPerSecond;
-        timeout.tv_nsec = wait % kNanosPerSecond;
-        wait_limit = &timeout;
-      }
       // When the quiet sends of this pass went out (their completion time, for the idle timer).
       const int64_t sent_at =
           !quiet_.empty() && options_.idle_timeout_nanos > 0 ? MonotonicNanos() : 0;
-      io_uring_cqe* cqe = nullptr;
       ServerCounters::Add(counters_.system_calls, 1);
-      int result = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, wait_limit, nullptr);
-      if (result < 0 && result != -ETIME && result != -EINTR && result != -EBUSY &&
-          result != -EAGAIN) {
-        Fail(ErrnoStatus(-result, "io_uring_enter"));
+      if (absl::Status status = ring_.SubmitAndWait(1, timers_.next()); !status.ok()) {
+        Fail(status);
         return;
       }
       SettleQuietSends(sent_at);
-      unsigned head;
-      unsigned seen = 0;
-      returned_ = 0;
-      io_uring_for_each_cqe(&ring_, head, cqe) {
-        ++seen;
-        Dispatch(*cqe);
-      }
-      io_uring_cq_advance(&ring_, seen);
+      ring_.ForEachCompletion([this](const io_uring_cqe& cqe) { Dispatch(cqe); });
       // The buffers the handlers have seen, published to the kernel at once.
-      if (returned_ > 0) io_uring_buf_ring_advance(buffer_ring_, returned_);
-      RunDueTimers();
+      buffers_.Publish();
+      timers_.RunDue();
     }
   }
 
@@ -566,13 +438,15 @@ class UringWorker {
   // be among them): the next pass settles them, and a quiet send by its rule leaves nothing to
   // do when it completes, so no connection waits for that.
   void SettleQuietSends(int64_t sent_at) {
-    if (quiet_.empty() || io_uring_sq_ready(&ring_) > 0 ||
-        (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_CQ_OVERFLOW) != 0) {
+    if (quiet_.empty()) return;
+    io_uring& ring = ring_.get();
+    if (io_uring_sq_ready(&ring) > 0 ||
+        (IO_URING_READ_ONCE(*ring.sq.kflags) & IORING_SQ_CQ_OVERFLOW) != 0) {
       return;
     }
     unsigned head;
     io_uring_cqe* cqe;
-    io_uring_for_each_cqe(&ring_, head, cqe) {
+    io_uring_for_each_cqe(&ring, head, cqe) {
       if ((cqe->user_data & ((1 << kOpBits) - 1)) != kQuietSendOp) continue;
       auto it = connections_.find(cqe->user_data >> kOpBits);
       if (it != connections_.end())
@@ -624,41 +498,38 @@ class UringWorker {
     }
     const bool has_buffer = (cqe.flags & IORING_CQE_F_BUFFER) != 0;
     const unsigned buffer_id = cqe.flags >> IORING_CQE_BUFFER_SHIFT;
-    char* buffer = has_buffer ? buffer_data_ + static_cast<size_t>(buffer_id) * buffer_size_ : nullptr;
+    const char* buffer = has_buffer ? buffers_.data(buffer_id) : nullptr;
     auto it = connections_.find(id);
     if (it != connections_.end()) {
       UringConnection* connection = it->second.get();
       // A buffer the system refuses to map (ByteBuffer throws std::bad_alloc) closes that
       // connection alone, as in the other models.
       try {
-      switch (op) {
-        case kRecvOp:
-          if (cqe.res == -ENOBUFS) ServerCounters::Add(counters_.receive_buffer_shortages, 1);
-          connection->OnReceived(cqe.res, buffer, more);
-          break;
-        case kSendOp:
-          connection->OnSent(cqe.res);
-          break;
-        case kQuietSendOp:  // settled already, unless SettleQuietSends left it for later
-          connection->OnQuietSendFailed(cqe.res);
-          break;
-        case kCancelOp:
-          connection->OnCancelDone();
-          break;
-        default:
-          break;
-      }
+        switch (op) {
+          case kRecvOp:
+            if (cqe.res == -ENOBUFS) ServerCounters::Add(counters_.receive_buffer_shortages, 1);
+            connection->OnReceived(cqe.res, buffer, more);
+            break;
+          case kSendOp:
+            connection->OnSent(cqe.res);
+            break;
+          case kQuietSendOp:  // settled already, unless SettleQuietSends left it for later
+            connection->OnQuietSendFailed(cqe.res);
+            break;
+          case kCancelOp:
+            connection->OnCancelDone();
+            break;
+          default:
+            break;
+        }
       } catch (const std::bad_alloc&) {
         connection->CloseOutOfMemory();
       }
       if (connection->finished()) finished_.push_back(id);
     }
-    if (has_buffer) {
-      // Handed back once the handler has seen it: the kernel may fill it again from the next
-      // enter on.
-      io_uring_buf_ring_add(buffer_ring_, buffer, buffer_size_, buffer_id,
-                            io_uring_buf_ring_mask(options_.uring_buffers), returned_++);
-    }
+    // Handed back once the handler has seen it: the kernel may fill it again from the next
+    // enter on.
+    if (has_buffer) buffers_.Return(buffer_id);
   }
 
   void DispatchTls(uint64_t id, Op op, int result);
@@ -706,9 +577,9 @@ class UringWorker {
     if (result >= 0) {
       UniqueFd accepted(result);
       if (!more) ArmAccept();
-      // A multishot accept reads RLIMIT_NOFILE once, when it is armed (the kernel's io_accept_prep):
-      // a descriptor at or over the limit now is one accept(2) would have refused with EMFILE,
-      // and it is refused as the other models refuse those.
+      // A multishot accept reads RLIMIT_NOFILE once, when it is armed (the kernel's
+      // io_accept_prep): a descriptor at or over the limit now is one accept(2) would have refused
+      // with EMFILE, and it is refused as the other models refuse those.
       rlimit limit{};
       ServerCounters::Add(counters_.system_calls, 1);
       if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && static_cast<rlim_t>(result) >= limit.rlim_cur) {
@@ -764,10 +635,23 @@ class UringWorker {
   void StartTlsConnection(uint64_t id, UniqueFd fd);
 
   void Prepare() {
-    PrepareTls();
+    Prepare(tls_dirty_);
+    Prepare(dirty_);
+  }
+
+  // `connection` has something to do at the end of the pass (Prepare).
+  template <typename Connection>
+  static void MarkDirty(Connection* connection, std::vector<Connection*>& dirty) {
+    if (connection->dirty() || connection->closed()) return;
+    connection->set_dirty(true);
+    dirty.push_back(connection);
+  }
+
+  template <typename Connection>
+  static void Prepare(std::vector<Connection*>& dirty) {
     // A connection's Prepare may close it (it never adds another to the list).
-    for (size_t i = 0; i < dirty_.size(); ++i) {
-      UringConnection* connection = dirty_[i];
+    for (size_t i = 0; i < dirty.size(); ++i) {
+      Connection* connection = dirty[i];
       connection->set_dirty(false);
       try {
         connection->Prepare();
@@ -775,38 +659,22 @@ class UringWorker {
         connection->CloseOutOfMemory();
       }
     }
-    dirty_.clear();
-  }
-
-  void PrepareTls();
-
-  void RunDueTimers() {
-    const int64_t now = MonotonicNanos();
-    while (!timers_.empty() && timers_.begin()->first.first <= now) {
-      auto first = timers_.begin();
-      std::function<void()> callback = std::move(first->second);
-      timer_deadlines_.erase(first->first.second);
-      timers_.erase(first);
-      callback();
-    }
+    dirty.clear();
   }
 
   void Fail(const absl::Status& error) {
     const size_t open = connections_.size();
     CloseAll();
     failure_.Report(absl::Status(
-        error.code(), absl::StrCat("uring event loop failed: ", error.message(),
-                                   "; it stopped and closed its listener and ", open,
-                                   " connections")));
+        error.code(),
+        absl::StrCat("uring event loop failed: ", error.message(),
+                     "; it stopped and closed its listener and ", open, " connections")));
   }
 
   // After the loop: the ring goes first (its exit cancels and waits for every request), then the
   // connections and their descriptors.
   void CloseAll() {
-    if (ring_ready_) {
-      io_uring_queue_exit(&ring_);
-      ring_ready_ = false;
-    }
+    ring_.Exit();
     dirty_.clear();
     tls_dirty_.clear();
     quiet_.clear();
@@ -821,19 +689,15 @@ class UringWorker {
   ServerFailure& failure_;
   Listener listener_;
   const size_t buffer_size_;
-  io_uring ring_{};
-  bool ring_ready_ = false;
-  char* buffers_ = nullptr;  // the buffer ring's entries, then the buffers
-  size_t buffer_bytes_ = 0;
-  io_uring_buf_ring* buffer_ring_ = nullptr;
-  char* buffer_data_ = nullptr;
-  unsigned returned_ = 0;  // buffers handed back in this pass, not yet published
+  UringBufferRing buffers_;
+  UringRing ring_;  // exits before buffers_ goes (declared after it)
   UniqueFd wake_;
   std::atomic<bool> stop_{false};
   bool stopping_ = false;  // loop thread only
   ServerCounters counters_;
   SpareDescriptor spare_;
   uint64_t next_id_ = 1;
+  TimerQueue timers_;  // the connections' timers among them: it outlives them
   std::unordered_map<uint64_t, std::unique_ptr<UringConnection>> connections_;
   // TLS connections hold nothing the kernel reads or writes (their requests are polls), so they
   // go as soon as they close: tls_finished_ is erased after Prepare.
@@ -843,9 +707,6 @@ class UringWorker {
   std::vector<UringConnection*> dirty_;
   std::vector<UringConnection*> quiet_;  // connections with a quiet send not yet settled
   std::vector<uint64_t> finished_;       // ids of connections to erase after Prepare
-  std::map<std::pair<int64_t, uint64_t>, std::function<void()>> timers_;
-  std::unordered_map<uint64_t, int64_t> timer_deadlines_;
-  uint64_t next_timer_id_ = 1;
   std::thread thread_;
 
   friend class UringConnection;
@@ -854,21 +715,13 @@ class UringWorker {
 
 UringConnection::UringConnection(UringWorker& worker, uint64_t id, UniqueFd fd,
                                  std::unique_ptr<ConnectionHandler> handler)
-    : worker_(worker),
-      options_(worker.options()),
-      counters_(worker.counters()),
+    : ServerConnection(worker, worker.options(), worker.counters(), std::move(handler)),
+      worker_(worker),
       id_(id),
       fd_(std::move(fd)),
-      raw_fd_(fd_.get()),
-      handler_(std::move(handler)) {
-  handler_->set_output_bound(options_.max_pending_output);
-  handler_->set_input_bound(options_.max_pending_input);
-}
+      raw_fd_(fd_.get()) {}
 
 UringConnection::~UringConnection() {
-  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
-  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
-  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
   // Still open only when the worker shuts down (the ring is gone by then).
   if (!closed_) {
     fd_.reset();  // closed before it is counted closed: whoever sees the count finds it free
@@ -877,11 +730,7 @@ UringConnection::~UringConnection() {
 }
 
 void UringConnection::Start() {
-  if (options_.idle_timeout_nanos > 0) {
-    NoteActivity();
-    idle_timer_ =
-        worker_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
-  }
+  StartIdleTimer();
   MarkDirty();  // arms the receive
 }
 
@@ -947,12 +796,8 @@ bool UringConnection::Handle(absl::string_view input, bool from_input) {
     return false;
   }
   reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
-  WatchHead();
   ServerCounters::Max(counters_.peak_pending_output, PendingOutput());
-  if (result.close) closing_ = true;
-  if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
-    Hold(result.send_not_before_nanos);
-  }
+  Settle(result);
   return true;
 }
 
@@ -967,9 +812,9 @@ void UringConnection::Resume() {
     if (aside_.empty() || input_.size() >= options_.max_pending_input) return;
     // A read's worth at a time, as the receives that brought it: the output bound allows one
     // handler call's reply past it.
-    const size_t take =
-        std::min({aside_.size(), options_.read_size,
-                  options_.max_pending_input - std::min(input_.size(), options_.max_pending_input)});
+    const size_t take = std::min(
+        {aside_.size(), options_.read_size,
+         options_.max_pending_input - std::min(input_.size(), options_.max_pending_input)});
     if (take == 0) return;
     input_.Append(aside_.data(), take);
     aside_.Consume(take);
@@ -1006,12 +851,10 @@ void UringConnection::Prepare() {
     }
   }
   const bool over = OutputFull() || InputFull();
-  if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
-  paused_ = over;
+  SetPaused(over);
   const bool want_read = !peer_closed_ && CanRead() && aside_.empty() && !reoffer_;
   const size_t room = over ? 0 : options_.max_pending_input - HeldInput();
-  const bool roomy =
-      room >= kMultishotRoom && PendingOutput() <= options_.max_pending_output / 2;
+  const bool roomy = room >= kMultishotRoom && PendingOutput() <= options_.max_pending_output / 2;
   if (want_read && !recv_armed_) {
     recv_multishot_ = roomy;
     worker_.ArmReceive(id_, raw_fd_, roomy ? 0 : room);
@@ -1063,63 +906,7 @@ void UringConnection::OnQuietSent(int64_t sent_at) {
   // Nothing else: its rule (Prepare) says nothing waits on it.
 }
 
-void UringConnection::Hold(int64_t until_nanos) {
-  held_ = true;
-  if (until_nanos > hold_until_) hold_until_ = until_nanos;
-  if (hold_timer_ == 0) {
-    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
-  }
-}
-
-void UringConnection::OnHoldExpired() {
-  hold_timer_ = 0;
-  if (MonotonicNanos() < hold_until_) {
-    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
-    return;
-  }
-  held_ = false;
-  MarkDirty();
-}
-
-void UringConnection::OnIdleTimer() {
-  idle_timer_ = 0;
-  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
-  if (MonotonicNanos() >= deadline) {
-    ServerCounters::Add(counters_.timed_out, 1);
-    Close(/*graceful=*/false);
-    return;
-  }
-  idle_timer_ = worker_.AddTimer(deadline, [this] { OnIdleTimer(); });
-}
-
-void UringConnection::WatchHead() {
-  if (options_.head_timeout_nanos <= 0) return;
-  if (handler_->AwaitingHead()) {
-    if (head_timer_ == 0) {
-      head_timer_ = worker_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
-        head_timer_ = 0;
-        ServerCounters::Add(counters_.timed_out, 1);
-        Close(/*graceful=*/false);
-      });
-    }
-  } else {
-    CancelHeadTimer();
-  }
-}
-
-void UringConnection::CancelHeadTimer() {
-  if (head_timer_ == 0) return;
-  worker_.CancelTimer(head_timer_);
-  head_timer_ = 0;
-}
-
-void UringConnection::Close(bool graceful) {
-  if (closed_) return;
-  closed_ = true;
-  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
-  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
-  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
-  hold_timer_ = idle_timer_ = head_timer_ = 0;
+void UringConnection::OnClose(bool graceful) {
   // Graceful: the peer sees our FIN after the last reply.
   if (graceful) {
     ServerCounters::Add(counters_.system_calls, 1);
@@ -1140,12 +927,6 @@ void UringConnection::Close(bool graceful) {
   fd_.reset();
   worker_.Closed();
   if (finished()) worker_.finished_.push_back(id_);
-}
-
-void UringWorker::MarkDirty(UringTlsConnection* connection) {
-  if (connection->dirty() || connection->closed()) return;
-  connection->set_dirty(true);
-  tls_dirty_.push_back(connection);
 }
 
 void UringWorker::DispatchTls(uint64_t id, Op op, int result) {
@@ -1184,38 +965,16 @@ void UringWorker::StartTlsConnection(uint64_t id, UniqueFd fd) {
   }
 }
 
-void UringWorker::PrepareTls() {
-  // A connection's Prepare may close it (it never adds another to the list).
-  for (size_t i = 0; i < tls_dirty_.size(); ++i) {
-    UringTlsConnection* connection = tls_dirty_[i];
-    connection->set_dirty(false);
-    try {
-      connection->Prepare();
-    } catch (const std::bad_alloc&) {
-      connection->CloseOutOfMemory();
-    }
-  }
-  tls_dirty_.clear();
-}
-
 UringTlsConnection::UringTlsConnection(UringWorker& worker, uint64_t id,
                                        std::unique_ptr<Transport> transport,
                                        std::unique_ptr<ConnectionHandler> handler)
-    : worker_(worker),
-      options_(worker.options()),
-      counters_(worker.counters()),
-      id_(id),
-      transport_(std::move(transport)),
-      fd_(transport_->fd()),
-      handler_(std::move(handler)) {
-  handler_->set_output_bound(options_.max_pending_output);
-  handler_->set_input_bound(options_.max_pending_input);
-}
+    : TransportConnection(worker, worker.options(), worker.counters(), std::move(transport),
+                          std::move(handler),
+                          Rules{.write_at_once = false, .count_handshake = true}),
+      worker_(worker),
+      id_(id) {}
 
 UringTlsConnection::~UringTlsConnection() {
-  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
-  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
-  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
   // Still open only when the worker shuts down (the ring is gone by then).
   if (!closed_) {
     transport_.reset();  // closed before it is counted closed: whoever sees the count finds it free
@@ -1224,37 +983,7 @@ UringTlsConnection::~UringTlsConnection() {
 }
 
 void UringTlsConnection::Start() {
-  if (options_.idle_timeout_nanos > 0) {
-    NoteActivity();
-    idle_timer_ =
-        worker_.AddTimer(last_active_ + options_.idle_timeout_nanos, [this] { OnIdleTimer(); });
-  }
-  if (!ContinueHandshake()) return;
-  // A TLS handshake is a head too: it must be whole within the head timeout, however its bytes
-  // trickle in (ContinueHandshake cancels this once it is).
-  if (handshaking_ && options_.head_timeout_nanos > 0) ArmHeadTimer();
-  if (HoldsReadableInput() && !ReadAndHandle()) return;
-  MarkDirty();
-}
-
-bool UringTlsConnection::ContinueHandshake() {
-  ServerCounters::Add(counters_.system_calls, 1);
-  IoResult r = transport_->Handshake();
-  switch (r.status) {
-    case IoStatus::kOk:
-      handshaking_ = false;
-      CancelHeadTimer();
-      return true;
-    case IoStatus::kWantRead:
-      handshake_wants_write_ = false;
-      return true;
-    case IoStatus::kWantWrite:
-      handshake_wants_write_ = true;
-      return true;
-    default:
-      Close(/*graceful=*/false);
-      return false;
-  }
+  if (Begin()) MarkDirty();
 }
 
 void UringTlsConnection::OnPolled(int result) {
@@ -1262,157 +991,26 @@ void UringTlsConnection::OnPolled(int result) {
   if (closed_) return;
   if (result >= 0) {
     const bool hangup = (result & (POLLHUP | POLLERR)) != 0;
-    OnReady((result & POLLIN) != 0 || hangup, (result & POLLOUT) != 0 || hangup, hangup);
+    (void)OnReady((result & POLLIN) != 0 || hangup, (result & POLLOUT) != 0 || hangup, hangup);
   }
   if (!closed_) MarkDirty();  // the poll again, for what it waits for now
-}
-
-// LoopConnection::OnEvents.
-void UringTlsConnection::OnReady(bool readable, bool writable, bool hangup) {
-  if (handshaking_) {
-    if (!ContinueHandshake() || handshaking_) return;
-    // The client's first bytes may have come with its last handshake flight, and the transport
-    // may have taken them off the socket already.
-    readable = true;
-  }
-  // Writing first frees output room, which may let this same wakeup read again.
-  if (writable || (readable && write_wants_read_)) {
-    if (!Flush()) return;
-  }
-  // Input the transport holds counts as readable: no poll will announce it.
-  if (readable || hangup || (writable && read_wants_write_) || HoldsReadableInput()) {
-    (void)ReadAndHandle();
-  }
 }
 
 void UringTlsConnection::OnTurn() {
   turn_queued_ = false;
   if (closed_) return;
-  if (HoldsReadableInput() && !ReadAndHandle()) return;  // no longer: backpressure since
-  MarkDirty();
-}
-
-// One turn, as LoopConnection::ReadAndHandle: input the handler left offered again, or a read;
-// then more only while either can go on without the socket, up to read_size bytes in all. What a
-// full turn leaves inside the transport is owed a turn after the next enter.
-bool UringTlsConnection::ReadAndHandle() {
-  size_t budget = options_.read_size;
-  bool more;
-  do {
-    if (reoffer_ && CanHandle()) {
-      const size_t before = input_.size();
-      if (!Handle()) return false;
-      budget -= std::min(before - input_.size(), budget);
-    } else {
-      if (!CanRead()) return true;  // backpressure: a flush brings reading back
-      size_t bytes = 0;
-      if (!ReadOnce(&bytes)) return false;
-      if (bytes == 0) return true;  // the transport wants the socket, or the peer has finished
-      budget -= std::min(bytes, budget);
-    }
-    more = HoldsReadableInput();
-  } while (budget > 0 && more);
-  if (more) {
-    owes_turn_ = true;
-    MarkDirty();
-  }
-  return true;
-}
-
-bool UringTlsConnection::ReadOnce(size_t* bytes) {
-  read_wants_write_ = false;
-  const size_t room = std::min(options_.read_size, options_.max_pending_input - input_.size());
-  // One per Read, as the epoll model counts: an upper bound, since a Read the transport serves
-  // from records it read ahead makes no system call (perf stat counts exactly).
-  ServerCounters::Add(counters_.system_calls, 1);
-  IoResult r = transport_->Read(input_.WritableSpace(room), room);
-  switch (r.status) {
-    case IoStatus::kOk:
-      break;
-    case IoStatus::kWantRead:
-      return true;
-    case IoStatus::kWantWrite:
-      read_wants_write_ = true;
-      return true;
-    case IoStatus::kEof:
-      handler_->OnPeerClosed(output_);
-      closing_ = true;  // Prepare closes it once output_ is written
-      return true;
-    case IoStatus::kError:
-      Close(/*graceful=*/false);
-      return false;
-  }
-  *bytes = r.bytes;
-  input_.CommitWrite(r.bytes);
-  ServerCounters::Add(counters_.bytes_read, r.bytes);
-  NoteActivity();
-  return Handle();
-}
-
-bool UringTlsConnection::Handle() {
-  ServerCounters::Max(counters_.peak_pending_input, input_.size());
-  HandlerResult result = handler_->OnData(input_.view(), output_);
-  input_.Consume(result.consumed);
-  if (InputFull() && result.consumed == 0) {
-    Close(/*graceful=*/false);  // it needs more input than the bound allows
-    return false;
-  }
-  reoffer_ = result.consumed > 0 && !input_.empty() && OutputFull();
-  WatchHead();
-  ServerCounters::Max(counters_.peak_pending_output, output_.size());
-  if (result.close) closing_ = true;
-  if (result.send_not_before_nanos > 0 && result.send_not_before_nanos > MonotonicNanos()) {
-    Hold(result.send_not_before_nanos);
-  }
-  return true;  // the reply goes out at the end of the pass (Prepare)
-}
-
-// Writes as much of output_ as the socket takes now. False once closed (on error, or when it was
-// closing and everything is out).
-bool UringTlsConnection::Flush() {
-  if (held_) return true;
-  write_wants_read_ = false;
-  while (!output_.empty()) {
-    ServerCounters::Add(counters_.system_calls, 1);
-    IoResult r = transport_->Write(output_.data(), output_.size());
-    if (r.status == IoStatus::kOk) {
-      output_.Consume(r.bytes);
-      ServerCounters::Add(counters_.bytes_written, r.bytes);
-      NoteActivity();
-    } else if (r.status == IoStatus::kWantWrite) {
-      return true;
-    } else if (r.status == IoStatus::kWantRead) {
-      write_wants_read_ = true;
-      return true;
-    } else {
-      Close(/*graceful=*/false);
-      return false;
-    }
-  }
-  if (closing_) {
-    Close(/*graceful=*/true);
-    return false;
-  }
-  return true;
+  if (TakeTurn()) MarkDirty();
 }
 
 void UringTlsConnection::Prepare() {
   if (closed_) return;
   // The pass's replies go out together, as the plain connections' sends do: one TLS record and one
   // send per connection and pass, where the epoll model writes after every read.
-  if (!handshaking_ && !Flush()) return;
+  if (!handshaking() && !Flush()) return;
   // Room made, or input still held: another turn, without waiting for the socket.
   if (HoldsReadableInput()) owes_turn_ = true;
-  unsigned want = 0;
-  if (handshaking_) {
-    want = handshake_wants_write_ ? POLLOUT : POLLIN;
-  } else {
-    const bool over = OutputFull() || InputFull();
-    if (over && !paused_) ServerCounters::Add(counters_.read_pauses, 1);
-    paused_ = over;
-    if ((!closing_ && !over) || write_wants_read_) want |= POLLIN;
-    if ((!held_ && !output_.empty() && !write_wants_read_) || read_wants_write_) want |= POLLOUT;
-  }
+  const Interest interest = Wants();
+  unsigned want = (interest.readable ? POLLIN : 0) | (interest.writable ? POLLOUT : 0);
   if (owes_turn_ && !turn_queued_) {
     worker_.QueueTurn(id_);
     turn_queued_ = true;
@@ -1429,72 +1027,9 @@ void UringTlsConnection::Prepare() {
   polled_ = want;
 }
 
-void UringTlsConnection::Hold(int64_t until_nanos) {
-  held_ = true;
-  if (until_nanos > hold_until_) hold_until_ = until_nanos;
-  if (hold_timer_ == 0) {
-    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
-  }
-}
-
-void UringTlsConnection::OnHoldExpired() {
-  hold_timer_ = 0;
-  if (MonotonicNanos() < hold_until_) {
-    hold_timer_ = worker_.AddTimer(hold_until_, [this] { OnHoldExpired(); });
-    return;
-  }
-  held_ = false;
-  if (!Flush()) return;
-  if (HoldsReadableInput() && !ReadAndHandle()) return;  // held back by the output until now
-  MarkDirty();
-}
-
-void UringTlsConnection::OnIdleTimer() {
-  idle_timer_ = 0;
-  const int64_t deadline = last_active_ + options_.idle_timeout_nanos;
-  if (MonotonicNanos() >= deadline) {
-    TimeOut();
-    return;
-  }
-  idle_timer_ = worker_.AddTimer(deadline, [this] { OnIdleTimer(); });
-}
-
-void UringTlsConnection::WatchHead() {
-  if (options_.head_timeout_nanos <= 0) return;
-  if (handler_->AwaitingHead()) {
-    if (head_timer_ == 0) ArmHeadTimer();
-  } else {
-    CancelHeadTimer();
-  }
-}
-
-void UringTlsConnection::ArmHeadTimer() {
-  head_timer_ = worker_.AddTimer(MonotonicNanos() + options_.head_timeout_nanos, [this] {
-    head_timer_ = 0;
-    TimeOut();
-  });
-}
-
-void UringTlsConnection::CancelHeadTimer() {
-  if (head_timer_ == 0) return;
-  worker_.CancelTimer(head_timer_);
-  head_timer_ = 0;
-}
-
-void UringTlsConnection::TimeOut() {
-  ServerCounters::Add(counters_.timed_out, 1);
-  Close(/*graceful=*/false);
-}
-
 void UringTlsConnection::MarkDirty() { worker_.MarkDirty(this); }
 
-void UringTlsConnection::Close(bool graceful) {
-  if (closed_) return;
-  closed_ = true;
-  if (hold_timer_ != 0) worker_.CancelTimer(hold_timer_);
-  if (idle_timer_ != 0) worker_.CancelTimer(idle_timer_);
-  if (head_timer_ != 0) worker_.CancelTimer(head_timer_);
-  hold_timer_ = idle_timer_ = head_timer_ = 0;
+void UringTlsConnection::OnClose(bool graceful) {
   // Graceful: the peer sees our close_notify and FIN after the last reply.
   if (graceful) {
     ServerCounters::Add(counters_.system_calls, 2);
@@ -1530,8 +1065,8 @@ class UringServer final : public WorkerServer<UringWorker> {
       absl::StatusOr<Listener> listener = ListenFor(options_, port);
       if (!listener.ok()) return listener.status();
       port = listener->port;
-      workers_.push_back(std::make_unique<UringWorker>(options_, handler_factory_, live_,
-                                                       failure_, *std::move(listener)));
+      workers_.push_back(std::make_unique<UringWorker>(options_, handler_factory_, live_, failure_,
+                                                       *std::move(listener)));
       if (absl::Status status = workers_.back()->Start(); !status.ok()) return status;
     }
     return absl::OkStatus();

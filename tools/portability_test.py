@@ -34,6 +34,7 @@ ALLOWED = {
     # The io_uring model, built where epoll is (platform.bzl's if_uring), and its test.
     "common/uring_probe.cc", "common/uring_server.cc", "common/uring_server_test.cc",
     "common/uring_client_runner.cc", "common/internal/uring_buffer_ring.h", "common/uring_client_test.cc",
+    "common/internal/uring_ring.h",
     "testing/refuse_io_uring.cc",
 }
 
