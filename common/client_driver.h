@@ -124,7 +124,7 @@ struct ClientDriverOptions {
   std::string server_name;
   int connections = 1;
   ClientModel model = DefaultServerModel();
-  int threads = 1;       // event loops for poll, epoll and uring
+  int threads = 1;  // event loops for poll, epoll and uring
   // The uring model's receive buffers per loop (16 KiB each), lent to the kernel: a power of two
   // up to 32768.
   int uring_buffers = 256;

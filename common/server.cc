@@ -49,8 +49,8 @@ absl::Status UringSupport() {
   if (!uring_support.has_value()) uring_support = internal::ProbeUring();
   return *uring_support;
 #else
-  return absl::UnimplementedError(absl::StrCat(
-      "--model=uring is not built on this platform (", kPlatformName, ": Linux only)"));
+  return absl::UnimplementedError(absl::StrCat("--model=uring is not built on this platform (",
+                                               kPlatformName, ": Linux only)"));
 #endif
 }
 
@@ -120,8 +120,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
     if (absl::Status support = UringSupport(); !support.ok()) return support;
     const int buffers = options.uring_buffers;
     if (buffers < 1 || buffers > 32768 || (buffers & (buffers - 1)) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "uring_buffers must be a power of two from 1 to 32768, got ", buffers));
+      return absl::InvalidArgumentError(
+          absl::StrCat("uring_buffers must be a power of two from 1 to 32768, got ", buffers));
     }
   }
   // A peer that resets must never kill the server. Plain TCP and the TLS socket BIO send with

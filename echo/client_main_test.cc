@@ -190,15 +190,18 @@ TEST(EchoClientMainTest, ATimeoutThatCannotHoldTheGivenDurationRefusesToStart) {
 // Where a seccomp filter refuses io_uring (as container runtimes' default profiles do),
 // --model=uring is a usage error naming the cause, before any connection is tried.
 TEST(EchoClientMainTest, ModelUringWhereIoUringIsRefusedExitsTwoNamingTheCause) {
-  if (!UringSupport().ok()) GTEST_SKIP() << "io_uring must work here for this test to mean anything";
+  if (!UringSupport().ok())
+    GTEST_SKIP() << "io_uring must work here for this test to mean anything";
   const RefusedRun client = RunWithIoUringRefused([] {
     execl(kClient, kClient, "--model=uring", "--port=1", "--progress=false", nullptr);
     return std::string("exec failed");
   });
   EXPECT_EQ(client.exit_status, 2) << client.output;
-  EXPECT_TRUE(absl::StrContains(client.output, "--model: io_uring is not available to this process"))
+  EXPECT_TRUE(
+      absl::StrContains(client.output, "--model: io_uring is not available to this process"))
       << client.output;
-  EXPECT_TRUE(absl::StrContains(client.output, "io_uring_setup failed with EPERM")) << client.output;
+  EXPECT_TRUE(absl::StrContains(client.output, "io_uring_setup failed with EPERM"))
+      << client.output;
 }
 #endif
 
