@@ -20,14 +20,7 @@ import statistics
 import subprocess
 import sys
 
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
+from uring_bench_common import cpu_seconds
 
 def run_case(server_bin, client_bin, model, messages, clients, pipeline):
     server = subprocess.Popen([server_bin, "--port=0", "--mode=echo", f"--model={model}"],

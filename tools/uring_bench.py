@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 
-from uring_bench_common import ECHO_LOADS, median, start_server as start_program_server, write_rounds
+from uring_bench_common import ECHO_LOADS, cpu_seconds, median, start_server as start_program_server, write_rounds
 
 MODELS = ["threads", "poll", "epoll", "uring"]
 BASELINES = ["threads", "poll", "epoll"]  # "best other" is the best of these (the targets)
@@ -58,16 +58,9 @@ BEFORE = "uring-before"  # --before_bin_dir's uring, run beside this build's in 
 LOADS = {**{name: ("echo", flags) for name, flags in ECHO_LOADS.items()},
          "ws4x16": ("websocket", ["--clients=4", "--mode=echo", "--pipeline=16"])}
 WS_MESSAGES_PER_SECOND = 125000  # per connection, about what this machine's client echoes
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 BEFORE_BIN_DIR = None
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: every thread
 
 
 def timeslices(pid):

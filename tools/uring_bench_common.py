@@ -11,6 +11,8 @@ import re
 import statistics
 import subprocess
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
 # The issue's echo loads: //echo:client's flags beside --port, --duration and --model.
 ECHO_LOADS = {
     "stream3": ["--clients=3", "--mode=stream"],
@@ -38,6 +40,13 @@ def start_server(bin_dir, model, tls=False, program="echo"):
 def start_echo_server(bin_dir, model, tls=False):
     """Starts //echo:server on a free loopback port: (the process, its port)."""
     return start_server(bin_dir, model, tls)
+
+
+def cpu_seconds(pid):
+    """utime + stime of every thread of process `pid` so far (/proc/PID/stat), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def median(values):
