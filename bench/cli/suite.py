@@ -12,10 +12,11 @@ verdict per claim and the table behind it, beside JSON with every sample.
     bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
     bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
-    bazel run //:bench -- --only=echo-models              # the netbench-vs-Go detail benches (issues 3-5)
+    bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
     bazel run //:bench -- --rerender                      # tables and charts again from the stored samples
     bazel run //:bench -- --server-host=bench@10.0.0.11 --client-hosts=10.0.0.12,10.0.0.13 --compare-loopback
-                                                          # echo and websocket over a network (README)
+                                                          # echo and websocket over a network
+                                                          # (docs/remote-hosts.md)
 """
 
 import argparse
@@ -98,7 +99,7 @@ def run_microbenchmarks(quick):
 
 
 WRITEUP_PARTS = ["echo", "websocket", "fanout"]
-# The netbench-vs-Go detail scenarios of issues 3-5 (bench/scenarios/*_bench.py, through the same runner as the
+# The detail scenarios, netbench's models against Go's (bench/scenarios/*_bench.py, through the same runner as the
 # write-ups), run when named.
 DETAIL_PARTS = {"echo-models": "echo", "websocket-models": "websocket", "httpfanout-models": "httpfanout"}
 PARTS = ["micro"] + WRITEUP_PARTS + list(DETAIL_PARTS)
@@ -248,51 +249,73 @@ def _on_the_link(rows):
     return [r for r in rows if r.get("link") in (None, "remote")]
 
 
+# What --help's usage line says: the suite is run as `bazel run //:bench -- FLAGS`, whatever file holds it.
+PROG = "bazel run //:bench --"
+
+
+def _flag(group, name, **kwargs):
+    """Adds the flag `name`, spelled with dashes as --help shows it, and its spelling with underscores as a
+    hidden alias (older instructions and scripts wrote --echo_seconds); both set the same attribute."""
+    group.add_argument(name, **kwargs)
+    alias = "--" + name[2:].replace("-", "_")
+    if alias != name:
+        group.add_argument(alias, **{**kwargs, "help": argparse.SUPPRESS, "default": argparse.SUPPRESS})
+
+
+def command_line():
+    """The suite's argparse parser: one spelling per flag (dashes), the underscore spelling kept as an alias."""
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    _flag(parser, "--samples", type=int, default=10, metavar="N",
+          help="interleaved rounds of the echo and websocket write-ups and the detail benches "
+               "(default 10: the most that keeps the main job within 30 minutes with both "
+               "placements; every verdict says the smallest difference its rounds could detect and "
+               "the rounds that would resolve what it saw; a paired interval needs 2)")
+    _flag(parser, "--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
+    _flag(parser, "--only", default="", metavar="WORDS",
+          help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
+               "names of the registry (default: " + ",".join(DEFAULT_PARTS) + ")")
+    _flag(parser, "--skip", default="", metavar="WORDS", help="comma-separated parts or contestants to leave out")
+    _flag(parser, "--contestants", default=DEFAULT_REGISTRY, metavar="FILE",
+          help="the contestant registry (default: bench/registry/contestants.json)")
+    _flag(parser, "--placement", default=None, metavar="shared,split",
+          help="where server and load run on this machine's CPUs, either or both (default both): "
+               "shared = every CPU for both, as the write-ups ran them (the headline verdicts); "
+               "split = disjoint halves, each side's efficiency with a core of its own")
+    _flag(parser, "--pin", action=argparse.BooleanOptionalAction, default=None,
+          help="the older spelling: --pin is --placement=split, --no-pin --placement=shared (given "
+               "with --placement, the two must agree)")
+    _flag(parser, "--echo-seconds", type=float, default=1.0, metavar="SECONDS",
+          help="length of one echo run (default 1: the CPU clocks are exact, so more rounds of a "
+               "short run buy more than a few long ones)")
+    _flag(parser, "--websocket-messages", type=int, default=20000, metavar="N",
+          help="messages per websocket client (default 20,000; the write-up sent 100,000)")
+    _flag(parser, "--fanout-samples", type=int, default=3, metavar="N",
+          help="rounds of the fan-out write-up (default 3)")
+    _flag(parser, "--fanout-reps", type=int, default=3, metavar="N", help="timed fan-outs per client run (default 3)")
+    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
+    _flag(parser, "--rerender", action="store_true",
+          help="rewrite the detail benches' tables, REPORT.md and its charts from the stored samples "
+               "(JSON) of this machine, running nothing")
+    remote = parser.add_argument_group(
+        "remote hosts, over OpenSSH (echo and websocket write-ups; docs/remote-hosts.md)")
+    _flag(remote, "--server-host", metavar="[USER@]HOST",
+          help="run the servers there (ssh with BatchMode: a key the host accepts, no prompt)")
+    _flag(remote, "--client-hosts", default="", metavar="H1,H2,...",
+          help="run each load on every one of these at once, started together, merged into one row")
+    _flag(remote, "--server-address", metavar="ADDR",
+          help="the address the clients reach the server at (default: the HOST of --server-host)")
+    _flag(remote, "--remote-dir", metavar="DIR",
+          help="the binaries are installed there on every host (<package>/<target>); "
+               "default: copy them to ~/.cache/netbench/bin there, when the host is this OS and CPU")
+    _flag(remote, "--ssh-config", metavar="FILE", help="ssh's -F: the configuration for these connections")
+    _flag(remote, "--compare-loopback", action="store_true",
+          help="also run every case on loopback, in the same rounds, and report them side by side")
+    return parser
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--samples", type=int, default=10,
-                        help="interleaved rounds of the echo and websocket write-ups and the detail benches "
-                             "(default 10: the most that keeps the main job within 30 minutes with both "
-                             "placements; every verdict says the smallest difference its rounds could detect and "
-                             "the rounds that would resolve what it saw; a paired interval needs 2)")
-    parser.add_argument("--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
-    parser.add_argument("--only", default="",
-                        help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
-                             "names of the registry (default: " + ",".join(DEFAULT_PARTS) + ")")
-    parser.add_argument("--skip", default="", help="comma-separated parts or contestants to leave out")
-    parser.add_argument("--contestants", default=DEFAULT_REGISTRY, metavar="FILE",
-                        help="the contestant registry (default: bench/registry/contestants.json)")
-    parser.add_argument("--placement", default=None, metavar="shared,split",
-                        help="where server and load run on this machine's CPUs, either or both (default both): "
-                             "shared = every CPU for both, as the write-ups ran them (the headline verdicts); "
-                             "split = disjoint halves, each side's efficiency with a core of its own")
-    parser.add_argument("--pin", action=argparse.BooleanOptionalAction, default=None,
-                        help="the older spelling: --pin is --placement=split, --no-pin --placement=shared (given "
-                             "with --placement, the two must agree)")
-    parser.add_argument("--echo_seconds", type=float, default=1.0,
-                        help="length of one echo run (default 1: the CPU clocks are exact, so more rounds of a "
-                             "short run buy more than a few long ones)")
-    parser.add_argument("--websocket_messages", type=int, default=20000,
-                        help="messages per websocket client (default 20,000; the write-up sent 100,000)")
-    parser.add_argument("--fanout_samples", type=int, default=3, help="rounds of the fan-out write-up (default 3)")
-    parser.add_argument("--fanout_reps", type=int, default=3, help="timed fan-outs per client run (default 3)")
-    parser.add_argument("--list", action="store_true", help="list the registry's contestants and exit")
-    parser.add_argument("--rerender", action="store_true",
-                        help="rewrite the detail benches' tables, REPORT.md and its charts from the stored samples "
-                             "(JSON) of this machine, running nothing")
-    remote = parser.add_argument_group("remote hosts, over OpenSSH (echo and websocket write-ups; README)")
-    remote.add_argument("--server-host", metavar="[USER@]HOST",
-                        help="run the servers there (ssh with BatchMode: a key the host accepts, no prompt)")
-    remote.add_argument("--client-hosts", default="", metavar="H1,H2,...",
-                        help="run each load on every one of these at once, started together, merged into one row")
-    remote.add_argument("--server-address", metavar="ADDR",
-                        help="the address the clients reach the server at (default: the HOST of --server-host)")
-    remote.add_argument("--remote-dir", metavar="DIR",
-                        help="the binaries are installed there on every host (<package>/<target>); "
-                             "default: copy them to ~/.cache/netbench/bin there, when the host is this OS and CPU")
-    remote.add_argument("--ssh-config", metavar="FILE", help="ssh's -F: the configuration for these connections")
-    remote.add_argument("--compare-loopback", action="store_true",
-                        help="also run every case on loopback, in the same rounds, and report them side by side")
+    parser = command_line()
     args = parser.parse_args(argv)
     if args.rerender:
         return rerender()
@@ -307,7 +330,7 @@ def main(argv):
                          f"{args.placement} was given too: name one")
         args.placements = implied
     if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
-        parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
+        parser.error("--samples, --fanout-samples and --fanout-reps must be at least 1")
     remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
                     if getattr(args, f)]
     if remote_flags and not args.server_host:

@@ -1,5 +1,5 @@
 """The suite as a real process (`python3 -m bench.cli.suite`, as `bazel run //:bench` starts it), stopped or
-starved the ways issue 24 names: Ctrl-C (SIGINT) in a detail scenario keeps every run that finished in its
+starved the ways a long run can be: Ctrl-C (SIGINT) in a detail scenario keeps every run that finished in its
 JSON, marked partial, and exits 130; results on a full disk (a filled 64 KiB tmpfs: ENOSPC, which root meets
 as anyone does) fail naming the path and errno, keep the measured document in a fallback under $TMPDIR, and
 exit non-zero."""
