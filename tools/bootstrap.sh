@@ -136,8 +136,9 @@ if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev
   fi
 fi
 
-# The tests tagged netns make network namespaces (tools/testnet.sh) and need root; CI runs as root. For anyone else
-# `bazel test //...` leaves them out through the (untracked) user.bazelrc that .bazelrc imports.
+# The tests tagged netns make network namespaces (tools/testnet.sh) and need root; CI runs as root. They are long
+# tests, out of `bazel test //...` anyway; for anyone but root `bazel test //:long_tests` (the soak and them) leaves
+# them out through the (untracked) user.bazelrc that .bazelrc imports.
 if [ "$(id -u)" != 0 ]; then
   rc="$here/user.bazelrc"
   if ! grep -q -- '--test_tag_filters=-netns' "$rc" 2>/dev/null; then
