@@ -22,6 +22,7 @@ import json
 import os
 import re
 
+from bench.reporting import remote_report
 from bench.reporting import result_schema
 from bench.reporting import tables as table_text
 from bench.reporting import verdict_text
@@ -101,6 +102,11 @@ def _of_the_run(stored):
     return env, ours, others
 
 
+def run_documents(directory):
+    """(the run's environment, the names of its documents, the names of other runs' documents) in a folder."""
+    return _of_the_run(_stored(directory))
+
+
 def _run_of(env, label):
     return {"label": label, "commit": env.get("git_commit"), "dirty": env.get("git_dirty"),
             "time": env.get("timestamp_utc"),
@@ -128,6 +134,14 @@ def read_run(directory, writeup_sections, drawn=None, label=None, previous=None)
         if part != "fanout":
             rows = [r for r in rows if r.get("link") in (None, "remote")]
         section = writeup_sections[part](rows, doc["contestants"], doc["settings"], doc["verdicts"])
+        hosts = doc["settings"].get("hosts")
+        if hosts:
+            keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
+            where = (f"servers on {hosts['server']} (reached at {hosts.get('server_address')}), loads on "
+                     f"{', '.join(hosts.get('clients') or [hosts['server']])}")
+            extra, _ = remote_report.section(doc["rows"], keys, where, max(len(hosts.get("clients") or []), 1))
+            section["notes"] += extra["notes"]
+            section["tables"] += extra["tables"]
         section["source"] = f"{name}.json"
         section["run"] = {**(kept.get(part) or {}), **({"partial": True} if doc.get("partial") else {})}
         sections.append(section)

@@ -1,11 +1,14 @@
-"""The stored results of one bench on this machine: results/data/<machine label>/<name>.json with every
-sample and the run's environment, and <name>.md with its tables. NETBENCH_RESULTS_DIR puts them elsewhere.
+"""The stored results of one run: a folder of its own, results/data/<machine label>-<start time>/ (or
+NETBENCH_RESULTS_LABEL's name; NETBENCH_RESULTS_DIR puts the folders elsewhere than results/data), with
+<name>.json, every sample and the run's environment, and <name>.md with its tables. A run never writes into
+another run's folder: a label already taken gets its start time added.
 Every document is checked against its schema (bench/reporting/result_schema.py, results/README.md) when written and
 when read.
 
     result_files.write_results("microbenchmarks", rows, notes="...", summary_rows=rows, columns=[...])
     result_files.write_document(path, document)          # any result document, validated
     document = result_files.load_results("httpfanout_bench")
+    directory = result_files.start_run()                 # a new run's folder, results_dir() from now on
 
 A file that cannot be written (a full disk, a read-only folder) raises ResultWriteError naming its path and
 errno, after its text has been written to a fallback under $TMPDIR: nothing measured is lost.
@@ -16,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import time
 
 from bench.running import checkout
 from bench.running import progress
@@ -41,14 +45,37 @@ class ResultWriteError(OSError):
         self.fallback = fallback
 
 
-def results_dir():
-    path = os.environ.get("NETBENCH_RESULTS_DIR") or os.path.join(checkout.stored_runs(),
-                                                                 run_environment.machine_label())
+# The folder of this run, once chosen; inherited by the programs the run starts.
+RUN_DIR = "NETBENCH_RUN_DIR"
+
+
+def results_parent():
+    """Where runs' folders are: NETBENCH_RESULTS_DIR, else results/data of the checkout."""
+    return os.environ.get("NETBENCH_RESULTS_DIR") or checkout.stored_runs()
+
+
+def start_run(started=None):
+    """Chooses and makes this run's folder under results_parent(): NETBENCH_RESULTS_LABEL, else the machine's
+    label and the run's start time (UTC); a name already taken gets the time (then a count) added. Returns it;
+    results_dir() answers it from now on."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started))
+    label = os.environ.get("NETBENCH_RESULTS_LABEL")
+    names = [label, f"{label}-{stamp}"] if label else [f"{run_environment.machine_label()}-{stamp}"]
+    names += [f"{names[-1]}-{n}" for n in range(2, 100)]
+    parent = results_parent()
+    path = next(os.path.join(parent, n) for n in names
+                if not os.path.exists(os.path.join(parent, n)) or not os.listdir(os.path.join(parent, n)))
     try:
         os.makedirs(path, exist_ok=True)
     except OSError:
         pass  # writing there says why, naming the file, and keeps its contents elsewhere (write_text)
+    os.environ[RUN_DIR] = path
     return path
+
+
+def results_dir():
+    """This run's folder (start_run(), on first use)."""
+    return os.environ.get(RUN_DIR) or start_run()
 
 
 def write_text(path, text):
