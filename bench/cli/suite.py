@@ -344,7 +344,7 @@ def main(argv):
 
 def _run_parts(args, parts, chosen, placement):
     started = time.monotonic()
-    progress.log(f"bench: this run's folder: {result_files.start_run()}")
+    progress.log(f"bench: this run's folder: {result_files.results_dir()}")
     failures = []
     # The write-ups keep the kernel's prices of this run; the detail benches measure their own, and the
     # microbenchmarks run the same benchmark in full.

@@ -1,5 +1,5 @@
-"""The report of a detail bench (echo_bench, websocket_bench): medians per case, the issue's ratios with their
-per-round ranges, both written as result files; and the same report re-rendered from the stored samples,
+"""The report of a detail bench (echo_bench, websocket_bench): medians per case, the ratios against their targets
+with their per-round ranges, both written as result files; and the same report re-rendered from the stored samples,
 running nothing, when only the way results are reported changed.
 
     summary, ratio_rows = bench_report.write_bench_report("echo_bench", rows, cases, summarize, ratios, notes,
@@ -13,13 +13,15 @@ from bench.reporting import result_files
 from bench.reporting import run_environment
 from bench.reporting import tables
 
-RATIOS_HEADING = "\n\n## Ratios (the issue's targets)\n\n"
+RATIOS_HEADING = "\n\n## Ratios against their targets\n\n"
+# The same heading in documents stored before it was renamed.
+OLD_RATIOS_HEADING = "\n\n## Ratios (the issue's targets)\n\n"
 INTERRUPTED = "INTERRUPTED (Ctrl-C):"
 
 
 def write_bench_report(name, rows, cases, summarize, ratios, notes, with_ratios, env=None, schema=None,
                        histograms=None, partial=False):
-    """The medians per case, the issue's ratios with their per-round ranges (appended to `notes`), and both
+    """The medians per case, the ratios against their targets with their per-round ranges (appended to `notes`), and both
     result files; returns (summary, ratio_rows). `ratios(summary, env)` may read the run's kernel costs
     from `env` (default: this machine now); `schema` is the stored run's schema tag when re-rendering. The
     clients' latency histograms in the rows ("histograms") are merged per case and stored beside the cases;
@@ -43,7 +45,7 @@ def rerender(name, summarize, ratios):
     are reported. The environment and the notes stay those of the run."""
     document = result_files.load_results(name)
     cases = [(entry["server"], entry["load"]) for entry in document["summary"]]
-    notes, separator, _ = document["notes"].partition(RATIOS_HEADING)
+    notes, separator, _ = document["notes"].replace(OLD_RATIOS_HEADING, RATIOS_HEADING).partition(RATIOS_HEADING)
     write_bench_report(name, document["cases"], cases, summarize, ratios, notes, with_ratios=bool(separator),
                        env=document["environment"], schema=document["schema"],
                        histograms=document.get("histograms"), partial=document.get("partial", False))

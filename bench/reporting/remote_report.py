@@ -1,4 +1,4 @@
-"""The part of a write-up's report that says where its programs ran and what the network changed (issue 15):
+"""The part of a write-up's report that says where its programs ran and what the network changed:
 with --compare-loopback every case ran on loopback and over the link to the remote hosts in the same rounds,
 and this puts the two side by side (msgs/s and CPU per message of both sides, the ratio link / loopback of
 the medians and its range within single rounds); with --client-hosts, each host's share of a fleet's msgs/s.

@@ -24,7 +24,7 @@ OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools
                "netbench.uring_client_bench": "tools/uring_client_bench.py"}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
 # websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
-# Write-up version 3 (issue 21) added the placements (settings.placements, each row's placement), each side's
+# Write-up version 3 added the placements (settings.placements, each row's placement), each side's
 # configuration as it ran, its CPU saturation and the row's bottleneck, and the verdicts' placement and
 # "same configuration here".
 
