@@ -29,7 +29,7 @@ import time
 from bench.running import binaries
 from bench.reporting import charts
 from bench.reporting import document
-from bench.reporting import html
+from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.running import checkout
 from bench.running import client_process
@@ -467,7 +467,7 @@ def write_report(directory=None):
     doc = document.read_run(directory, writeups.SECTIONS, drawn, previous=previous)
     document.write(path, doc)
     result_files.write_text(os.path.join(directory, "REPORT.md"), markdown.render(doc))
-    result_files.write_text(os.path.join(directory, "report.html"), html.render(doc, directory))
+    result_files.write_text(os.path.join(directory, "report.html"), html_report.render(doc, directory))
     progress.log(f"wrote {os.path.join(directory, 'REPORT.md')} and report.html")
     return doc
 

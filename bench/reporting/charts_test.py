@@ -1,6 +1,6 @@
 """Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data: every section gets its
-charts, each a well-formed SVG that names every contestant it shows, the same samples give the same bytes, and
-the report links each chart beside its section's tables."""
+charts, each a well-formed SVG that names every contestant it shows, and the same samples give the same bytes.
+(The report names them from its document: document_test.py.)"""
 
 import glob
 import json

@@ -1,7 +1,7 @@
 """A run as one document: which run it is (machine, commit, time), the summary (one row per write-up claim),
 its sections (each write-up's claim, verdicts, tables, chart files, notes and contestants; each detail bench's
 and the microbenchmarks' tables) and the methodology, written as report.json beside the run's samples and
-read back. The renderers (markdown.py, html.py, terminal.py) draw from it alone; nothing they write is edited.
+read back. The renderers (markdown.py, html_report.py, terminal.py) draw from it alone; nothing they write is edited.
 
     doc = document.read_run(directory, writeups.SECTIONS, drawn)   # from the stored samples, any schema version
     document.write(os.path.join(directory, document.FILE), doc)

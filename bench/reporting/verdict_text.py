@@ -1,5 +1,5 @@
 """How a verdict reads in every report: its numbers as text, one format for the Markdown and HTML renderers
-and the terminal's summary (bench/reporting/markdown.py, html.py, terminal.py).
+and the terminal's summary (bench/reporting/markdown.py, html_report.py, terminal.py).
 
     verdict_text.number(153002.5)               # "153,002"
     verdict_text.ratio_interval(line)           # "0.746 (0.641 .. 0.868)"

@@ -5,7 +5,7 @@ rebuilt from this run's rows (bench/scenarios/scenarios.py), and one computed ve
     section = writeups.SECTIONS["echo"](rows, fates, settings, stored)  # again, from a stored run's verdicts
 
 A section is data (bench/reporting/document.py says its fields), rendered by bench/reporting/markdown.py and
-html.py; each claim's lines (one per load and placement) are grouped under its question, the write-up's own
+html_report.py; each claim's lines (one per load and placement) are grouped under its question, the write-up's own
 load and placement its headline.
 
 A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples

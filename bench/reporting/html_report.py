@@ -3,7 +3,7 @@ once; the summary first, one row per write-up claim; each section folded (<detai
 sortable by a click on a column's heading (a few lines of inline script); charts inline as data: URIs; no
 request leaves the page; readable at a phone's width. Drawn from the document alone.
 
-    text = html.render(doc, directory)     # directory: where the document's chart files are
+    text = html_report.render(doc, directory)     # directory: where the document's chart files are
 """
 
 import base64
