@@ -196,9 +196,10 @@ def render(doc, directory):
         out += [f"<li>{inline(d['file'])}: commit {inline(d['commit'])}, {inline(d['time'])}</li>"
                 for d in doc["other_documents"]]
         out.append("</ul>")
-    # Opening a section's link (#echo) unfolds it.
+    # Opening a section's link (#echo) unfolds it. The last statement marks the page's script as run to its
+    # end (the browser test reads it).
     opener = ("function openTarget(){var t=location.hash&&document.getElementById(location.hash.slice(1));"
               "if(t&&t.tagName==='DETAILS'){t.open=true;}}window.addEventListener('hashchange',openTarget);"
-              "openTarget();")
+              "openTarget();document.documentElement.setAttribute('data-script','ran');")
     out.append(f"<script>{SCRIPT}{opener}</script></body></html>")
     return "\n".join(out) + "\n"
