@@ -157,7 +157,12 @@ def read_run(directory, writeup_sections, drawn=None, label=None, previous=None)
 
 
 def new(env, label, sections, other_documents=()):
-    return {"schema": SCHEMA, "run": _run_of(env, label), "summary": summary(sections), "sections": sections,
+    run = _run_of(env, label)
+    if any((s.get("run") or {}).get("quick") for s in sections):
+        run["quick"] = True
+    if any((s.get("run") or {}).get("partial") for s in sections):
+        run["partial"] = True
+    return {"schema": SCHEMA, "run": run, "summary": summary(sections), "sections": sections,
             "methodology": METHODOLOGY, "other_documents": list(other_documents)}
 
 

@@ -171,7 +171,9 @@ def render(doc, directory):
            f"<title>netbench report: {html.escape(run['label'])}</title>", f"<style>{STYLE}</style></head><body>",
            f"<h1>netbench report: {html.escape(run['label'])}</h1>",
            f'<p class="run">Run {inline(run.get("time"))}, commit <code>{inline(run.get("commit"))}</code>{dirty}, '
-           f"{inline(run.get('machine'))}.</p>"]
+           f"{inline(run.get('machine'))}."
+           + (" <strong>A quick smoke run: not a measurement.</strong>" if run.get("quick") else "")
+           + (" <strong>Interrupted: partial.</strong>" if run.get("partial") else "") + "</p>"]
     if doc["summary"]:
         out += ["<h2>Summary: the write-ups' claims on this run</h2>",
                 "<p>Each claim's verdict under the write-up's own load and placement; the last column counts what "

@@ -36,7 +36,9 @@ def heading_of(section, number):
 
 def run_line(run):
     dirty = " (with uncommitted changes)" if run.get("dirty") else ""
-    return f"Run {run.get('time')}, commit {run.get('commit')}{dirty}, {run.get('machine')}."
+    return (f"Run {run.get('time')}, commit {run.get('commit')}{dirty}, {run.get('machine')}."
+            + (" **A quick smoke run: not a measurement.**" if run.get("quick") else "")
+            + (" **Interrupted: partial.**" if run.get("partial") else ""))
 
 
 def summary(doc, headings):

@@ -14,7 +14,9 @@ def _cut(text, width):
 
 def render(doc, report_path=None, width=160):
     run = doc["run"]
-    lines = ["", f"netbench summary: {run['label']}, commit {run.get('commit')}, {run.get('time')}"]
+    lines = ["", f"netbench summary: {run['label']}, commit {run.get('commit')}, {run.get('time')}"
+             + (" (QUICK SMOKE RUN: not a measurement)" if run.get("quick") else "")
+             + (" (INTERRUPTED: partial)" if run.get("partial") else "")]
     rows = [(r["question"], r["verdict"], r["ratio"], r["others"]) for r in doc["summary"]]
     if not rows:
         lines.append("  (no write-up ran)")
