@@ -23,7 +23,6 @@ import argparse
 import importlib
 import json
 import os
-import re
 import sys
 import time
 
@@ -426,11 +425,7 @@ def run_folder(text):
             if os.path.isdir(candidate):
                 return os.path.normpath(candidate)
         return None
-    # This machine's runs: its label alone (a run stored before runs had folders of their own) or with a start time.
-    mine = re.compile(re.escape(run_environment.machine_label()) + r"(-\d{8}T\d{6}Z(-\d+)?)?")
-    runs = [os.path.join(parent, n) for n in os.listdir(parent) if mine.fullmatch(n)] if os.path.isdir(parent) else []
-    runs = [r for r in runs if any(f.endswith(("_writeup.json", "microbenchmarks.json")) for f in os.listdir(r))]
-    return max(runs, key=lambda r: max(os.path.getmtime(os.path.join(r, f)) for f in os.listdir(r)), default=None)
+    return result_files.latest_run()
 
 
 def rerender(folder=""):

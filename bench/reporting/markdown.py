@@ -72,7 +72,7 @@ def section(sec, number=None):
     if sec.get("tables"):
         out += ["### Measurements" if sec["kind"] == "writeup" else "### Tables", ""]
         for t in sec["tables"]:
-            out += ([f"{t['caption']}:", ""] if t.get("caption") else []) + [table(t["columns"], t["rows"])]
+            out += ([t['caption'], ""] if t.get("caption") else []) + [table(t["columns"], t["rows"])]
     for chart in sec.get("charts", []):
         out += [f"![{chart['alt']}]({chart['path']})", ""]
     for note in sec.get("notes", []):

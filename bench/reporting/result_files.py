@@ -150,7 +150,19 @@ def write_document(path, document, indent=1):
     return errors
 
 
+def latest_run():
+    """This machine's newest run folder under results_parent() that holds results, or None: its label alone (a
+    run stored before runs had folders of their own) or with a start time."""
+    parent = results_parent()
+    mine = re.compile(re.escape(run_environment.machine_label()) + r"(-\d{8}T\d{6}Z(-\d+)?)?")
+    runs = [os.path.join(parent, n) for n in os.listdir(parent) if mine.fullmatch(n)] if os.path.isdir(parent) else []
+    runs = [r for r in runs if any(f.endswith(".json") for f in os.listdir(r))]
+    return max(runs, key=lambda r: max(os.path.getmtime(os.path.join(r, f)) for f in os.listdir(r)), default=None)
+
+
 def load_results(name):
-    """The document write_results() stored for bench `name` on this machine, validated against its schema
-    (result_schema.SchemaError names the file and the field that differs)."""
-    return result_schema.load(os.path.join(results_dir(), f"{name}.json"))
+    """The document write_results() stored for bench `name` in this run's folder (without one chosen yet: this
+    machine's newest run), validated against its schema (result_schema.SchemaError names the file and the field
+    that differs)."""
+    directory = os.environ.get(RUN_DIR) or latest_run() or results_dir()
+    return result_schema.load(os.path.join(directory, f"{name}.json"))
