@@ -461,7 +461,7 @@ def write_report(directory=None):
             progress.log(f"bench: {path} not read ({error}); rendering from the samples alone")
     drawn = charts.draw_report_charts(directory)
     doc = document.read_run(directory, writeups.SECTIONS, drawn, previous=previous)
-    document.write(path, doc)
+    result_files.write_text(path, document.to_json(doc))
     result_files.write_text(os.path.join(directory, "REPORT.md"), markdown.render(doc))
     result_files.write_text(os.path.join(directory, "report.html"), html_report.render(doc, directory))
     progress.log(f"wrote {os.path.join(directory, 'REPORT.md')} and report.html")

@@ -73,13 +73,18 @@ def _epoch(timestamp):
         return None
 
 
-def _stored(directory):
-    """{name: document} of the suite's documents in `directory` (write-ups and benches), validated."""
+def _stored(directory, unreadable=None):
+    """{name: document} of the suite's documents in `directory` (write-ups and benches), validated; one that
+    cannot be read or does not match its schema is left out, its file and why added to `unreadable`."""
     found = {}
     for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + [name for name, _ in BENCHES]:
         path = os.path.join(directory, f"{name}.json")
         if os.path.exists(path):
-            found[name] = result_schema.load(path)
+            try:
+                found[name] = result_schema.load(path)
+            except (OSError, ValueError) as error:  # SchemaError is a ValueError
+                if unreadable is not None:
+                    unreadable.append({"file": f"{name}.json", "why": str(error).splitlines()[-1].strip()})
     return found
 
 
@@ -121,7 +126,8 @@ def read_run(directory, writeup_sections, drawn=None, label=None, previous=None)
     stored verdicts); `drawn` the charts drawn for it ({"echo_writeup": [(path, alt)]}, charts.py);
     `previous` an earlier document of the same run, whose sections' `run` notes (how the programs were
     placed, which the samples do not say) are kept."""
-    stored = _stored(directory)
+    unreadable = []
+    stored = _stored(directory, unreadable)
     env, ours, others = _of_the_run(stored)
     sections = []
     kept = {s["id"]: s.get("run") for s in (previous or {}).get("sections", [])}
@@ -153,17 +159,17 @@ def read_run(directory, writeup_sections, drawn=None, label=None, previous=None)
         section["charts"] = [{"path": path, "alt": alt} for path, alt in (drawn or {}).get(stem, [])]
     other = [{"file": f"{n}.json", "commit": stored[n]["environment"].get("git_commit"),
               "time": stored[n]["environment"].get("timestamp_utc")} for n in others]
-    return new(env, label or os.path.basename(os.path.normpath(directory)), sections, other)
+    return new(env, label or os.path.basename(os.path.normpath(directory)), sections, other, unreadable)
 
 
-def new(env, label, sections, other_documents=()):
+def new(env, label, sections, other_documents=(), unreadable=()):
     run = _run_of(env, label)
     if any((s.get("run") or {}).get("quick") for s in sections):
         run["quick"] = True
     if any((s.get("run") or {}).get("partial") for s in sections):
         run["partial"] = True
     return {"schema": SCHEMA, "run": run, "summary": summary(sections), "sections": sections,
-            "methodology": METHODOLOGY, "other_documents": list(other_documents)}
+            "methodology": METHODOLOGY, "other_documents": list(other_documents), "unreadable": list(unreadable)}
 
 
 def summary(sections):
@@ -245,10 +251,13 @@ def bench_section(name, title, doc):
             "verdicts": [], "claims": [], "charts": [], "contestants": [], "failures": []}
 
 
+def to_json(doc):
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
 def write(path, doc):
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+        f.write(to_json(doc))
 
 
 def load(path):

@@ -193,6 +193,10 @@ def render(doc, directory):
     if costs:
         out.append("<p>Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
                    + ", ".join(f"{html.escape(k)} {verdict_text.number(v)}" for k, v in costs.items()) + ".</p>")
+    if doc.get("unreadable"):
+        out.append("<h2>Documents of this folder that could not be read (not in this report)</h2><ul>")
+        out += [f"<li>{inline(d['file'])}: {inline(d['why'])}</li>" for d in doc["unreadable"]]
+        out.append("</ul>")
     if doc.get("other_documents"):
         out.append("<h2>Other runs' documents in this folder (not in this report)</h2><ul>")
         out += [f"<li>{inline(d['file'])}: commit {inline(d['commit'])}, {inline(d['time'])}</li>"

@@ -126,6 +126,9 @@ def render(doc):
     if costs:
         out += ["Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
                 + ", ".join(f"{k} {verdict_text.number(v)}" for k, v in costs.items()) + ".", ""]
+    if doc.get("unreadable"):
+        out += ["## Documents of this folder that could not be read (not in this report)", ""]
+        out += [f"- {d['file']}: {d['why']}" for d in doc["unreadable"]] + [""]
     if doc.get("other_documents"):
         out += ["## Other runs' documents in this folder (not in this report)", ""]
         out += [f"- {d['file']}: commit {d['commit']}, {d['time']}" for d in doc["other_documents"]] + [""]
