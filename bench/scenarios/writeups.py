@@ -270,7 +270,7 @@ def _saturated_text(cell):
     marks = _bottlenecks(cell)
     if not marks:
         return "-"
-    top = max(set(marks), key=marks.count)
+    top = max(dict.fromkeys(marks), key=marks.count)  # a tie: the first seen, the same on every render
     return f"{top} {marks.count(top)}/{len(marks)}"
 
 

@@ -75,6 +75,11 @@ class SectionDataTest(unittest.TestCase):
         self.assertEqual(again["verdicts"], stored)
         self.assertEqual(again["claims"], judged["claims"])
 
+    def test_a_tie_of_saturated_sides_reads_the_same_on_every_render(self):
+        # Which side was saturated most: on a tie the first seen, not whichever a set happens to give first.
+        cell = [{"status": "ok", "bottleneck": b} for b in ("load", "both", "both", "load")]
+        self.assertEqual(writeups._saturated_text(cell), "load 2/4")
+
     def test_a_stored_line_no_claim_makes_keeps_a_row_of_its_own(self):
         old = {"claim": "a claim of an older version", "verdict": verdict.HOLDS, "a": {"server": "x"},
                "b": {"server": "y"}, "figure": "msgs_per_s"}
