@@ -99,7 +99,7 @@ def write_text(path, text):
 
 
 def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None, histograms=None,
-                  partial=False):
+                  partial=False, ratios=None):
     """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `env` is the
     run's environment (default: this machine now); `schema` the document's schema tag (default: the current
     version; a re-rendered run keeps the version it was stored with); `histograms` the clients' latency
@@ -111,6 +111,8 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
                 "notes": notes}
     if histograms:
         document["histograms"] = histograms
+    if ratios:
+        document["ratios"] = ratios
     if partial:
         document["partial"] = True
     json_path = os.path.join(directory, f"{name}.json")
@@ -127,6 +129,8 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
         md += [notes, ""]
     if summary_rows:
         md += ["## Summary (medians over samples)", "", tables.markdown_table(summary_rows, columns), ""]
+    if ratios:
+        md += ["## Ratios against their targets", "", tables.markdown_table(ratios), ""]
     md_path = os.path.join(directory, f"{name}.md")
     write_text(md_path, "\n".join(md))
     progress.log(f"wrote {json_path} and {md_path}")
