@@ -21,7 +21,9 @@ CURRENT_VERSION = {WRITEUP: 3, BENCH: 3}
 # documents: the suite neither reads nor compares them (results/README.md, "Other tools' documents").
 OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools/link_compare.py",
                "netbench.uring_bench": "tools/uring_bench.py",
-               "netbench.uring_client_bench": "tools/uring_client_bench.py"}
+               "netbench.uring_client_bench": "tools/uring_client_bench.py",
+               # A run's report as data (report.json): rendered from the documents above, never compared.
+               "netbench.report": "bench/reporting/document.py"}
 # Bench version 3 keeps a detail bench's ratios against their targets as rows (`ratios`), not as a table in
 # its notes.
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
