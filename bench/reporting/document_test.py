@@ -121,7 +121,7 @@ class SectionFromDataTest(unittest.TestCase):
     def test_every_part_of_a_section_is_rendered_from_its_fields(self):
         text = markdown.section(self.section(), 1)
         order = ["## 1. Echo: does Racket beat Go?", "> Racket wins.", "Quick smoke run", "Measured here: 3",
-                 "| Racket beats Go | 2 vs 1 |", "The table\n", "| racket | 2 |",
+                 "| Racket beats Go | **holds** | 2 vs 1 |", "The table\n", "| racket | 2 |",
                  "![Echo rate](charts/echo_writeup_rate.svg)", "A note.", "| racket | server | ran | 8.7 |"]
         positions = [text.index(part) for part in order]
         self.assertEqual(positions, sorted(positions))

@@ -128,7 +128,8 @@ def section(sec, directory, title):
                                     for p in sec["placements"]) + "</ul>")
     if sec.get("verdicts"):
         rows = [verdict_text.table_row(line) for line in sec["verdicts"]]
-        cells = [[inline(c) for c in r[:-2]] + [verdict_badge(r[-2]), inline(r[-1] or "-")] for r in rows]
+        cells = [[inline(r[0]), verdict_badge(r[1])] + [inline(c) for c in r[2:-1]] + [inline(r[-1] or "-")]
+                 for r in rows]
         out += ["<h3>Verdicts</h3>", table(verdict_text.VERDICT_COLUMNS, rows, cells_html=cells)]
     if sec.get("tables"):
         out.append("<h3>Measurements</h3>" if sec["kind"] == "writeup" else "<h3>Tables</h3>")

@@ -66,8 +66,8 @@ def section(sec, number=None):
     if sec.get("placements"):
         out += [f"- **{p['name']}**: {p['answers']}." for p in sec["placements"]] + [""]
     if sec.get("verdicts"):
-        out += ["### Verdicts", "", table(verdict_text.VERDICT_COLUMNS[:-1] + ["why"],
-                                          [r[:-2] + [f"**{r[-2]}**", r[-1] or "-"]
+        out += ["### Verdicts", "", table(verdict_text.VERDICT_COLUMNS,
+                                          [[r[0], f"**{r[1]}**"] + r[2:-1] + [r[-1] or "-"]
                                            for r in map(verdict_text.table_row, sec["verdicts"])])]
     if sec.get("tables"):
         out += ["### Measurements" if sec["kind"] == "writeup" else "### Tables", ""]

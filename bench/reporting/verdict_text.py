@@ -9,8 +9,9 @@ and the terminal's summary (bench/reporting/markdown.py, html_report.py, termina
 NOT_TESTABLE = "not testable here"
 SETTLED = ("holds", "reversed", "equivalent within \u00b12%")  # the interval says why
 
-VERDICT_COLUMNS = ["claim", "measured here (A vs B, medians)", "ratio A/B (95% CI)", "per round", "p (sign flip)",
-                   "could detect", "saturated (rounds)", "verdict", "why"]
+# The verdict second: on a narrow screen it stays in sight beside its claim.
+VERDICT_COLUMNS = ["claim", "verdict", "measured here (A vs B, medians)", "ratio A/B (95% CI)", "per round",
+                   "p (sign flip)", "could detect", "saturated (rounds)", "why"]
 
 
 def number(x, digits=3):
@@ -48,15 +49,15 @@ def why(line):
 def table_row(line):
     """The cells of a verdict table's row (VERDICT_COLUMNS)."""
     if line.get("verdict") == NOT_TESTABLE:
-        return [line["claim"], "-", "-", "-", "-", "-", "-", line["verdict"], why(line)]
+        return [line["claim"], line["verdict"], "-", "-", "-", "-", "-", "-", why(line)]
     if line.get("test") == "two-sided Mann-Whitney U":  # under two rounds to pair: the pooled test decided
         p = f"{number(line.get('p_value'), 2)} (U test)"
     else:
         p = number(line.get("sign_flip_p"), 2)
     detect = f"> {line['detectable_pct']:.2g}%" if line.get("detectable_pct") is not None else "-"
-    return [line["claim"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
+    return [line["claim"], line["verdict"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
             ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), p, detect,
-            line.get("bottleneck") or "-", line["verdict"], why(line)]
+            line.get("bottleneck") or "-", why(line)]
 
 
 def sides(line):
