@@ -49,6 +49,20 @@ class StoredRunsTest(unittest.TestCase):
                 self.assertEqual(html_report.render(again, directory), html_report.render(doc, directory))
                 self.assertIn(doc["run"]["commit"], terminal.render(again))
 
+    def test_the_stored_renderings_are_those_of_the_stored_document_and_it_of_the_samples(self):
+        # What is checked in is what --rerender gives: nothing edited by hand, nothing stale.
+        for directory, doc in self.docs.items():
+            with self.subTest(directory=directory):
+                stored = document.load(os.path.join(directory, document.FILE))
+                with open(os.path.join(directory, "REPORT.md")) as f:
+                    self.assertEqual(f.read(), markdown.render(stored))
+                with open(os.path.join(directory, "report.html")) as f:
+                    self.assertEqual(f.read(), html_report.render(stored, directory))
+                for section in stored["sections"]:
+                    section["charts"] = []
+                self.assertEqual(json.loads(document.to_json(doc))["sections"], stored["sections"])
+                self.assertEqual(json.loads(document.to_json(doc))["summary"], stored["summary"])
+
     def test_each_section_keeps_every_stored_verdict_in_its_order(self):
         for directory, doc in self.docs.items():
             for section in doc["sections"]:
