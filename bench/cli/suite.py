@@ -221,9 +221,9 @@ def run_writeup(part, entries, args, env, placement=None):
     RUN_NOTES[part] = {"how": how, **({"quick": True} if quick else {})}
     directory = result_files.results_dir()
     stored = {"schema": result_schema.current(result_schema.WRITEUP), "part": part, "environment": env,
-                "settings": settings,
-                "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
-                "verdicts": section["verdicts"], "rows": rows}
+              "settings": settings,
+              "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
+              "verdicts": section["verdicts"], "rows": rows}
     if links_summary is not None:
         stored["links"] = links_summary
     if interrupted is not None:
