@@ -32,7 +32,12 @@ details>summary{cursor:pointer;font-weight:600;padding:.6em 0}
 blockquote{margin:.5em 0;padding:.2em .8em;border-left:4px solid #ccc;color:#333}
 img{max-width:100%;height:auto}code{font-size:.9em;background:#f3f4f6;padding:0 3px;word-break:break-word}
 pre{overflow-x:auto;background:#f6f6f6;padding:6px}
-@media (max-width:600px){body{font-size:14px;padding:8px}td,th{padding:3px 4px}}
+@media (max-width:600px){body{font-size:14px;padding:8px}td,th{padding:3px 4px}
+ table.cards thead{display:none}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block}
+ table.cards tr{border:1px solid #ddd;border-radius:6px;margin:0 0 .6em;padding:.3em .5em}
+ table.cards td{border:none;padding:1px 0;background:none!important}
+ table.cards td:first-child{font-weight:600;min-width:0}
+ table.cards td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";color:#666}}
 """
 
 # Click a column's heading: its rows sorted by that column, numbers as numbers; click again: reversed.
@@ -74,15 +79,18 @@ def verdict_badge(verdict):
     return f'<span class="v v-{kind}" data-verdict="{html.escape(verdict)}">{html.escape(verdict)}</span>'
 
 
-def table(columns, rows, cells_html=None, row_attrs=None):
-    """A sortable table; `cells_html`: for each row, cells already made HTML (else the text is escaped)."""
+def table(columns, rows, cells_html=None, row_attrs=None, cards=False):
+    """A sortable table; `cells_html`: for each row, cells already made HTML (else the text is escaped);
+    `cards`: on a phone's width each row becomes a card of "column: value" lines."""
     head = "".join(f"<th>{inline(c)}</th>" for c in columns)
+    labels = [f' data-label="{html.escape(c)}"' if cards else "" for c in columns]
     body = []
     for index, row in enumerate(rows):
         cells = cells_html[index] if cells_html else [inline(c) for c in row]
         attrs = row_attrs[index] if row_attrs else ""
-        body.append(f"<tr{attrs}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return (f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>'
+        body.append(f"<tr{attrs}>" + "".join(f"<td{label}>{c}</td>" for label, c in zip(labels, cells)) + "</tr>")
+    kind = "sortable cards" if cards else "sortable"
+    return (f'<div class="scroll"><table class="{kind}"><thead><tr>{head}</tr></thead><tbody>'
             + "".join(body) + "</tbody></table></div>")
 
 
@@ -107,7 +115,7 @@ def summary(doc, titles):
         attrs.append(f' class="claim" data-section="{html.escape(row["section"])}"')
     columns = ["question", "verdict", "under", "A vs B", "measured (medians)", "ratio A/B (95% CI)",
                "the other loads and placements"]
-    return table(columns, rows, cells_html=rows, row_attrs=attrs)
+    return table(columns, rows, cells_html=rows, row_attrs=attrs, cards=True)
 
 
 def section(sec, directory, title):
