@@ -32,11 +32,13 @@ command -v apt-get >/dev/null || die "apt-get not found."
 # interop peers the tests run. The C++ libraries are not among them: they are built from source (below). clang 14
 # with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc); its sanitizer runtimes
 # and libFuzzer (libclang-rt-14-dev) build the fuzz targets (`tools/fuzz.sh`, --config=fuzz). matplotlib draws the
-# report's charts; openssh-server is the remote-host tests' SSH peer (tools/testnet.sh, the suite's --server-host).
+# report's charts; openssh-server is the remote-host tests' SSH peer (tools/testnet.sh, the suite's --server-host);
+# chromium loads report.html headless in its browser test (bench/reporting/browser_test.py).
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
   clang-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev
   python3 python3-websockets python3-scipy python3-matplotlib curl nginx openssl iproute2 openssh-server
+  chromium
 )
 # The toolchains of the write-ups' systems, which contestants/ holds and Bazel builds: Go and the sources of its
 # x/net and gorilla libraries (echo server, spammer, WebSocket programs, net/http fan-out), Racket (echo server),

@@ -3,8 +3,9 @@
 Settles the three public write-ups netbench exists for. Every system compared is an entry of the contestant
 registry (bench/registry/contestants.json): the write-ups' own programs (Racket, Go, Clojure on the JVM, curl,
 nginx) and netbench's. The main job runs the microbenchmarks, then each write-up's load over every
-contestant, interleaved in rounds, and writes results/data/<machine>/REPORT.md, which opens with one computed
-verdict per claim and the table behind it, beside JSON with every sample.
+contestant, interleaved in rounds, and writes a folder of its own, results/data/<machine>-<start time>/: the
+run's document (report.json), rendered as REPORT.md and report.html, which open with one computed verdict per
+claim, beside JSON with every sample; the same summary ends the terminal's output.
 
     bazel run //:bench                                    # micro, echo, websocket, fanout (about 26 min)
     bazel run //:bench -- --quick                         # smoke check: tiny loads, one round (3 min)
@@ -13,7 +14,7 @@ verdict per claim and the table behind it, beside JSON with every sample.
     bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
-    bazel run //:bench -- --rerender                      # tables and charts again from the stored samples
+    bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its samples
     bazel run //:bench -- --server-host=bench@10.0.0.11 --client-hosts=10.0.0.12,10.0.0.13 --compare-loopback
                                                           # echo and websocket over a network
                                                           # (docs/remote-hosts.md)
@@ -28,6 +29,9 @@ import time
 
 from bench.running import binaries
 from bench.reporting import charts
+from bench.reporting import document
+from bench.reporting import html_report
+from bench.reporting import markdown
 from bench.running import checkout
 from bench.running import client_process
 from bench.running import contest
@@ -43,6 +47,7 @@ from bench.reporting import run_environment
 from bench.scenarios import scenarios
 from bench.running import ssh_host
 from bench.reporting import tables
+from bench.reporting import terminal
 from bench.scenarios import writeups
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
@@ -62,7 +67,7 @@ MICROBENCHMARKS = [
 PROGRAM_BENCHMARKS = ["echo", "websocket", "httpfanout"]
 
 
-def run_microbenchmarks(quick):
+def run_microbenchmarks(quick, env=None):
     rows = []
     for label in MICROBENCHMARKS:
         try:
@@ -78,8 +83,8 @@ def run_microbenchmarks(quick):
         if result.returncode != 0:
             progress.log(f"{label} failed ({result.returncode}): {result.stderr[-1000:]}")
             continue
-        document = json.loads(result.stdout)
-        for bench in document.get("benchmarks", []):
+        output = json.loads(result.stdout)
+        for bench in output.get("benchmarks", []):
             if bench.get("run_type") == "aggregate" and bench.get("aggregate_name") != "median":
                 continue
             row = {"binary": label, "benchmark": bench["name"],
@@ -95,7 +100,8 @@ def run_microbenchmarks(quick):
     result_files.write_results("microbenchmarks", rows,
                                notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
                                summary_rows=rows,
-                               columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
+                               columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"],
+                               env=env)
 
 
 WRITEUP_PARTS = ["echo", "websocket", "fanout"]
@@ -163,8 +169,13 @@ def _runners(args, placement):
             else remote)
 
 
+# What each write-up's section says of how it ran that its samples do not (where the programs were placed, a
+# quick run): kept in the run's document (bench/reporting/document.py, a section's "run").
+RUN_NOTES = {}
+
+
 def run_writeup(part, entries, args, env, placement=None):
-    """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json and .md. Interrupted
+    """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json. Interrupted
     (Ctrl-C), it writes every row that finished, the document marked `partial`, and raises KeyboardInterrupt."""
     runners = _runners(args, placement)
     quick = args.quick
@@ -193,12 +204,7 @@ def run_writeup(part, entries, args, env, placement=None):
     finally:
         for each in scenarios.links(runners).values():
             each.stop_all()
-    if part == "echo":
-        section = writeups.echo_section(_on_the_link(rows), fates, settings)
-    elif part == "websocket":
-        section = writeups.websocket_section(_on_the_link(rows), fates, settings)
-    else:
-        section = writeups.fanout_section(rows, fates, settings)
+    section = writeups.SECTIONS[part](rows if part == "fanout" else _on_the_link(rows), fates, settings)
     local = scenarios.links(runners)
     settings["placements"] = [r.placement_name for r in local.values()]
     how = "; ".join(
@@ -212,29 +218,19 @@ def run_writeup(part, entries, args, env, placement=None):
         how = placement.describe() + ("; every case also on loopback on this machine, in the same rounds"
                                       if args.compare_loopback else "") + "; nothing pinned to CPUs"
         keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
-        extra, links_summary = remote_report.section(rows, keys, placement.describe(),
-                                                     max(len(placement.client_targets), 1))
-        section["markdown"] = section["markdown"] + extra
-    header = (f"{'QUICK SMOKE RUN: not a measurement. ' if quick else ''}"
-              f"{f'INTERRUPTED (Ctrl-C): partial, the {len(rows)} run(s) that finished; the rest did not run. ' if interrupted else ''}"
-              f"Run {env['timestamp_utc']}, commit "
-              f"{env['git_commit']}, {how}; servers run in a session of their own, as if started from a second "
-              "terminal (with Linux's autogroup scheduling that decides how server and load share the cores). CPU "
-              "figures are the scheduler's exact run time of each whole process (threads that exited included), "
-              "not 10 ms ticks.\n\n")
-    markdown = section["markdown"].replace("\n\n", "\n\n" + header, 1)
+        links_summary = remote_report.link_summary(rows, keys)
+    RUN_NOTES[part] = {"how": how, **({"quick": True} if quick else {})}
     directory = result_files.results_dir()
-    document = {"schema": result_schema.current(result_schema.WRITEUP), "part": part, "environment": env,
-                "settings": settings,
-                "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
-                "verdicts": section["verdicts"], "rows": rows}
+    stored = {"schema": result_schema.current(result_schema.WRITEUP), "part": part, "environment": env,
+              "settings": settings,
+              "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
+              "verdicts": section["verdicts"], "rows": rows}
     if links_summary is not None:
-        document["links"] = links_summary
+        stored["links"] = links_summary
     if interrupted is not None:
-        document["partial"] = True
-    errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), document)
-    result_files.write_text(os.path.join(directory, f"{part}_writeup.md"), markdown)
-    progress.log(f"wrote {directory}/{part}_writeup.json and .md")
+        stored["partial"] = True
+    errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), stored)
+    progress.log(f"wrote {directory}/{part}_writeup.json")
     if errors:
         raise result_schema.SchemaError(f"{part}_writeup.json", errors)
     for line in section["verdicts"]:
@@ -294,9 +290,10 @@ def command_line():
           help="rounds of the fan-out write-up (default 3)")
     _flag(parser, "--fanout-reps", type=int, default=3, metavar="N", help="timed fan-outs per client run (default 3)")
     _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
-    _flag(parser, "--rerender", action="store_true",
-          help="rewrite the detail benches' tables, REPORT.md and its charts from the stored samples "
-               "(JSON) of this machine, running nothing")
+    _flag(parser, "--rerender", nargs="?", const="", default=None, metavar="RUN_FOLDER",
+          help="render a stored run's report again (report.json, REPORT.md, report.html, charts) "
+               "from its samples, running nothing: a folder, or a name under results/data (default: "
+               "this machine's newest run)")
     remote = parser.add_argument_group(
         "remote hosts, over OpenSSH (echo and websocket write-ups; docs/remote-hosts.md)")
     _flag(remote, "--server-host", metavar="[USER@]HOST",
@@ -317,8 +314,8 @@ def command_line():
 def main(argv):
     parser = command_line()
     args = parser.parse_args(argv)
-    if args.rerender:
-        return rerender()
+    if args.rerender is not None:
+        return rerender(args.rerender)
     try:
         args.placements = cpu_placement.parse(args.placement or ",".join(cpu_placement.NAMES))
     except ValueError as error:
@@ -370,13 +367,14 @@ def main(argv):
 
 def _run_parts(args, parts, chosen, placement):
     started = time.monotonic()
+    progress.log(f"bench: this run's folder: {result_files.results_dir()}")
     failures = []
     # The write-ups keep the kernel's prices of this run; the detail benches measure their own, and the
     # microbenchmarks run the same benchmark in full.
     costs = kernel_costs.measure_kernel_costs() if set(parts) & set(WRITEUP_PARTS) else None
     env = run_environment.environment(costs)
     if "micro" in parts:
-        run_microbenchmarks(args.quick)
+        run_microbenchmarks(args.quick, env)
     for part in parts:
         if part in WRITEUP_PARTS:
             progress.log(f"==== {part} write-up")
@@ -415,13 +413,16 @@ def _run_parts(args, parts, chosen, placement):
         if code:
             failures.append(part)
 
+    doc = None
     try:
-        write_report(env)
+        doc = write_report()
     except OSError as error:  # its charts' files too (a full disk)
         progress.log(f"bench: REPORT.md could not be written: {error}")
         failures.append("REPORT.md")
     progress.log(f"suite finished in {time.monotonic() - started:.0f} s"
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
+    if doc is not None:
+        print(terminal.render(doc, os.path.join(result_files.results_dir(), "REPORT.md")), flush=True)
     return 1 if failures else 0
 
 
@@ -429,7 +430,7 @@ def _interrupted(env, what, document):
     """Ctrl-C during `what`, which wrote what finished to `document`, marked partial: the report links it,
     nothing more runs, and the suite exits 130 (128 + SIGINT), as the shell reports an interrupted program."""
     try:
-        write_report(env)
+        write_report()
     except OSError as error:
         progress.log(f"bench: REPORT.md could not be written: {error}")
     progress.log(f"bench: interrupted during {what}; its finished runs are kept, marked partial, in "
@@ -437,55 +438,57 @@ def _interrupted(env, what, document):
     return 130
 
 
-def rerender():
-    """Tables and charts again from the stored samples, running nothing: each detail bench's tables (its own
-    --rerender), then REPORT.md and its charts, with the environment of the run that wrote the report."""
-    directory = result_files.results_dir()
+def run_folder(text):
+    """The stored run --rerender names: a folder, a name under the results' parent, or (empty) this machine's
+    newest run there."""
+    parent = result_files.results_parent()
+    if text:
+        base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
+        for candidate in (os.path.join(base, text), os.path.join(parent, text)):
+            if os.path.isdir(candidate):
+                return os.path.normpath(candidate)
+        return None
+    return result_files.latest_run()
+
+
+def rerender(folder=""):
+    """A stored run's report again from its samples, running nothing: each detail bench's tables (its own
+    --rerender), then the run's document, its charts, REPORT.md and report.html."""
+    directory = run_folder(folder)
+    if directory is None:
+        progress.log(f"bench --rerender: no stored run {folder or 'of this machine'} in {result_files.results_parent()}")
+        return 1
+    os.environ[result_files.RUN_DIR] = directory
     for name, module_name in (("echo_bench", "echo"), ("websocket_bench", "websocket"),
                               ("httpfanout_bench", "httpfanout")):
         if os.path.exists(os.path.join(directory, f"{name}.json")):
             importlib.import_module(f"bench.scenarios.{module_name}_bench").main(["--rerender"])
-    stored = [os.path.join(directory, f"{name}.json") for name in
-              [f"{p}_writeup" for p in WRITEUP_PARTS] + ["microbenchmarks"]]
-    stored = [path for path in stored if os.path.exists(path)]
-    if not stored:
-        progress.log(f"bench --rerender: no stored write-up or microbenchmark results in {directory}")
+    doc = write_report(directory)
+    if not doc["sections"]:
+        progress.log(f"bench --rerender: no stored write-up or bench results in {directory}")
         return 1
-    with open(stored[0]) as f:
-        write_report(json.load(f)["environment"])
+    print(terminal.render(doc, os.path.join(directory, "REPORT.md")), flush=True)
     return 0
 
 
-def write_report(env):
-    """REPORT.md, the page to read first: a verdict section per write-up, then the microbenchmarks and the
-    detail benches, each section from the newest run of its part on this machine, with its charts
-    (bench/reporting/charts.py) beside its tables."""
-    directory = result_files.results_dir()
+def write_report(directory=None):
+    """The run's document (report.json) from the documents stored in its folder, its charts
+    (bench/reporting/charts.py), and its renderings: REPORT.md and report.html. Returns the document."""
+    directory = directory or result_files.results_dir()
+    path = os.path.join(directory, document.FILE)
+    previous = {"sections": [{"id": part, "run": notes} for part, notes in RUN_NOTES.items()]}
+    if not RUN_NOTES and os.path.exists(path):
+        try:
+            previous = document.load(path)  # a re-render keeps what the run said of how it ran
+        except ValueError as error:
+            progress.log(f"bench: {path} not read ({error}); rendering from the samples alone")
     drawn = charts.draw_report_charts(directory)
-    sections = []
-    for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + ["microbenchmarks", "echo_bench", "websocket_bench",
-                                                           "httpfanout_bench"]:
-        path = os.path.join(directory, f"{name}.md")
-        if os.path.exists(path):
-            with open(path) as f:
-                text = f.read()
-            if not name.endswith("_writeup"):
-                text = text.replace("# ", "## ", 1)
-            sections.append(charts.link_charts(text, drawn.get(name, [])))
-    costs = env.get("kernel_costs_us") or {}
-    header = (f"# netbench report: {run_environment.machine_label()}\n\n"
-              f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit "
-              f"{env['git_commit']}, {env['timestamp_utc']}.\n\n"
-              + ("Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
-                 + ", ".join(f"{k} {tables.format_number(v)}" for k, v in costs.items()) + ".\n\n" if costs else "")
-              + "Each section below comes from one run and names it; every figure is a median over interleaved "
-              "rounds of that run, and every verdict is computed from its samples (bench/analysis/verdict.py), "
-              "pairing the rounds: the 95% interval of the per-round ratio A/B (a t interval on its logs) "
-              "decides **holds** or **reversed** when it excludes 1, **equivalent within ±2%** when it lies "
-              "inside 0.98 .. 1.02, otherwise **not separable on this machine**, beside the smallest "
-              "difference the run could have detected. JSON with every sample sits beside this file.\n\n")
-    result_files.write_text(os.path.join(directory, "REPORT.md"), header + "\n".join(sections))
-    progress.log(f"wrote {os.path.join(directory, 'REPORT.md')}")
+    doc = document.read_run(directory, writeups.SECTIONS, drawn, previous=previous)
+    result_files.write_text(path, document.to_json(doc))
+    result_files.write_text(os.path.join(directory, "REPORT.md"), markdown.render(doc))
+    result_files.write_text(os.path.join(directory, "report.html"), html_report.render(doc, directory))
+    progress.log(f"wrote {os.path.join(directory, 'REPORT.md')} and report.html")
+    return doc
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ PYTHON = "/usr/bin/python3"
 def suite(args, results_dir, tmpdir):
     env = {**os.environ, "NETBENCH_RESULTS_DIR": results_dir, "TMPDIR": tmpdir,
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    env.pop("NETBENCH_RUN_DIR", None)
+    env.pop("NETBENCH_RESULTS_LABEL", None)
     return subprocess.Popen([PYTHON, "-m", "bench.cli.suite"] + args, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -43,6 +45,10 @@ class InterruptedDetailScenarioTest(unittest.TestCase):
         _, rest = process.communicate(timeout=300)
         logged.append(rest)
         log = "".join(logged)
+        # The run wrote a folder of its own under NETBENCH_RESULTS_DIR: the machine's label and its start time.
+        (run,) = os.listdir(results)
+        self.assertRegex(run, r"-\d{8}T\d{6}Z$")
+        results = os.path.join(results, run)
         self.assertEqual(rounds_started, 2, log)
         self.assertEqual(process.returncode, 130, log)
         with open(os.path.join(results, "echo_bench.json")) as f:
@@ -55,6 +61,7 @@ class InterruptedDetailScenarioTest(unittest.TestCase):
             self.assertIn("INTERRUPTED (Ctrl-C): partial", f.read())
         self.assertIn("echo-models interrupted: keeping the", log)
         self.assertTrue(os.path.exists(os.path.join(results, "REPORT.md")))
+        self.assertTrue(os.path.exists(os.path.join(results, "report.html")))
 
 
 class FullDiskTest(unittest.TestCase):
@@ -71,10 +78,11 @@ class FullDiskTest(unittest.TestCase):
         # The results folder: a 64 KiB tmpfs, filled up, in a mount namespace of the suite's own (root: a full
         # disk is a limit root meets too, where file permissions are not).
         argv = ["--only=echo", "--quick", "--placement=shared", f"--contestants={copy}"]
-        env = {**os.environ, "NETBENCH_RESULTS_DIR": results, "TMPDIR": tmp,
+        # The run's folder itself (NETBENCH_RUN_DIR): the full disk's mount.
+        env = {**os.environ, "NETBENCH_RUN_DIR": results, "TMPDIR": tmp,
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         script = ('mount -t tmpfs -o size=64k netbench-full "$1" && shift && '
-                  '{ dd if=/dev/zero of="$NETBENCH_RESULTS_DIR/filler" bs=4k 2>/dev/null; '
+                  '{ dd if=/dev/zero of="$NETBENCH_RUN_DIR/filler" bs=4k 2>/dev/null; '
                   'exec "$@"; }')
         process = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", results,
                                   PYTHON, "-m", "bench.cli.suite"] + argv, env=env, capture_output=True,

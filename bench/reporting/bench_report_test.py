@@ -44,6 +44,26 @@ class BenchReportTest(scratch_results_dir.ScratchResultsDirTest):
         with open(md_path) as f:
             self.assertEqual(f.read(), first)
         self.assertEqual(result_files.load_results("fake_bench")["environment"]["kernel_costs_us"]["send"], 3.0)
+        stored = result_files.load_results("fake_bench")
+        self.assertEqual(stored["notes"], "Notes.")  # the ratios are rows of their own, not text in the notes
+        self.assertEqual([r["ratio"] for r in stored["ratios"]], ["a/b"])
+
+    def test_an_older_document_with_its_ratios_in_its_notes_is_rerendered_with_them_as_rows(self):
+        rows = [sample("a", "x", 0, cpu=1.0), sample("b", "x", 0, cpu=2.0)]
+
+        def summarize(rows, cases):
+            return medians.summarize_cases(rows, cases, ("cpu",))
+
+        def ratios(summary, env):
+            return [case_ratios.ratio_of(summary, "a/b", ("a", "x", "cpu"), ("b", "x", "cpu"), "<= 1")]
+
+        result_files.write_results("old_bench", rows, notes="Notes." + bench_report.OLD_RATIOS_HEADING
+                                   + "| ratio |\n|---|\n| a/b |\n", summary_rows=summarize(rows, [("a", "x"), ("b", "x")]),
+                                   schema="netbench.bench/2")
+        self.assertEqual(bench_report.rerender("old_bench", summarize, ratios), 0)
+        stored = result_files.load_results("old_bench")
+        self.assertEqual((stored["notes"], stored["schema"]), ("Notes.", "netbench.bench/2"))
+        self.assertEqual([r["ratio"] for r in stored["ratios"]], ["a/b"])
 
 
 if __name__ == "__main__":

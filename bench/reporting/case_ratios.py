@@ -1,4 +1,4 @@
-"""The issues' ratios between two cases of a detail bench: the ratio of their medians, and how far the same
+"""The ratios between two cases of a detail bench: the ratio of their medians, and how far the same
 ratio ranged when taken within single rounds (a wide range says the ratio of medians is not settled).
 
     row = case_ratios.ratio_of(summary, "epoll / go", ("epoll", "rate", "cpu"), ("go", "rate", "cpu"), "<= 0.7")

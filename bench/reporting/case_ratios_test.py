@@ -1,4 +1,4 @@
-"""Tests of the issues' ratios and their per-round ranges (bench/reporting/case_ratios.py): a ratio taken across
+"""Tests of the ratios and their per-round ranges (bench/reporting/case_ratios.py): a ratio taken across
 rounds instead of within one would make a settled ratio look unsettled, or the reverse."""
 
 import unittest

@@ -1,9 +1,9 @@
 """Charts of a stored run: SVG files drawn with matplotlib from the samples beside REPORT.md, one set per
-section of the report, written to results/data/<machine>/charts/<section>_<what>.svg and linked from the
-report beside that section's tables, so that a repository host shows them inline.
+section of the report, written to <run folder>/charts/<section>_<what>.svg; the run's document
+(bench/reporting/document.py) names them in its sections, REPORT.md links them and report.html holds them.
 
     drawn = charts.draw_report_charts(directory)   # {"echo_writeup": [("charts/echo_writeup_rate.svg", alt), ...]}
-    text = charts.link_charts(section_text, drawn["echo_writeup"])
+    drawn = charts.draw_report_charts(directory, names=["echo_writeup"])   # only the documents of one run
 
 A bar or point is the median over a run's interleaved rounds, its whiskers the lowest and the highest round:
 the same figures, and the same ranges, as the tables print. Axes whose values span decades are logarithmic.
@@ -484,10 +484,10 @@ def headline_placement(document):
     return {**document, "rows": [r for r in rows if r.get("placement") == chosen], "settings": settings}
 
 
-def draw_report_charts(directory, out=None):
+def draw_report_charts(directory, out=None, names=None):
     """Draws every chart the stored results in `directory` allow into `out` (default: directory/charts), removes
     charts there that no stored result gives any more, and returns {section: [(path relative to directory, alt
-    text)]}.
+    text)]}. `names`: only these documents (file stems; default all).
     Without matplotlib it draws nothing and says so."""
     out = out or os.path.join(directory, CHARTS_FOLDER)
     try:
@@ -500,7 +500,7 @@ def draw_report_charts(directory, out=None):
     with figures.matplotlib.rc_context(RC):
         for section, draw in SECTIONS.items():
             path = os.path.join(directory, f"{section}.json")
-            if not os.path.exists(path):
+            if not os.path.exists(path) or (names is not None and section not in names):
                 continue
             try:
                 with open(path) as f:
@@ -515,16 +515,3 @@ def draw_report_charts(directory, out=None):
             os.remove(os.path.join(out, stale))
     progress.log(f"drew {len(written)} chart(s) in {out}")
     return drawn
-
-
-def link_charts(section_text, charts):
-    """The section with Markdown image links to its charts ([(path, alt text)]) beside its tables: before its
-    list of contestants where it has one, else at its end."""
-    if not charts:
-        return section_text
-    images = "".join(f"![{alt}]({path})\n\n" for path, alt in charts)
-    marker = "\nContestants:\n"
-    head, found, tail = section_text.partition(marker)
-    if found:
-        return f"{head}\n{images}{found.lstrip()}{tail}"
-    return section_text.rstrip("\n") + "\n\n" + images.rstrip("\n") + "\n"

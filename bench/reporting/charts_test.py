@@ -1,6 +1,6 @@
 """Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data: every section gets its
-charts, each a well-formed SVG that names every contestant it shows, the same samples give the same bytes, and
-the report links each chart beside its section's tables."""
+charts, each a well-formed SVG that names every contestant it shows, and the same samples give the same bytes.
+(The report names them from its document: document_test.py.)"""
 
 import glob
 import json
@@ -161,22 +161,6 @@ class DrawReportChartsTest(unittest.TestCase):
             self.assertIn("go-spammer", rate)
             self.assertIn("racket", rate)  # its place on the axis stays, empty
             self.assertIn("Test CPU, 2 cores", rate)
-
-
-class LinkChartsTest(unittest.TestCase):
-    def test_images_go_before_the_contestants_table(self):
-        section = "## 1. Echo\n\n| a |\n|---|\n| 1 |\n\nContestants:\n\n| contestant |\n"
-        linked = charts.link_charts(section, [("charts/echo_writeup_rate.svg", "Echo rate")])
-        self.assertEqual(linked, "## 1. Echo\n\n| a |\n|---|\n| 1 |\n\n![Echo rate](charts/echo_writeup_rate.svg)\n\n"
-                                 "Contestants:\n\n| contestant |\n")
-
-    def test_images_go_at_the_end_of_a_section_without_contestants(self):
-        section = "## echo_bench\n\n| a |\n|---|\n| 1 |\n\n"
-        linked = charts.link_charts(section, [("charts/a.svg", "A"), ("charts/b.svg", "B")])
-        self.assertEqual(linked, "## echo_bench\n\n| a |\n|---|\n| 1 |\n\n![A](charts/a.svg)\n\n![B](charts/b.svg)\n")
-
-    def test_a_section_without_charts_is_unchanged(self):
-        self.assertEqual(charts.link_charts("## x\n", []), "## x\n")
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def load_run(path, label):
     run = Run(label, path)
     for file_path in sorted(glob.glob(os.path.join(path, "*.json"))):
         name = os.path.basename(file_path)[:-len(".json")]
-        if name.endswith(".registry") or name == "compare":
+        if name.endswith(".registry") or name in ("compare", "report"):  # report.json: the rendered document
             continue
         try:
             with open(file_path) as f:

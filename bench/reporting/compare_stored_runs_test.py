@@ -1,7 +1,7 @@
 """The comparison (bench/reporting/compare.py) on the repository's own stored runs: every pair of run folders under
 results/data compared, charts included, into a temporary folder, each writing a COMPARE.md that names both
 runs. Hand-made runs (compare_test.py) cannot catch what real data holds: a median outside its per-round
-range, rows of two links under one round index (issue 24)."""
+range, rows of two links under one round index."""
 
 import glob
 import io

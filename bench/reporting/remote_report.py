@@ -1,9 +1,10 @@
-"""The part of a write-up's report that says where its programs ran and what the network changed (issue 15):
+"""The part of a write-up's report that says where its programs ran and what the network changed:
 with --compare-loopback every case ran on loopback and over the link to the remote hosts in the same rounds,
 and this puts the two side by side (msgs/s and CPU per message of both sides, the ratio link / loopback of
 the medians and its range within single rounds); with --client-hosts, each host's share of a fleet's msgs/s.
 
-    markdown, summary = remote_report.section(rows, ("server", "client"), "server on 10.0.0.11, ...")
+    extra, summary = remote_report.section(rows, ("server", "client"), "server on 10.0.0.11, ...")
+    # extra: {"notes": [...], "tables": [...]}, added to the write-up's section (bench/reporting/document.py)
 
 Rows are the scenario's (bench/scenarios/scenarios.py): `link` "loopback" or "remote"; fleet rows carry `hosts`.
 """
@@ -61,10 +62,11 @@ def _case_name(entry, keys):
 
 
 def link_table(summary, keys):
+    """Loopback against the link, per case: {"columns", "rows"} (bench/reporting/document.py's table)."""
     head = ["case"]
     for _, label in FIGURES:
         head += [f"{label} loopback", f"{label} link", "link / loopback (per round)"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    body = []
     for entry in summary:
         cells = [_case_name(entry, keys)]
         for figure, _ in FIGURES:
@@ -73,13 +75,13 @@ def link_table(summary, keys):
             ratio = tables.format_number(value["ratio"]) + (
                 f" ({tables.format_number(span[0])} .. {tables.format_number(span[1])})" if span else "")
             cells += [tables.format_number(value[LOOPBACK]), tables.format_number(value[REMOTE]), ratio]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+        body.append(cells)
+    return {"columns": head, "rows": body}
 
 
 def fleet_table(rows, keys):
-    """Per case, each client host's median msgs/s and share of the fleet's."""
-    lines = []
+    """Per case, each client host's median msgs/s and share of the fleet's; None without a fleet."""
+    body = []
     for case in cases_of(rows, keys):
         fleet = [r for r in _ok(rows, case, keys, REMOTE) + _ok(rows, case, keys, None) if r.get("hosts")]
         if not fleet:
@@ -92,11 +94,10 @@ def fleet_table(rows, keys):
             share = f" ({statistics.median(shares):.0%})" if shares else ""
             cells.append(f"{host} {tables.format_number(medians.median(rates))}{share}")
         total = medians.median([r.get("msgs_per_s") for r in fleet])
-        lines.append(f"| {_case_name(dict(zip(keys, case)), keys)} | {tables.format_number(total)} | "
-                     + "; ".join(cells) + " |")
-    if not lines:
-        return ""
-    return "| case | fleet msgs/s | each host's msgs/s (share) |\n|---|---|---|\n" + "\n".join(lines) + "\n"
+        body.append([_case_name(dict(zip(keys, case)), keys), tables.format_number(total), "; ".join(cells)])
+    if not body:
+        return None
+    return {"columns": ["case", "fleet msgs/s", "each host's msgs/s (share)"], "rows": body}
 
 
 def overall_change(summary):
@@ -111,29 +112,31 @@ def overall_change(summary):
     if not parts:
         return ""
     return (f"Over its {len(summary)} cases the link changed " + ", ".join(parts)
-            + " against loopback (the median of the cases' ratios, and the lowest and highest).\n\n")
+            + " against loopback (the median of the cases' ratios, and the lowest and highest).")
 
 
 def section(rows, keys, where, client_hosts=1):
-    """(markdown, link summary) for a write-up that ran on remote hosts; the summary is [] without loopback."""
+    """({"notes", "tables"} to add to a write-up's section, link summary) for a write-up that ran on remote
+    hosts; the summary is [] without loopback."""
     summary = link_summary(rows, keys)
-    out = [f"\n### Where it ran\n\n{where}.\n"]
+    notes, found = [f"Where it ran: {where}."], []
     if summary:
         fleet_note = (f" The link's rows are a fleet of {client_hosts} client hosts, each offering the loopback "
                       f"case's load: {client_hosts} times its connections, so msgs/s is not the link's alone; "
                       "CPU per message still compares." if client_hosts > 1 else "")
-        out.append("\n**Loopback against the link**, the same cases interleaved in the same rounds (medians; the "
+        caption = ("**Loopback against the link**, the same cases interleaved in the same rounds (medians; the "
                    "ratio is link / loopback, with its lowest and highest value within single rounds). Over a link "
                    "the segments leave loopback's short cut for a network device's transmit and receive path. On "
                    "separate machines client and server then no longer share a kernel and its cores, and each side "
                    "pays only for its own half; between network namespaces of one machine (tools/testnet.sh) they "
-                   "still share both, and every segment crosses two veth pairs and a bridge." + fleet_note + "\n\n"
-                   + overall_change(summary) + link_table(summary, keys))
+                   "still share both, and every segment crosses two veth pairs and a bridge." + fleet_note
+                   + (" " + overall_change(summary) if overall_change(summary) else ""))
+        found.append({"caption": caption, **link_table(summary, keys)})
     fleet = fleet_table(rows, keys)
     if fleet:
-        out.append("\n**The client fleet**: every host's load started together; the row above is their sum "
-                   "(msgs/s and messages summed, latency histograms merged exactly), with each host's part:\n\n"
-                   + fleet)
-    out.append("\nOn the remote hosts CPU time is read from /proc (clock ticks, 10 ms at 100 Hz), not the "
-               "scheduler's nanosecond clock; segments per message are not counted over a link.\n")
-    return "".join(out), summary
+        found.append({"caption": "**The client fleet**: every host's load started together; the row above is "
+                      "their sum (msgs/s and messages summed, latency histograms merged exactly), with each host's "
+                      "part", **fleet})
+    notes.append("On the remote hosts CPU time is read from /proc (clock ticks, 10 ms at 100 Hz), not the "
+                 "scheduler's nanosecond clock; segments per message are not counted over a link.")
+    return {"notes": notes, "tables": found}, summary

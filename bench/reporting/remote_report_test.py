@@ -36,17 +36,17 @@ class RemoteReportTest(unittest.TestCase):
     def test_no_comparison_without_loopback_rows(self):
         remote_only = [r for r in ROWS if r["link"] == "remote"]
         self.assertEqual(remote_report.link_summary(remote_only, ("server", "client")), [])
-        markdown, summary = remote_report.section(remote_only, ("server", "client"), "server on h0")
-        self.assertNotIn("Loopback against the link", markdown)
-        self.assertIn("server on h0", markdown)
+        extra, summary = remote_report.section(remote_only, ("server", "client"), "server on h0")
+        self.assertFalse(any("Loopback against the link" in t["caption"] for t in extra["tables"]))
+        self.assertIn("server on h0", extra["notes"][0])
 
     def test_each_fleet_host_with_its_median_and_share(self):
         table = remote_report.fleet_table(ROWS, ("server", "client"))
-        self.assertIn("| epoll load | 150.0 | h1 75.0 (50%); h2 75.0 (50%) |", table)
+        self.assertIn(["epoll load", "150.0", "h1 75.0 (50%); h2 75.0 (50%)"], table["rows"])
 
     def test_a_fleet_comparison_says_it_carried_more_load(self):
-        markdown, _ = remote_report.section(ROWS, ("server", "client"), "server on h0", client_hosts=2)
-        self.assertIn("2 times its connections", markdown)
+        extra, _ = remote_report.section(ROWS, ("server", "client"), "server on h0", client_hosts=2)
+        self.assertIn("2 times its connections", extra["tables"][0]["caption"])
 
 
 if __name__ == "__main__":

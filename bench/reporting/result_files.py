@@ -1,11 +1,14 @@
-"""The stored results of one bench on this machine: results/data/<machine label>/<name>.json with every
-sample and the run's environment, and <name>.md with its tables. NETBENCH_RESULTS_DIR puts them elsewhere.
+"""The stored results of one run: a folder of its own, results/data/<machine label>-<start time>/ (or
+NETBENCH_RESULTS_LABEL's name; NETBENCH_RESULTS_DIR puts the folders elsewhere than results/data), with
+<name>.json, every sample and the run's environment, and <name>.md with its tables. A run never writes into
+another run's folder: a label already taken gets its start time added.
 Every document is checked against its schema (bench/reporting/result_schema.py, results/README.md) when written and
 when read.
 
     result_files.write_results("microbenchmarks", rows, notes="...", summary_rows=rows, columns=[...])
     result_files.write_document(path, document)          # any result document, validated
     document = result_files.load_results("httpfanout_bench")
+    directory = result_files.start_run()                 # a new run's folder, results_dir() from now on
 
 A file that cannot be written (a full disk, a read-only folder) raises ResultWriteError naming its path and
 errno, after its text has been written to a fallback under $TMPDIR: nothing measured is lost.
@@ -16,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import time
 
 from bench.running import checkout
 from bench.running import progress
@@ -41,14 +45,37 @@ class ResultWriteError(OSError):
         self.fallback = fallback
 
 
-def results_dir():
-    path = os.environ.get("NETBENCH_RESULTS_DIR") or os.path.join(checkout.stored_runs(),
-                                                                 run_environment.machine_label())
+# The folder of this run, once chosen; inherited by the programs the run starts.
+RUN_DIR = "NETBENCH_RUN_DIR"
+
+
+def results_parent():
+    """Where runs' folders are: NETBENCH_RESULTS_DIR, else results/data of the checkout."""
+    return os.environ.get("NETBENCH_RESULTS_DIR") or checkout.stored_runs()
+
+
+def start_run(started=None):
+    """Chooses and makes this run's folder under results_parent(): NETBENCH_RESULTS_LABEL, else the machine's
+    label and the run's start time (UTC); a name already taken gets the time (then a count) added. Returns it;
+    results_dir() answers it from now on."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started))
+    label = os.environ.get("NETBENCH_RESULTS_LABEL")
+    names = [label, f"{label}-{stamp}"] if label else [f"{run_environment.machine_label()}-{stamp}"]
+    names += [f"{names[-1]}-{n}" for n in range(2, 100)]
+    parent = results_parent()
+    path = next(os.path.join(parent, n) for n in names
+                if not os.path.exists(os.path.join(parent, n)) or not os.listdir(os.path.join(parent, n)))
     try:
         os.makedirs(path, exist_ok=True)
     except OSError:
         pass  # writing there says why, naming the file, and keeps its contents elsewhere (write_text)
+    os.environ[RUN_DIR] = path
     return path
+
+
+def results_dir():
+    """This run's folder (start_run(), on first use)."""
+    return os.environ.get(RUN_DIR) or start_run()
 
 
 def write_text(path, text):
@@ -72,7 +99,7 @@ def write_text(path, text):
 
 
 def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None, histograms=None,
-                  partial=False):
+                  partial=False, ratios=None):
     """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `env` is the
     run's environment (default: this machine now); `schema` the document's schema tag (default: the current
     version; a re-rendered run keeps the version it was stored with); `histograms` the clients' latency
@@ -84,6 +111,8 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
                 "notes": notes}
     if histograms:
         document["histograms"] = histograms
+    if ratios:
+        document["ratios"] = ratios
     if partial:
         document["partial"] = True
     json_path = os.path.join(directory, f"{name}.json")
@@ -100,6 +129,8 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
         md += [notes, ""]
     if summary_rows:
         md += ["## Summary (medians over samples)", "", tables.markdown_table(summary_rows, columns), ""]
+    if ratios:
+        md += ["## Ratios against their targets", "", tables.markdown_table(ratios), ""]
     md_path = os.path.join(directory, f"{name}.md")
     write_text(md_path, "\n".join(md))
     progress.log(f"wrote {json_path} and {md_path}")
@@ -123,7 +154,19 @@ def write_document(path, document, indent=1):
     return errors
 
 
+def latest_run():
+    """This machine's newest run folder under results_parent() that holds results, or None: its label alone (a
+    run stored before runs had folders of their own) or with a start time."""
+    parent = results_parent()
+    mine = re.compile(re.escape(run_environment.machine_label()) + r"(-\d{8}T\d{6}Z(-\d+)?)?")
+    runs = [os.path.join(parent, n) for n in os.listdir(parent) if mine.fullmatch(n)] if os.path.isdir(parent) else []
+    runs = [r for r in runs if any(f.endswith(".json") for f in os.listdir(r))]
+    return max(runs, key=lambda r: max(os.path.getmtime(os.path.join(r, f)) for f in os.listdir(r)), default=None)
+
+
 def load_results(name):
-    """The document write_results() stored for bench `name` on this machine, validated against its schema
-    (result_schema.SchemaError names the file and the field that differs)."""
-    return result_schema.load(os.path.join(results_dir(), f"{name}.json"))
+    """The document write_results() stored for bench `name` in this run's folder (without one chosen yet: this
+    machine's newest run), validated against its schema (result_schema.SchemaError names the file and the field
+    that differs)."""
+    directory = os.environ.get(RUN_DIR) or latest_run() or results_dir()
+    return result_schema.load(os.path.join(directory, f"{name}.json"))

@@ -16,15 +16,19 @@ import json
 
 WRITEUP = "netbench.writeup"
 BENCH = "netbench.bench"
-CURRENT_VERSION = {WRITEUP: 3, BENCH: 2}
+CURRENT_VERSION = {WRITEUP: 3, BENCH: 3}
 # Documents that tools beside the suite store among the results, each in a schema of its own that the tool
 # documents: the suite neither reads nor compares them (results/README.md, "Other tools' documents").
 OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools/link_compare.py",
                "netbench.uring_bench": "tools/uring_bench.py",
-               "netbench.uring_client_bench": "tools/uring_client_bench.py"}
+               "netbench.uring_client_bench": "tools/uring_client_bench.py",
+               # A run's report as data (report.json): rendered from the documents above, never compared.
+               "netbench.report": "bench/reporting/document.py"}
+# Bench version 3 keeps a detail bench's ratios against their targets as rows (`ratios`), not as a table in
+# its notes.
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
 # websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
-# Write-up version 3 (issue 21) added the placements (settings.placements, each row's placement), each side's
+# Write-up version 3 added the placements (settings.placements, each row's placement), each side's
 # configuration as it ran, its CPU saturation and the row's bottleneck, and the verdicts' placement and
 # "same configuration here".
 
@@ -427,6 +431,7 @@ def _bench_document(name):
         "summary": Field(ListOf(SCALAR_ROW)),
         "notes": Field("str"),
         "histograms": opt(ListOf(CASE_HISTOGRAM), nullable=False, since=2),
+        "ratios": opt(ListOf(SCALAR_ROW), nullable=False, since=3),
         "partial": opt("bool", nullable=False),
     })
 

@@ -1,5 +1,5 @@
-"""For tests: a TestCase whose results land in a fresh temporary folder (NETBENCH_RESULTS_DIR), restored and
-removed after each test, so that nothing a test writes reaches results/data/.
+"""For tests: a TestCase whose results land in a fresh temporary folder (the run's folder,
+result_files.RUN_DIR), restored and removed after each test, so that nothing a test writes reaches results/data/.
 
     class MyTest(scratch_results_dir.ScratchResultsDirTest):
         def test_x(self):
@@ -14,12 +14,12 @@ import unittest
 class ScratchResultsDirTest(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.TemporaryDirectory()
-        self.saved = os.environ.get("NETBENCH_RESULTS_DIR")
-        os.environ["NETBENCH_RESULTS_DIR"] = self.directory.name
+        self.saved = os.environ.get("NETBENCH_RUN_DIR")
+        os.environ["NETBENCH_RUN_DIR"] = self.directory.name
 
     def tearDown(self):
         if self.saved is None:
-            del os.environ["NETBENCH_RESULTS_DIR"]
+            del os.environ["NETBENCH_RUN_DIR"]
         else:
-            os.environ["NETBENCH_RESULTS_DIR"] = self.saved
+            os.environ["NETBENCH_RUN_DIR"] = self.saved
         self.directory.cleanup()

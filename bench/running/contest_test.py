@@ -16,6 +16,7 @@ from bench.running import process_cpu
 from bench.registry import registry
 from bench.scenarios import scenarios
 from bench.scenarios import writeups
+from bench.reporting import markdown
 
 PYTHON = "/usr/bin/python3"
 
@@ -79,7 +80,7 @@ class EchoScenarioTest(unittest.TestCase):
             self.assertGreater(row["msgs_per_s"], 0)
             self.assertGreater(row["server_cpu_us_per_msg"], 0)
             self.assertGreater(row["client_cpu_us_per_msg"], 0)
-        self.assertIn("| python-asyncio | netbench-echo-client |", self.section["markdown"])
+        self.assertIn("| python-asyncio | netbench-echo-client |", markdown.section(self.section))
         fate = next(f for f in self.fates if f["name"] == "python-asyncio")
         self.assertEqual(fate["status"], "ran")
         self.assertTrue(fate["version"].startswith("Python 3"))
@@ -89,7 +90,7 @@ class EchoScenarioTest(unittest.TestCase):
         self.assertEqual(fate["status"], "failed")
         self.assertIn("cannot bind: port taken", fate["tail"])
         self.assertTrue(all(r["status"] == "failed" for r in self.rows if r["server"] == "broken"))
-        self.assertIn("cannot bind: port taken", self.section["markdown"])
+        self.assertIn("cannot bind: port taken", markdown.section(self.section))
 
     def test_a_client_that_prints_no_result_fails_its_rows_and_says_which_figure(self):
         rows = [r for r in self.rows if r["client"] == "silent-load" and r["server"] != "broken"]

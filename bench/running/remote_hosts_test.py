@@ -116,7 +116,7 @@ class RemoteHostsTest(unittest.TestCase):
     def test_websocket_detail_scenario_on_a_server_host_and_a_fleet_of_two(self):
         # The suite's path (suite.py, REMOTE_PARTS): a runner with the placement, the binaries of the registry's
         # websocket entries put on the hosts first.
-        os.environ["NETBENCH_RESULTS_DIR"] = results = tempfile.mkdtemp()
+        os.environ["NETBENCH_RUN_DIR"] = results = tempfile.mkdtemp()  # the run's folder itself
         placement = self.placement()
         runner = contest.Runner(placement=placement)
         try:

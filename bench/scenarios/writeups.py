@@ -1,7 +1,12 @@
 """The three public write-ups netbench settles: each one's claim with its own numbers, the tables it printed
 rebuilt from this run's rows (bench/scenarios/scenarios.py), and one computed verdict per claim (bench/analysis/verdict.py).
 
-    section = writeups.echo_section(rows, fates, env)   # {"title", "verdicts", "markdown"}
+    section = writeups.echo_section(rows, fates, settings)            # data: claim, verdicts, tables, ...
+    section = writeups.SECTIONS["echo"](rows, fates, settings, stored)  # again, from a stored run's verdicts
+
+A section is data (bench/reporting/document.py says its fields), rendered by bench/reporting/markdown.py and
+html_report.py; each claim's lines (one per load and placement) are grouped under its question, the write-up's own
+load and placement its headline.
 
 A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
 are that cell's rows, one per round. A cell whose contestant is missing here gives "not measured" with the
@@ -16,6 +21,7 @@ from bench.analysis import medians
 from bench.running import placement as cpu_placement
 from bench.running import process_configuration
 from bench.analysis import verdict
+from bench.reporting import verdict_text
 
 ECHO_CLAIM = ("A Racket echo server, a thread per client, did 114,584 msg/s against Go's 85,650, and Go with "
               "GOMAXPROCS=1 108,495 (3 clients of the Go spammer, 180 s, one machine).")
@@ -145,77 +151,7 @@ def placements_of(rows):
     return found or [None]
 
 
-def placements_text(rows):
-    """One sentence per placement of the rows: what it answers."""
-    found = [p for p in placements_of(rows) if p]
-    if not found:
-        return ""
-    return "".join(f"- **{p}**: {cpu_placement.ANSWERS[p]}.\n" for p in found) + "\n"
-
-
-def _fmt(x, digits=3):
-    if x is None:
-        return "-"
-    x = float(x)
-    return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:,.0f}"
-
-
-def _ratio_interval(line):
-    """The paired ratio A/B with its 95% interval, "1.31 (1.28 .. 1.35)"; the ratio of medians where nothing
-    paired."""
-    if line.get("ci95"):
-        low, high = line["ci95"]
-        return f"{_fmt(line['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
-    return f"{_fmt(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
-
-
-def _detectable(line):
-    return f"> {line['detectable_pct']:.2g}%" if line.get("detectable_pct") is not None else "-"
-
-
-VERDICT_RULE = ("Ratio: the geometric mean of the per-round ratios A/B, with a 95% t interval on their logs "
-                "(bench/analysis/verdict.py): **holds** or **reversed** when it excludes 1, **equivalent within ±2%** "
-                "when it lies inside 0.98 .. 1.02, else **not separable on this machine**; **same configuration "
-                "here** when both sides ran the same effective configuration (read from the running processes), "
-                "which is no experiment. p: a sign-flip test of the same ratios, a check (n rounds cannot go "
-                "below 2 / 2^n). Could detect: differences above it would have been seen at 80% power. "
-                "Saturated: per round, the side whose CPU time reached 90% of wall time x the CPUs it may use "
-                "(load, server, both, neither).\n")
-
-
-def verdict_table(lines):
-    out = ["| claim | measured here (A vs B, medians) | ratio A/B (95% CI) | per round | p (sign flip) | "
-           "could detect | saturated (rounds) | verdict |", "|---|---|---|---|---|---|---|---|"]
-    for line in lines:
-        if line["verdict"] == verdict.NOT_TESTABLE:
-            out.append(f"| {line['claim']} | - | - | - | - | - | - | **{line['verdict']}**: {line['why']}; there: "
-                       f"`{line['command']}` |")
-            continue
-        measured = f"{_fmt(line.get('median_a'))} vs {_fmt(line.get('median_b'))}"
-        rounds = _span([line.get("per_round_min"), line.get("per_round_max")])
-        if line.get("test") == verdict.U_TEST:  # under two rounds to pair: the pooled test decided
-            p = f"{_fmt(line.get('p_value'), 2)} (U test)"
-        else:
-            p = _fmt(line.get("sign_flip_p"), 2)
-        settled = (verdict.HOLDS, verdict.REVERSED, verdict.EQUIVALENT)  # the interval says why
-        why = f" ({line['why']})" if line.get("why") and line["verdict"] not in settled else ""
-        out.append(f"| {line['claim']} | {measured} | {_ratio_interval(line)} | {rounds} | {p} | "
-                   f"{_detectable(line)} | {line.get('bottleneck') or '-'} | **{line['verdict']}**{why} |")
-    return "\n".join(out) + "\n\n" + VERDICT_RULE
-
-
-def fates_table(fates):
-    lines = ["| contestant | role | status | version / why | command |", "|---|---|---|---|---|"]
-    for fate in fates:
-        detail = fate.get("version") if fate["status"] == "ran" else fate.get("why", "")
-        env = " ".join(f"{k}={v}" for k, v in fate.get("env", {}).items())
-        lines.append(f"| {fate['name']} | {fate['role']} | {fate['status']} | {detail or '-'} | "
-                     f"`{(env + ' ' if env else '') + fate['command']}` |")
-    out = "\n".join(lines) + "\n"
-    for fate in fates:
-        if fate.get("tail"):
-            out += f"\n{fate['name']} printed last:\n```\n{fate['tail']}\n```\n"
-    return out
+_fmt = verdict_text.number
 
 
 def _median_of(rows, figure):
@@ -233,22 +169,87 @@ def _range_of(rows, figure):
 
 
 def _failures(rows):
-    failed = [r for r in rows if r.get("status") != "ok"]
-    if not failed:
-        return ""
-    out = "\nFailed runs (every other row ran):\n\n"
-    seen = set()
-    for r in failed:
+    """The failed runs, once per server, client and error: [{"where", "error", "tail"}]."""
+    out, seen = [], set()
+    for r in rows:
+        if r.get("status") == "ok":
+            continue
         key = (r.get("server"), r.get("client"), r.get("error"))
         if key in seen:
             continue
         seen.add(key)
         where = ", ".join(f"{k} {r[k]}" for k in ("client", "server", "scheme", "condition", "procs", "clients")
                           if k in r)
-        out += f"- {where}: {r.get('error')}\n"
-        if r.get("tail"):
-            out += "  ```\n" + "\n".join("  " + line for line in r["tail"].splitlines()) + "\n  ```\n"
+        out.append({"where": where, "error": r.get("error"), "tail": r.get("tail")})
     return out
+
+
+def _claim(question, text, placement, a, b, figure, higher_is_better, names, same_if=(), headline=False,
+           variant=None):
+    """One claim of a section before it is judged: `question` groups the lines of one claim (one line per load
+    and placement), `headline` marks the write-up's own load and placement."""
+    return {"question": question, "text": text, "placement": placement, "a": a, "b": b, "figure": figure,
+            "higher_is_better": higher_is_better, "names": names, "same_if": same_if, "headline": headline,
+            "variant": variant}
+
+
+def _cell(cell, placement):
+    return {**cell, "placement": placement} if placement is not None else cell
+
+
+def _judged(claims, rows, fates, stored):
+    """The verdict of each claim: computed from the rows, or, re-rendering (`stored`: the verdicts a run
+    kept), the stored line of the same cells, figure and placement. A stored line no claim matches keeps its
+    own row of the summary."""
+    lines, groups, where = [], {}, []
+    for claim in claims:
+        if "verdict" in claim:  # judged where it was made (not testable here)
+            line = ({k: v for k, v in claim.items() if k not in _CLAIM_KEYS} if stored is None else
+                    next((s for s in stored if s.get("claim") == claim["text"]), None))
+        elif stored is None:
+            line = claim_line(claim["text"], rows, fates, claim["a"], claim["b"], claim["figure"],
+                              claim["higher_is_better"], names=claim["names"], placement=claim["placement"],
+                              same_if=claim["same_if"])
+        else:
+            a, b = _cell(claim["a"], claim["placement"]), _cell(claim["b"], claim["placement"])
+            line = next((s for s in stored if s.get("a") == a and s.get("b") == b
+                         and s.get("figure") == claim["figure"]), None)
+        if line is None or line in lines:
+            continue
+        group = groups.setdefault(claim["question"], {"question": claim["question"], "headline": None,
+                                                      "others": []})
+        if claim["headline"] and group["headline"] is None:
+            group["headline"] = len(lines)
+        else:
+            group["others"].append(len(lines))
+        lines.append(line)
+        where.append({"placement": claim["placement"], "variant": claim["variant"]})
+    for line in stored or []:
+        if line not in lines:
+            groups[line["claim"]] = {"question": line["claim"], "headline": len(lines), "others": []}
+            lines.append(line)
+            where.append({"placement": line.get("placement"), "variant": None})
+    for group in groups.values():
+        if group["headline"] is None:  # the write-up's own placement did not run: the first that did speaks
+            group["headline"] = group["others"].pop(0)
+    return lines, list(groups.values()), where
+
+
+_CLAIM_KEYS = ("question", "text", "placement", "a", "b", "figure", "higher_is_better", "names", "same_if",
+               "headline", "variant")
+
+
+def _section(part, title, claim, measured, rows, fates, claims, stored, tables, notes=()):
+    """A write-up's section as data: what the renderers (bench/reporting/) show."""
+    lines, groups, where = _judged(claims, rows, fates, stored)
+    return {"id": part, "kind": "writeup", "title": title, "claim": claim, "measured": measured,
+            "placements": [{"name": p, "answers": cpu_placement.ANSWERS[p]} for p in placements_of(rows) if p],
+            "verdicts": lines, "claims": groups, "where": where, "tables": tables, "notes": list(notes),
+            "failures": _failures(rows), "contestants": fates, "charts": []}
+
+
+def _table(caption, columns, rows):
+    return {"caption": caption, "columns": columns, "rows": rows}
 
 
 # ------------------------------------------------------------------------------------------------------ echo
@@ -269,57 +270,62 @@ def _saturated_text(cell):
     marks = _bottlenecks(cell)
     if not marks:
         return "-"
-    top = max(set(marks), key=marks.count)
+    top = max(dict.fromkeys(marks), key=marks.count)  # a tie: the first seen, the same on every render
     return f"{top} {marks.count(top)}/{len(marks)}"
 
 
-def echo_section(rows, fates, settings):
+ECHO_LOADS = ("go-spammer", "netbench-echo-client")  # the write-up's own load first
+
+
+def echo_section(rows, fates, settings, stored=None):
+    """The echo write-up's section (data: bench/reporting/document.py). `stored`: the verdicts a run kept, for
+    re-rendering it; without them they are computed from the rows."""
     servers = list(dict.fromkeys(r["server"] for r in rows))
     clients = list(dict.fromkeys(r["client"] for r in rows))
-    lines = []
+    claims = []
     for placement in placements_of(rows):
-        for load in [c for c in ("go-spammer", "netbench-echo-client") if c in clients] or clients[:1]:
+        for load in [c for c in ECHO_LOADS if c in clients] or clients[:1]:
             note = "" if load == "go-spammer" else f" (second load: {load})"
-            lines.append(claim_line(f"Racket beats Go in msgs/s{note}", rows, fates,
-                                    {"server": "racket", "client": load}, {"server": "go", "client": load},
-                                    "msgs_per_s", True, names=("racket", "go", load), placement=placement))
-            lines.append(claim_line(f"Go with GOMAXPROCS=1 beats Go at its default{note}", rows, fates,
-                                    {"server": "go-gomaxprocs1", "client": load}, {"server": "go", "client": load},
-                                    "msgs_per_s", True, names=("go-gomaxprocs1", "go", load), placement=placement,
-                                    same_if=("gomaxprocs",)))
-            # A saturated load hides the servers' speed but not what each spends per message.
-            lines.append(claim_line(f"Racket spends less server CPU per message than Go{note}", rows, fates,
-                                    {"server": "racket", "client": load}, {"server": "go", "client": load},
-                                    "server_cpu_us_per_msg", False, names=("racket", "go", load),
-                                    placement=placement))
-    table = ["| placement | server | load | msgs/s | msgs/s per round | server CPU us/msg | client CPU us/msg | "
-             "segments/msg | server as it ran | saturated | runs ok |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+            headline = placement in (None, "shared") and load == ECHO_LOADS[0]
+            racket, go = {"server": "racket", "client": load}, {"server": "go", "client": load}
+            claims += [
+                _claim("Racket beats Go in msgs/s", f"Racket beats Go in msgs/s{note}", placement, racket, go,
+                       "msgs_per_s", True, ("racket", "go", load), headline=headline, variant=load),
+                _claim("Go with GOMAXPROCS=1 beats Go at its default",
+                       f"Go with GOMAXPROCS=1 beats Go at its default{note}", placement,
+                       {"server": "go-gomaxprocs1", "client": load}, go, "msgs_per_s", True,
+                       ("go-gomaxprocs1", "go", load), same_if=("gomaxprocs",), headline=headline, variant=load),
+                # A saturated load hides the servers' speed but not what each spends per message.
+                _claim("Racket spends less server CPU per message than Go",
+                       f"Racket spends less server CPU per message than Go{note}", placement, racket, go,
+                       "server_cpu_us_per_msg", False, ("racket", "go", load), headline=headline, variant=load),
+            ]
+    table = []
     for placement in placements_of(rows):
         for client in clients:
             for server in servers:
                 match = {"server": server, "client": client, **({"placement": placement} if placement else {})}
                 cell = _cells(rows, **match)
                 ok = sum(1 for r in cell if r.get("status") == "ok")
-                table.append(f"| {placement or '-'} | {server} | {client} | {_fmt(_median_of(cell, 'msgs_per_s'))} | "
-                             f"{_range_of(cell, 'msgs_per_s')} | "
-                             f"{_fmt(_median_of(cell, 'server_cpu_us_per_msg'))} | "
-                             f"{_fmt(_median_of(cell, 'client_cpu_us_per_msg'))} | "
-                             f"{_fmt(_median_of(cell, 'tcp_segs_per_msg'))} | {_config_text(cell, 'server')} | "
-                             f"{_saturated_text(cell)} | {ok}/{len(cell)} |")
-    markdown = (f"## 1. Echo: does Racket beat Go?\n\n> {ECHO_CLAIM}\n\n"
-                f"Measured here: {settings['clients']} connections writing 22-byte messages for "
-                f"{settings['seconds']:g} s per run (not 180 s), {settings['samples']} interleaved rounds, every "
-                "server under every load, in each placement. A = the first system named, B = Go at its default.\n\n"
-                + placements_text(rows) + verdict_table(lines) + "\nThe table behind it (medians over rounds; CPU "
-                "per message written, the scheduler's exact run time of each whole process; the server's "
-                "configuration read from the running process):\n\n" + "\n".join(table) + "\n"
-                + _failures(rows) + "\nContestants:\n\n" + fates_table(fates))
-    return {"title": "echo", "verdicts": lines, "markdown": markdown}
+                table.append([placement or "-", server, client, _fmt(_median_of(cell, "msgs_per_s")),
+                              _range_of(cell, "msgs_per_s"), _fmt(_median_of(cell, "server_cpu_us_per_msg")),
+                              _fmt(_median_of(cell, "client_cpu_us_per_msg")),
+                              _fmt(_median_of(cell, "tcp_segs_per_msg")), _config_text(cell, "server"),
+                              _saturated_text(cell), f"{ok}/{len(cell)}"])
+    columns = ["placement", "server", "load", "msgs/s", "msgs/s per round", "server CPU us/msg",
+               "client CPU us/msg", "segments/msg", "server as it ran", "saturated", "runs ok"]
+    measured = (f"{settings['clients']} connections writing 22-byte messages for {settings['seconds']:g} s per run "
+                f"(not 180 s), {settings['samples']} interleaved rounds, every server under every load, in each "
+                "placement. A = the first system named, B = Go at its default.")
+    caption = ("Medians over rounds; CPU per message written, the scheduler's exact run time of each whole "
+               "process; the server's configuration read from the running process.")
+    return _section("echo", "Echo: does Racket beat Go?", ECHO_CLAIM, measured, rows, fates, claims, stored,
+                    [_table(caption, columns, table)])
 
 
 # ------------------------------------------------------------------------------------------------- websocket
 
-def _grid(rows, server, client, cell_text, procs, connections, placement=None):
+def _grid(caption, rows, server, client, cell_text, procs, connections, placement=None):
     """The write-up's table: rows clients, columns GOMAXPROCS (or event loops); a column with more threads than
     the CPUs either side may use is marked oversubscribed."""
     where = {"placement": placement} if placement else {}
@@ -329,11 +335,9 @@ def _grid(rows, server, client, cell_text, procs, connections, placement=None):
         cpus = [c.get("cpus") for r in cell for c in (r.get("server_config") or {}, r.get("client_config") or {})
                 if c.get("cpus")]
         header.append(f"{p} (oversubscribed)" if cpus and p > min(cpus) else str(p))
-    out = ["| clients \\ procs | " + " | ".join(header) + " |", "|---|" + "---|" * len(procs)]
-    for n in connections:
-        cells = [cell_text(_cells(rows, server=server, client=client, procs=p, clients=n, **where)) for p in procs]
-        out.append(f"| {n} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
+    body = [[str(n)] + [cell_text(_cells(rows, server=server, client=client, procs=p, clients=n, **where))
+                        for p in procs] for n in connections]
+    return _table(caption, ["clients \\ procs"] + header, body)
 
 
 def _msgs_cell(cell):
@@ -345,50 +349,53 @@ def _cpu_cell(cell):
     return "-" if server is None and client is None else f"{_fmt(server)} / {_fmt(client)}"
 
 
-def websocket_section(rows, fates, settings):
+def websocket_section(rows, fates, settings, stored=None):
+    """The websocket write-up's section (data); `stored` as for echo_section."""
     procs = sorted({r["procs"] for r in rows}) or [1, 2, 3, 4]
     connections = sorted({r["clients"] for r in rows}) or [1, 4]
     pairs = list(dict.fromkeys((r["server"], r["client"]) for r in rows))
     go = {"server": "go-xnet", "client": "go-xnet-client"}
-    lines = []
+    names = ("go-xnet", "go-xnet-client")
+    question = "Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1"
+    claims = []
     for placement in placements_of(rows):
         for n in connections:
-            lines.append(claim_line(f"Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1 ({n} client{'s' if n > 1 else ''})",
-                                    rows, fates, {**go, "procs": 2, "clients": n}, {**go, "procs": 1, "clients": n},
-                                    "msgs_per_s", True, names=("go-xnet", "go-xnet-client"), placement=placement,
-                                    same_if=("gomaxprocs",)))
+            claims.append(_claim(question, f"{question} ({n} client{'s' if n > 1 else ''})", placement,
+                                 {**go, "procs": 2, "clients": n}, {**go, "procs": 1, "clients": n}, "msgs_per_s",
+                                 True, names, same_if=("gomaxprocs",),
+                                 headline=placement in (None, "shared") and n == max(connections),
+                                 variant=f"{n} client{'s' if n > 1 else ''}"))
     cores = os.cpu_count() or 1
     command = "bazel run //:bench -- --only=websocket"
+    four = "Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)"
     if cores >= 4:
-        lines.append(claim_line("Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)", rows,
-                                fates, {**go, "procs": 4, "clients": 4}, {**go, "procs": 1, "clients": 4},
-                                "msgs_per_s", True, names=("go-xnet", "go-xnet-client")))
+        claims.append(_claim(four, four, None, {**go, "procs": 4, "clients": 4}, {**go, "procs": 1, "clients": 4},
+                             "msgs_per_s", True, names, headline=True))
     else:
-        lines.append({"claim": "Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)",
-                      **verdict.not_testable(f"needs 4 cores, this machine has {cores} (columns 3 and 4 are "
-                                             "oversubscribed here, like the write-up's dual-core FreeBSD rows)",
-                                             command + " (on a machine of 4 or more cores)")})
+        claims.append({**_claim(four, four, None, None, None, None, True, names, headline=True), "claim": four,
+                       **verdict.not_testable(f"needs 4 cores, this machine has {cores} (columns 3 and 4 are "
+                                              "oversubscribed here, like the write-up's dual-core FreeBSD rows)",
+                                              command + " (on a machine of 4 or more cores)")})
     peers = ("bazel build //contestants/go:all; GOMAXPROCS=N bazel-bin/contestants/go/xnet_server -addr "
              "127.0.0.1:8080 & GOMAXPROCS=N bazel-bin/contestants/go/xnet_client 4 100000, N = 1 and 2")
-    lines.append({"claim": "macOS: Go loses about 100k msgs/s at GOMAXPROCS=2",
-                  **verdict.not_testable("needs macOS (this is " + os.uname().sysname + ")", peers)})
-    lines.append({"claim": "FreeBSD, two cores: the write-up's rows",
-                  **verdict.not_testable("needs FreeBSD", peers)})
-    grids = ""
+    for text, why in (("macOS: Go loses about 100k msgs/s at GOMAXPROCS=2", "needs macOS (this is "
+                       + os.uname().sysname + ")"), ("FreeBSD, two cores: the write-up's rows", "needs FreeBSD")):
+        claims.append({**_claim(text, text, None, None, None, None, True, (), headline=True), "claim": text,
+                       **verdict.not_testable(why, peers)})
+    tables = []
     for placement in placements_of(rows):
         for server, client in pairs:
-            grids += (f"\n**{client} against {server}**{f' ({placement})' if placement else ''}, msgs/s (medians):"
-                      "\n\n" + _grid(rows, server, client, _msgs_cell, procs, connections, placement)
-                      + "\nCPU per message, server / client (us):\n\n"
-                      + _grid(rows, server, client, _cpu_cell, procs, connections, placement))
-    markdown = (f"## 2. WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?\n\n> {WEBSOCKET_CLAIM}\n\n"
-                f"Measured here: {settings['messages']:,} \"hello, world!\" text messages per client to a sink "
-                f"server, {settings['samples']} interleaved rounds; each table has the write-up's shape (rows: "
-                "clients, columns: GOMAXPROCS, or netbench's event loops, set alike on both sides), in each placement; "
-                "a column whose threads exceed the CPUs a side may use is marked oversubscribed.\n\n"
-                + placements_text(rows) + verdict_table(lines) + grids
-                + _failures(rows) + "\nContestants:\n\n" + fates_table(fates))
-    return {"title": "websocket", "verdicts": lines, "markdown": markdown}
+            where = f" ({placement})" if placement else ""
+            tables.append(_grid(f"{client} against {server}{where}, msgs/s (medians)", rows, server, client,
+                                _msgs_cell, procs, connections, placement))
+            tables.append(_grid(f"{client} against {server}{where}, CPU per message, server / client (us)", rows,
+                                server, client, _cpu_cell, procs, connections, placement))
+    measured = (f"{settings['messages']:,} \"hello, world!\" text messages per client to a sink server, "
+                f"{settings['samples']} interleaved rounds; each table has the write-up's shape (rows: clients, "
+                "columns: GOMAXPROCS, or netbench's event loops, set alike on both sides), in each placement; a "
+                "column whose threads exceed the CPUs a side may use is marked oversubscribed.")
+    return _section("websocket", "WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?", WEBSOCKET_CLAIM, measured,
+                    rows, fates, claims, stored, tables)
 
 
 # ---------------------------------------------------------------------------------------------------- fanout
@@ -397,6 +404,9 @@ def websocket_section(rows, fates, settings):
 FANOUT_CLAIM_SERVERS = ("origin-50ms",)
 FANOUT_CLAIM_CLIENTS = ("jvm", "go")
 
+# Each condition's short name, for the summary (in the order of FANOUT_CONDITIONS).
+FANOUT_CONDITION_NAMES = ("as written up", "both fresh", "both reusing")
+
 FANOUT_CONDITIONS = (
     ("as written up: JVM keeping its connections (criterium), Go fresh (go test -bench)", "reuse", "fresh"),
     ("both fresh: new connections and TLS sessions every repetition", "fresh", "fresh"),
@@ -404,45 +414,44 @@ FANOUT_CONDITIONS = (
 )
 
 
-def fanout_section(rows, fates, settings):
-    lines = []
+def fanout_section(rows, fates, settings, stored=None):
+    """The fan-out write-up's section (data); `stored` as for echo_section."""
+    question = "JVM faster than Go fetching 500 URLs (origin 50 ms)"
+    claims = []
     for placement in placements_of(rows):
         for scheme in ("http", "https"):
-            for text, jvm_condition, go_condition in FANOUT_CONDITIONS:
-                lines.append(claim_line(f"JVM faster than Go, {scheme}, origin 50 ms; {text}", rows, fates,
-                                        {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "jvm",
-                                         "condition": jvm_condition},
-                                        {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "go",
-                                         "condition": go_condition},
-                                        "walls_s", False, names=("jvm", "go", "origin-50ms"), placement=placement))
-    summary = {}
-    for line in lines:
-        where = (f"{line['placement']}, " if line.get("placement") else "") + line["claim"].split(",")[1].strip()
-        summary.setdefault(line["verdict"], []).append(line["claim"].split("; ")[-1].split(":")[0] + f" ({where})")
-    table = ["| placement | server | scheme | client | condition | wall s (median) | per round | client CPU us/req | "
-             "server CPU us/req | saturated | runs ok |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+            for index, (text, jvm_condition, go_condition) in enumerate(FANOUT_CONDITIONS):
+                claims.append(_claim(
+                    question, f"JVM faster than Go, {scheme}, origin 50 ms; {text}", placement,
+                    {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "jvm", "condition": jvm_condition},
+                    {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "go", "condition": go_condition},
+                    "walls_s", False, ("jvm", "go", "origin-50ms"),
+                    headline=placement in (None, "shared") and scheme == "http" and index == 0,
+                    variant=f"{scheme}, {FANOUT_CONDITION_NAMES[index]}"))
+    table = []
     for key in dict.fromkeys((r.get("placement"), r["server"], r["scheme"], r["client"], r["condition"])
                              for r in rows):
         where = {"placement": key[0]} if key[0] else {}
         cell = _cells(rows, server=key[1], scheme=key[2], client=key[3], condition=key[4], **where)
         _, rounds = _samples(cell, "walls_s")
         ok = sum(1 for r in cell if r.get("status") == "ok")
-        per_round = _span(rounds.values())
-        table.append(f"| {key[0] or '-'} | {key[1]} | {key[2]} | {key[3]} | {key[4]} | "
-                     f"{_fmt(_median_of(cell, 'wall_s_median'))} | {per_round} | "
-                     f"{_fmt(_median_of(cell, 'client_cpu_us_per_req'))} | "
-                     f"{_fmt(_median_of(cell, 'server_cpu_us_per_req'))} | {_saturated_text(cell)} | {ok}/{len(cell)} |")
-    markdown = (f"## 3. Fan-out: does the JVM fetch 500 URLs faster than Go?\n\n> {FANOUT_CLAIM}\n\n"
-                f"Measured here: {settings['requests']} concurrent GETs of a 25,600-byte page per repetition, "
-                f"{settings['reps']} timed repetitions per run after {settings['warmup']} untimed ones (for the "
-                f"clients that take them: the JVM, to warm its JIT, and netbench), {settings['samples']} "
-                "interleaved rounds; a verdict pairs each round's median repetition with the other side's in the "
-                "same round. The write-up fetched a remote site, so the origin answering after 50 ms is its "
-                "faithful copy; the two sides of the write-up did not run alike, so each condition is judged. "
-                "https clients skip certificate verification alike.\n\n" + placements_text(rows) + verdict_table(lines)
-                + "\n"
-                + "".join(f"- **{v}** under: {', '.join(names)}\n" for v, names in summary.items())
-                + "\nThe table behind it (client CPU per request includes each process's start-up: the JVM's "
-                "class loading and JIT, and its warm-up repetitions):\n\n" + "\n".join(table) + "\n"
-                + _failures(rows) + "\nContestants:\n\n" + fates_table(fates))
-    return {"title": "fanout", "verdicts": lines, "markdown": markdown}
+        table.append([key[0] or "-", key[1], key[2], key[3], key[4], _fmt(_median_of(cell, "wall_s_median")),
+                      _span(rounds.values()), _fmt(_median_of(cell, "client_cpu_us_per_req")),
+                      _fmt(_median_of(cell, "server_cpu_us_per_req")), _saturated_text(cell), f"{ok}/{len(cell)}"])
+    columns = ["placement", "server", "scheme", "client", "condition", "wall s (median)", "per round",
+               "client CPU us/req", "server CPU us/req", "saturated", "runs ok"]
+    measured = (f"{settings['requests']} concurrent GETs of a 25,600-byte page per repetition, {settings['reps']} "
+                f"timed repetitions per run after {settings['warmup']} untimed ones (for the clients that take "
+                f"them: the JVM, to warm its JIT, and netbench), {settings['samples']} interleaved rounds; a "
+                "verdict pairs each round's median repetition with the other side's in the same round. The "
+                "write-up fetched a remote site, so the origin answering after 50 ms is its faithful copy; the two "
+                "sides of the write-up did not run alike, so each condition is judged. https clients skip "
+                "certificate verification alike.")
+    caption = ("Client CPU per request includes each process's start-up: the JVM's class loading and JIT, and its "
+               "warm-up repetitions.")
+    return _section("fanout", "Fan-out: does the JVM fetch 500 URLs faster than Go?", FANOUT_CLAIM, measured, rows,
+                    fates, claims, stored, [_table(caption, columns, table)])
+
+
+# Each write-up's section builder, by part.
+SECTIONS = {"echo": echo_section, "websocket": websocket_section, "fanout": fanout_section}

@@ -6,6 +6,7 @@ import unittest
 
 from bench.analysis import verdict
 from bench.scenarios import writeups
+from bench.reporting import markdown
 
 ROUNDS = range(5)
 
@@ -35,7 +36,56 @@ class EchoSectionTest(unittest.TestCase):
         self.assertEqual(racket["verdict"], verdict.HOLDS)
         self.assertAlmostEqual(racket["median_a"], 114586)
         self.assertEqual(by_claim(section, "Go with GOMAXPROCS=1")["verdict"], verdict.REVERSED)
-        self.assertIn("| racket | go-spammer | 114,586 |", section["markdown"])
+        self.assertIn("| racket | go-spammer | 114,586 |", markdown.section(section))
+        self.assertIn(["-", "racket", "go-spammer", "114,586"], [row[:4] for row in section["tables"][0]["rows"]])
+
+
+class SectionDataTest(unittest.TestCase):
+    """A section is data: each claim's lines grouped under its question, the write-up's own load and placement
+    its headline; given a stored run's verdicts, the same section again without judging anything."""
+
+    def rows(self):
+        rows = []
+        for r in ROUNDS:
+            for placement in ("shared", "split"):
+                for load in ("go-spammer", "netbench-echo-client"):
+                    for server, rate in (("racket", 120000 + r), ("go", 100000 + r), ("go-gomaxprocs1", 90000 + r)):
+                        rows.append(ok(server=server, client=load, round=r, placement=placement, msgs_per_s=rate,
+                                       server_cpu_us_per_msg=3.0, client_cpu_us_per_msg=4.0))
+        return rows
+
+    def test_each_question_has_its_headline_under_the_writeups_own_load_and_placement(self):
+        section = writeups.echo_section(self.rows(), fates("racket", "go", "go-gomaxprocs1", "go-spammer"),
+                                        {"clients": 3, "seconds": 1, "samples": 5})
+        self.assertEqual([g["question"] for g in section["claims"]],
+                         ["Racket beats Go in msgs/s", "Go with GOMAXPROCS=1 beats Go at its default",
+                          "Racket spends less server CPU per message than Go"])
+        for group in section["claims"]:
+            self.assertEqual(section["where"][group["headline"]], {"placement": "shared", "variant": "go-spammer"})
+            self.assertEqual(len(group["others"]), 3)
+        headline = section["verdicts"][section["claims"][0]["headline"]]
+        self.assertEqual(headline["a"], {"server": "racket", "client": "go-spammer", "placement": "shared"})
+
+    def test_a_stored_runs_verdicts_give_the_same_section(self):
+        rows = self.rows()
+        judged = writeups.echo_section(rows, fates("racket", "go", "go-gomaxprocs1"),
+                                       {"clients": 3, "seconds": 1, "samples": 5})
+        stored = [dict(v, why="as stored") for v in judged["verdicts"]]
+        again = writeups.SECTIONS["echo"](rows, [], {"clients": 3, "seconds": 1, "samples": 5}, stored)
+        self.assertEqual(again["verdicts"], stored)
+        self.assertEqual(again["claims"], judged["claims"])
+
+    def test_a_tie_of_saturated_sides_reads_the_same_on_every_render(self):
+        # Which side was saturated most: on a tie the first seen, not whichever a set happens to give first.
+        cell = [{"status": "ok", "bottleneck": b} for b in ("load", "both", "both", "load")]
+        self.assertEqual(writeups._saturated_text(cell), "load 2/4")
+
+    def test_a_stored_line_no_claim_makes_keeps_a_row_of_its_own(self):
+        old = {"claim": "a claim of an older version", "verdict": verdict.HOLDS, "a": {"server": "x"},
+               "b": {"server": "y"}, "figure": "msgs_per_s"}
+        section = writeups.fanout_section([], [], {"requests": 500, "reps": 3, "warmup": 3, "samples": 3}, [old])
+        self.assertEqual(section["verdicts"], [old])
+        self.assertEqual(section["claims"], [{"question": old["claim"], "headline": 0, "others": []}])
 
 
 class WebsocketSectionTest(unittest.TestCase):
@@ -59,8 +109,8 @@ class WebsocketSectionTest(unittest.TestCase):
             self.assertEqual(four["verdict"], verdict.NOT_TESTABLE)
         else:
             self.assertEqual(four["verdict"], verdict.REVERSED)
-        self.assertIn("| 4 | 233,002 | 300,002 |", section["markdown"])
-        self.assertIn("2 / 3", section["markdown"])
+        self.assertIn("| 4 | 233,002 | 300,002 |", markdown.section(section))
+        self.assertIn("2 / 3", markdown.section(section))
 
 
 class FanoutSectionTest(unittest.TestCase):
@@ -119,8 +169,8 @@ class PlacementTest(unittest.TestCase):
         self.assertEqual(split["bottleneck"], "A: load 5/5; B: load 5/5")
         self.assertIn("msgs/s measured the load generator", split["why"])
         self.assertIsNotNone(by_claim(section, "[split] Racket spends less server CPU per message"))
-        self.assertIn("| split | go | go-spammer | 120,002 |", section["markdown"])
-        self.assertIn("1 CPU, 5 threads, gomaxprocs 1", section["markdown"])
+        self.assertIn("| split | go | go-spammer | 120,002 |", markdown.section(section))
+        self.assertIn("1 CPU, 5 threads, gomaxprocs 1", markdown.section(section))
 
 
 if __name__ == "__main__":

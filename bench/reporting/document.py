@@ -1,0 +1,267 @@
+"""A run as one document: which run it is (machine, commit, time), the summary (one row per write-up claim),
+its sections (each write-up's claim, verdicts, tables, chart files, notes and contestants; each detail bench's
+and the microbenchmarks' tables) and the methodology, written as report.json beside the run's samples and
+read back. The renderers (markdown.py, html_report.py, terminal.py) draw from it alone; nothing they write is edited.
+
+    doc = document.read_run(directory, writeups.SECTIONS, drawn)   # from the stored samples, any schema version
+    document.write(os.path.join(directory, document.FILE), doc)
+    doc = document.load(os.path.join(directory, document.FILE))
+
+A section is a dict:
+    id, kind ("writeup" or "bench"), title, source (the JSON file it comes from)
+    claim (the write-up's words), measured (how this run measured it), run (what the section adds about its
+        run: "quick", "partial", "how" the programs were placed), placements [{name, answers}]
+    verdicts (bench/analysis/verdict.py's lines), claims [{question, headline, others}] (indexes into verdicts,
+        the headline the write-up's own load and placement), where [{placement, variant}] (per verdict)
+    tables [{caption, columns, rows}] (cells as text), charts [{path, alt}] (relative to the run folder),
+    notes [text], failures [{where, error, tail}], contestants (each contestant's fate)
+Text may hold `code` and **bold**, nothing else of Markdown.
+"""
+
+import json
+import os
+import re
+
+from bench.reporting import remote_report
+from bench.reporting import result_schema
+from bench.reporting import tables as table_text
+from bench.reporting import verdict_text
+
+SCHEMA = "netbench.report/1"
+FILE = "report.json"
+WRITEUP_PARTS = ("echo", "websocket", "fanout")
+BENCHES = (("microbenchmarks", "Microbenchmarks (Google Benchmark)"),
+           ("echo_bench", "Echo detail bench: netbench's servers and client against Go"),
+           ("websocket_bench", "WebSocket detail bench: netbench's servers and client against Go"),
+           ("httpfanout_bench", "HTTP fan-out detail bench: netbench's clients against Go and curl"))
+# A stored document belongs to the run when it has the run's commit and was written within this long after
+# the run started (a folder that older versions of the suite shared between runs holds others too).
+SAME_RUN_S = 6 * 3600
+
+METHODOLOGY = [
+    "Every figure is a median over interleaved rounds of this run: each round runs every case once, in turn, so "
+    "that a slow minute of the machine falls on all of them alike.",
+    "Ratio: the geometric mean of the per-round ratios A/B, with a 95% t interval on their logs "
+    "(bench/analysis/verdict.py): **holds** or **reversed** when it excludes 1, **equivalent within ±2%** when "
+    "it lies inside 0.98 .. 1.02, else **not separable on this machine**; **same configuration here** when both "
+    "sides ran the same effective configuration (read from the running processes), which is no experiment; "
+    "**not testable here** names the machine and command that can test it.",
+    "p: a sign-flip test of the same ratios, a check (n rounds cannot go below 2 / 2^n). Could detect: "
+    "differences above it would have been seen at 80% power. Saturated: per round, the side whose CPU time "
+    "reached 90% of wall time x the CPUs it may use (load, server, both, neither).",
+    "CPU figures are the scheduler's exact run time of each whole process (threads that exited included), not "
+    "10 ms ticks. Servers run in a session of their own, as if started from a second terminal (with Linux's "
+    "autogroup scheduling that decides how server and load share the cores).",
+    "Placements: **shared**: server and load share every CPU, as the write-ups ran them (the summary's "
+    "verdicts); **split**: each has its own half of the CPUs.",
+    "The JSON documents beside this file hold every sample (results/README.md describes them); report.json is "
+    "this report as data.",
+]
+
+
+def _read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _epoch(timestamp):
+    import calendar
+    import time
+    try:
+        return calendar.timegm(time.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _stored(directory, unreadable=None):
+    """{name: document} of the suite's documents in `directory` (write-ups and benches), validated; one that
+    cannot be read or does not match its schema is left out, its file and why added to `unreadable`."""
+    found = {}
+    for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + [name for name, _ in BENCHES]:
+        path = os.path.join(directory, f"{name}.json")
+        if os.path.exists(path):
+            try:
+                found[name] = result_schema.load(path)
+            except (OSError, ValueError) as error:  # SchemaError is a ValueError
+                if unreadable is not None:
+                    unreadable.append({"file": f"{name}.json", "why": str(error).splitlines()[-1].strip()})
+    return found
+
+
+def _of_the_run(stored):
+    """(the run's environment, the names of the documents of that run, the others): the run is the newest
+    write-up's (or document's); a document of another commit, or written long after, is another run's."""
+    if not stored:
+        return {}, [], []
+    writeups = [n for n in stored if n.endswith("_writeup")] or list(stored)
+    main = max(writeups, key=lambda n: stored[n]["environment"].get("timestamp_utc", ""))
+    env = stored[main]["environment"]
+    start = _epoch(env.get("timestamp_utc"))
+    ours, others = [], []
+    for name, doc in stored.items():
+        theirs = doc["environment"]
+        when = _epoch(theirs.get("timestamp_utc"))
+        same = (theirs.get("git_commit") == env.get("git_commit") and when is not None and start is not None
+                and 0 <= when - start <= SAME_RUN_S)
+        (ours if same or name == main else others).append(name)
+    return env, ours, others
+
+
+def run_documents(directory):
+    """(the run's environment, the names of its documents, the names of other runs' documents) in a folder."""
+    return _of_the_run(_stored(directory))
+
+
+def _run_of(env, label):
+    return {"label": label, "commit": env.get("git_commit"), "dirty": env.get("git_dirty"),
+            "time": env.get("timestamp_utc"),
+            "machine": f"{env.get('cpu_model', '?')}, {env.get('cores', '?')} cores, {env.get('os', '?')} "
+                       f"{env.get('kernel', '?')}",
+            "kernel_costs_us": env.get("kernel_costs_us") or {}}
+
+
+def read_run(directory, writeup_sections, drawn=None, label=None, previous=None):
+    """The document of the run stored in `directory`, built from its samples: `writeup_sections` maps a
+    write-up's part to its section builder (bench/scenarios/writeups.SECTIONS: rows, contestants, settings,
+    stored verdicts); `drawn` the charts drawn for it ({"echo_writeup": [(path, alt)]}, charts.py);
+    `previous` an earlier document of the same run, whose sections' `run` notes (how the programs were
+    placed, which the samples do not say) are kept."""
+    unreadable = []
+    stored = _stored(directory, unreadable)
+    env, ours, others = _of_the_run(stored)
+    sections = []
+    kept = {s["id"]: s.get("run") for s in (previous or {}).get("sections", [])}
+    for part in WRITEUP_PARTS:
+        name = f"{part}_writeup"
+        if name not in ours:
+            continue
+        doc = stored[name]
+        rows = doc["rows"]
+        if part != "fanout":
+            rows = [r for r in rows if r.get("link") in (None, "remote")]
+        section = writeup_sections[part](rows, doc["contestants"], doc["settings"], doc["verdicts"])
+        hosts = doc["settings"].get("hosts")
+        if hosts:
+            keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
+            where = (f"servers on {hosts['server']} (reached at {hosts.get('server_address')}), loads on "
+                     f"{', '.join(hosts.get('clients') or [hosts['server']])}")
+            extra, _ = remote_report.section(doc["rows"], keys, where, max(len(hosts.get("clients") or []), 1))
+            section["notes"] += extra["notes"]
+            section["tables"] += extra["tables"]
+        section["source"] = f"{name}.json"
+        section["run"] = {**(kept.get(part) or {}), **({"partial": True} if doc.get("partial") else {})}
+        sections.append(section)
+    for name, title in BENCHES:
+        if name in ours:
+            sections.append(bench_section(name, title, stored[name]))
+    for section in sections:
+        stem = section["source"][:-len(".json")]
+        section["charts"] = [{"path": path, "alt": alt} for path, alt in (drawn or {}).get(stem, [])]
+    other = [{"file": f"{n}.json", "commit": stored[n]["environment"].get("git_commit"),
+              "time": stored[n]["environment"].get("timestamp_utc")} for n in others]
+    return new(env, label or os.path.basename(os.path.normpath(directory)), sections, other, unreadable)
+
+
+def new(env, label, sections, other_documents=(), unreadable=()):
+    run = _run_of(env, label)
+    if any((s.get("run") or {}).get("quick") for s in sections):
+        run["quick"] = True
+    if any((s.get("run") or {}).get("partial") for s in sections):
+        run["partial"] = True
+    return {"schema": SCHEMA, "run": run, "summary": summary(sections), "sections": sections,
+            "methodology": METHODOLOGY, "other_documents": list(other_documents), "unreadable": list(unreadable)}
+
+
+def summary(sections):
+    """One row per write-up claim: its question, the verdict under the write-up's own load and placement (A vs
+    B, the ratio and its interval) and what the other loads and placements said, in a few words."""
+    rows = []
+    for section in sections:
+        for group in section.get("claims", []):
+            line = section["verdicts"][group["headline"]]
+            where = section.get("where") or [{} for _ in section["verdicts"]]
+            a, b = verdict_text.sides(line)
+            under = ", ".join(str(x) for x in (where[group["headline"]].get("placement"),
+                                               where[group["headline"]].get("variant")) if x)
+            counts = {}
+            for index in group["others"]:
+                counts[section["verdicts"][index]["verdict"]] = counts.get(section["verdicts"][index]["verdict"], 0) + 1
+            others = ("; ".join(f"{n} {v}" for v, n in counts.items()) + f" (of {len(group['others'])})"
+                      if counts else "-")
+            testable = line["verdict"] != verdict_text.NOT_TESTABLE
+            rows.append({"section": section["id"], "question": group["question"], "verdict": line["verdict"],
+                         "under": under or "-", "a": a if testable else "-", "b": b if testable else "-",
+                         "measured": verdict_text.measured(line) if testable else "-",
+                         "ratio": verdict_text.ratio_interval(line) if testable else "-",
+                         "others": others, "why": verdict_text.why(line) if testable else line.get("why", "")})
+    return rows
+
+
+# ---- detail benches and microbenchmarks: their stored notes, tables and summary rows
+
+HEADING = re.compile(r"\n\n## (.+)\n\n")
+OLD_HEADINGS = {"Ratios (the issue's targets)": "Ratios against their targets"}
+
+
+def _markdown_table(text):
+    """(rows, rest) of a Markdown table at the start of `text` (an old document's notes held tables as text)."""
+    lines = text.strip("\n").split("\n")
+    if len(lines) < 2 or not lines[0].startswith("|") or not set(lines[1]) <= set("|-: "):
+        return None, text
+
+    def cells(line):
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+
+    body = []
+    rest = []
+    for index, line in enumerate(lines[2:], start=2):
+        if not line.startswith("|"):
+            rest = lines[index:]
+            break
+        body.append(cells(line))
+    return {"columns": cells(lines[0]), "rows": body}, "\n".join(rest)
+
+
+def _notes_of(text):
+    """A stored document's notes as (paragraphs, tables): a note followed by "## heading" and a table, as
+    the detail benches stored them."""
+    parts = HEADING.split(text)
+    notes, found = [p.strip() for p in parts[0].split("\n\n") if p.strip()], []
+    for heading, body in zip(parts[1::2], parts[2::2]):
+        table, rest = _markdown_table(body)
+        if table:
+            found.append({"caption": OLD_HEADINGS.get(heading, heading), **table})
+        notes += [p.strip() for p in (rest if table else body).split("\n\n") if p.strip()]
+    return notes, found
+
+
+def bench_section(name, title, doc):
+    notes, extra = _notes_of(doc.get("notes", ""))
+    rows = doc.get("summary") or []
+    columns = []
+    for row in rows:
+        columns += [k for k, v in row.items() if k not in columns and not isinstance(v, (list, dict))]
+    body = [[table_text.format_number(row.get(c)) for c in columns] for row in rows]
+    tables = ([{"caption": "Medians over samples", "columns": columns, "rows": body}] if rows else []) + extra
+    if doc.get("ratios"):
+        tables.append({"caption": "Ratios against their targets", "columns": list(doc["ratios"][0]),
+                       "rows": [[table_text.format_number(r.get(c)) for c in doc["ratios"][0]] for r in doc["ratios"]]})
+    return {"id": name.replace("_", "-"), "kind": "bench", "title": title, "source": f"{name}.json",
+            "run": {"partial": True} if doc.get("partial") else {}, "notes": notes, "tables": tables,
+            "verdicts": [], "claims": [], "charts": [], "contestants": [], "failures": []}
+
+
+def to_json(doc):
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def write(path, doc):
+    with open(path, "w") as f:
+        f.write(to_json(doc))
+
+
+def load(path):
+    doc = _read_json(path)
+    if doc.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: schema {doc.get('schema')!r}, this checkout reads {SCHEMA}")
+    return doc

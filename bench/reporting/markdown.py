@@ -1,0 +1,135 @@
+"""REPORT.md: a run's document (bench/reporting/document.py) as Markdown. The run it is, once; the summary,
+one row per write-up claim, each linked to its section; the sections (verdicts, tables, charts, notes,
+contestants); the methodology, once, at the end. Drawn from the document alone: nothing here edits text.
+
+    text = markdown.render(doc)
+    text = markdown.section(section)       # one section (a test, a tool)
+"""
+
+import re
+
+from bench.reporting import verdict_text
+
+SUMMARY_COLUMNS = ["question", "verdict", "under", "A vs B", "measured (medians)", "ratio A/B (95% CI)",
+                   "the other loads and placements"]
+
+
+def cell(text):
+    """Text fit for a Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def table(columns, rows):
+    out = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def anchor(title):
+    """The anchor a repository host gives a heading: lowercase, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+
+
+def heading_of(section, number):
+    return f"{number}. {section['title']}" if section["kind"] == "writeup" else section["title"]
+
+
+def run_line(run):
+    dirty = " (with uncommitted changes)" if run.get("dirty") else ""
+    return (f"Run {run.get('time')}, commit {run.get('commit')}{dirty}, {run.get('machine')}."
+            + (" **A quick smoke run: not a measurement.**" if run.get("quick") else "")
+            + (" **Interrupted: partial.**" if run.get("partial") else ""))
+
+
+def summary(doc, headings):
+    rows = []
+    for row in doc["summary"]:
+        link = f"[{row['question']}](#{anchor(headings[row['section']])})"
+        verdict = f"**{row['verdict']}**" + (f" ({row['why']})" if row["why"] else "")
+        rows.append([link, verdict, row["under"], f"{row['a']} vs {row['b']}" if row["a"] != "-" else "-",
+                     row["measured"], row["ratio"], row["others"]])
+    return table(SUMMARY_COLUMNS, rows)
+
+
+def section(sec, number=None):
+    """One section's Markdown, headed at level 2."""
+    out = [f"## {heading_of(sec, number) if number else sec['title']}", ""]
+    if sec.get("claim"):
+        out += [f"> {sec['claim']}", ""]
+    run = sec.get("run") or {}
+    if run.get("quick"):
+        out += ["**Quick smoke run: not a measurement.**", ""]
+    if run.get("partial"):
+        out += ["**Interrupted (Ctrl-C): partial, the runs that finished; the rest did not run.**", ""]
+    if sec.get("measured"):
+        out += [f"Measured here: {sec['measured']}" + (f" Placed: {run['how']}." if run.get("how") else ""), ""]
+    if sec.get("placements"):
+        out += [f"- **{p['name']}**: {p['answers']}." for p in sec["placements"]] + [""]
+    if sec.get("verdicts"):
+        out += ["### Verdicts", "", table(verdict_text.VERDICT_COLUMNS,
+                                          [[r[0], f"**{r[1]}**"] + r[2:-1] + [r[-1] or "-"]
+                                           for r in map(verdict_text.table_row, sec["verdicts"])])]
+    if sec.get("tables"):
+        out += ["### Measurements" if sec["kind"] == "writeup" else "### Tables", ""]
+        for t in sec["tables"]:
+            out += ([t['caption'], ""] if t.get("caption") else []) + [table(t["columns"], t["rows"])]
+    for chart in sec.get("charts", []):
+        out += [f"![{chart['alt']}]({chart['path']})", ""]
+    for note in sec.get("notes", []):
+        out += [note, ""]
+    if sec.get("failures"):
+        out += ["### Failed runs (every other row ran)", ""]
+        for failure in sec["failures"]:
+            out.append(f"- {failure['where']}: {failure['error']}")
+            if failure.get("tail"):
+                out += ["  ```"] + ["  " + line for line in failure["tail"].splitlines()] + ["  ```"]
+        out.append("")
+    if sec.get("contestants"):
+        out += ["### Contestants", "", table(["contestant", "role", "status", "version / why", "command"],
+                                             [contestant_row(f) for f in sec["contestants"]])]
+        for fate in sec["contestants"]:
+            if fate.get("tail"):
+                out += [f"{fate['name']} printed last:", "```", fate["tail"], "```", ""]
+    return "\n".join(out)
+
+
+def contestant_row(fate):
+    detail = fate.get("version") if fate["status"] == "ran" else fate.get("why", "")
+    env = " ".join(f"{k}={v}" for k, v in fate.get("env", {}).items())
+    return [fate["name"], fate["role"], fate["status"], detail or "-", f"`{(env + ' ' if env else '') + fate['command']}`"]
+
+
+def headings(doc):
+    """{section id: its heading}, write-ups numbered."""
+    out, number = {}, 0
+    for sec in doc["sections"]:
+        number += sec["kind"] == "writeup"
+        out[sec["id"]] = heading_of(sec, number)
+    return out
+
+
+def render(doc):
+    run = doc["run"]
+    titles = headings(doc)
+    out = [f"# netbench report: {run['label']}", "", run_line(run), ""]
+    if doc["summary"]:
+        out += ["## Summary: the write-ups' claims on this run", "",
+                "Each claim's verdict under the write-up's own load and placement; the last column counts what "
+                "the other loads and placements said (the section has each).", "", summary(doc, titles)]
+    number = 0
+    for sec in doc["sections"]:
+        number += sec["kind"] == "writeup"
+        out += [section(sec, number if sec["kind"] == "writeup" else None)]
+    out += ["## How to read this report", ""]
+    out += [paragraph + "\n" for paragraph in doc["methodology"]]
+    costs = run.get("kernel_costs_us") or {}
+    if costs:
+        out += ["Kernel prices in this run (us of CPU, //common:kernel_cost_benchmark): "
+                + ", ".join(f"{k} {verdict_text.number(v)}" for k, v in costs.items()) + ".", ""]
+    if doc.get("unreadable"):
+        out += ["## Documents of this folder that could not be read (not in this report)", ""]
+        out += [f"- {d['file']}: {d['why']}" for d in doc["unreadable"]] + [""]
+    if doc.get("other_documents"):
+        out += ["## Other runs' documents in this folder (not in this report)", ""]
+        out += [f"- {d['file']}: commit {d['commit']}, {d['time']}" for d in doc["other_documents"]] + [""]
+    return "\n".join(out).rstrip("\n") + "\n"

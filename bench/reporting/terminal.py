@@ -1,0 +1,33 @@
+"""The summary printed at the end of a run: one row per write-up claim, its verdict under the write-up's own
+load and placement, the ratio A/B with its interval, and a count of what the other loads and placements
+said; then where the report is. From the run's document (bench/reporting/document.py) alone.
+
+    print(terminal.render(doc, "results/data/linux-x86_64-2cpu-20261203T0930Z/REPORT.md"))
+"""
+
+
+
+
+def _cut(text, width):
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def render(doc, report_path=None, width=160):
+    run = doc["run"]
+    lines = ["", f"netbench summary: {run['label']}, commit {run.get('commit')}, {run.get('time')}"
+             + (" (QUICK SMOKE RUN: not a measurement)" if run.get("quick") else "")
+             + (" (INTERRUPTED: partial)" if run.get("partial") else "")]
+    rows = [(r["question"], r["verdict"], r["ratio"], r["others"]) for r in doc["summary"]]
+    if not rows:
+        lines.append("  (no write-up ran)")
+    header = ("claim (the write-up's own load, shared placement)", "verdict", "ratio A/B (95% CI)",
+              "other loads and placements")
+    widths = [min(max(len(r[i]) for r in rows + [header]), cap) for i, cap in enumerate((50, 29, 22))] if rows else []
+    for row in [header] + rows if rows else []:
+        fixed = "  ".join(_cut(row[i], widths[i]).ljust(widths[i]) for i in range(3))
+        lines.append(_cut(f"  {fixed}  {row[3]}", width))
+    if report_path:
+        lines.append(f"report: {report_path} (and report.html beside it)")
+    return "\n".join(lines)
+
+

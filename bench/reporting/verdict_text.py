@@ -1,0 +1,83 @@
+"""How a verdict reads in every report: its numbers as text, one format for the Markdown and HTML renderers
+and the terminal's summary (bench/reporting/markdown.py, html_report.py, terminal.py).
+
+    verdict_text.number(153002.5)               # "153,002"
+    verdict_text.ratio_interval(line)           # "0.746 (0.641 .. 0.868)"
+    verdict_text.table_row(line)                # the cells of one row of a verdict table
+"""
+
+NOT_TESTABLE = "not testable here"
+SETTLED = ("holds", "reversed", "equivalent within \u00b12%")  # the interval says why
+
+# The verdict second: on a narrow screen it stays in sight beside its claim.
+VERDICT_COLUMNS = ["claim", "verdict", "measured here (A vs B, medians)", "ratio A/B (95% CI)", "per round",
+                   "p (sign flip)", "could detect", "saturated (rounds)", "why"]
+
+
+def number(x, digits=3):
+    """3 significant digits below 1,000, whole with thousands separators above; "-" for None."""
+    if x is None:
+        return "-"
+    x = float(x)
+    return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def span(values):
+    """"lowest .. highest"; "-" when there are none."""
+    values = [v for v in values if v is not None]
+    return f"{number(min(values))} .. {number(max(values))}" if values else "-"
+
+
+def ratio_interval(line):
+    """The paired ratio A/B with its 95% interval, "1.31 (1.28 .. 1.35)"; the ratio of medians where nothing
+    paired."""
+    if line.get("ci95"):
+        low, high = line["ci95"]
+        return f"{number(line['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
+    return f"{number(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
+
+
+def why(line):
+    """What the verdict rests on beyond its interval ("" for a settled one)."""
+    if line.get("verdict") == NOT_TESTABLE:
+        return f"{line.get('why', '')}; there: `{line.get('command', '')}`"
+    if line.get("why") and line.get("verdict") not in SETTLED:
+        return line["why"]
+    return ""
+
+
+def table_row(line):
+    """The cells of a verdict table's row (VERDICT_COLUMNS)."""
+    if line.get("verdict") == NOT_TESTABLE:
+        return [line["claim"], line["verdict"], "-", "-", "-", "-", "-", "-", why(line)]
+    if line.get("test") == "two-sided Mann-Whitney U":  # under two rounds to pair: the pooled test decided
+        p = f"{number(line.get('p_value'), 2)} (U test)"
+    else:
+        p = number(line.get("sign_flip_p"), 2)
+    detect = f"> {line['detectable_pct']:.2g}%" if line.get("detectable_pct") is not None else "-"
+    return [line["claim"], line["verdict"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
+            ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), p, detect,
+            line.get("bottleneck") or "-", why(line)]
+
+
+def sides(line):
+    """("racket", "go"): what A and B are, the fields of the two cells that differ ("procs 2" where the
+    name alone says nothing)."""
+    a, b = line.get("a") or {}, line.get("b") or {}
+    keys = [k for k in dict.fromkeys(list(a) + list(b)) if a.get(k) != b.get(k) and k != "placement"]
+
+    def name(cell):
+        return ", ".join(str(cell.get(k)) if k in ("server", "client") else f"{k} {cell.get(k)}" for k in keys)
+
+    return (name(a) or "A", name(b) or "B")
+
+
+# The figures a verdict compares, as a reader names them.
+FIGURES = {"msgs_per_s": "msgs/s", "server_cpu_us_per_msg": "us of server CPU per message",
+           "client_cpu_us_per_msg": "us of client CPU per message", "walls_s": "s per fan-out"}
+
+
+def measured(line):
+    """"153,002 vs 186,267 msgs/s": the two medians and their unit."""
+    figure = FIGURES.get(line.get("figure"), line.get("figure") or "")
+    return f"{number(line.get('median_a'))} vs {number(line.get('median_b'))} {figure}".rstrip()
