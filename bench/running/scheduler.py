@@ -54,7 +54,7 @@ class Measured:
 class Case:
     """One case of a scenario: the row fields that name it, its server, and its client run. `figures(row,
     measured)` adds the scenario's figures to a row that ran; `shown` is the figure and unit the progress line
-    gives; `runners`, where given, limits the runners (placements, links) the case runs under."""
+    gives; `skip_runners` names runners (placements, links) the case does not run under."""
     fields: dict
     server: ServerSpec
     client: dict
@@ -64,7 +64,7 @@ class Case:
     figures: Optional[Callable] = None
     report_flag: Optional[str] = None
     shown: tuple = ("msgs_per_s", "msgs/s")
-    runners: Optional[tuple] = None
+    skip_runners: tuple = ()
 
     def label(self):
         return " ".join(str(v) for v in self.fields.values())
@@ -208,7 +208,7 @@ def run(cases, runners, plan):
                 break
             for case in chosen:
                 for key, runner in runners.items():
-                    if case.runners is not None and key not in case.runners:
+                    if key in case.skip_runners:
                         continue
                     row = loop.run_case(round_index, case, key, runner)
                     loop.outcome.rows.append(row)

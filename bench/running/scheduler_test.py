@@ -119,7 +119,7 @@ class RoundLoopTest(unittest.TestCase):
 
     def test_a_case_limited_to_some_runners_runs_only_there(self):
         runners = {"shared": FakeRunner(), "split": FakeRunner()}
-        focused = case("a", "x", runners=("shared",))
+        focused = case("a", "x", skip_runners=("split",))
         outcome = scheduler.run([focused, CASES[1]], runners, scheduler.Plan(rounds=1))
         self.assertEqual([(r["server"], r["placement"]) for r in outcome.rows],
                          [("a", "shared"), ("b", "shared"), ("b", "shared")])

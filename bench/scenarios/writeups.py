@@ -9,7 +9,7 @@ reason; a claim about another operating system or more cores gives "not testable
 run there. Nothing in a verdict is written by hand.
 """
 
-import os
+import dataclasses
 import statistics
 
 from bench.analysis import medians
@@ -53,11 +53,42 @@ def _why_missing(fates, *names):
     return "; ".join(reasons) or None
 
 
-def claim_line(text, rows, fates, a, b, figure, higher_is_better, names=(), placement=None, same_if=()):
-    """One claim's verdict: cell `a` beats cell `b` on `figure` (cells are dicts of row fields), within one
-    `placement` (its name opens the claim when the rows have several). `same_if` names configuration values (a probe's, such as
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A claim as data: cell `a` beats cell `b` on `figure` (cells are dicts of row fields). `names` are the
+    contestants whose fate explains a missing cell; `same_if` names configuration values (a probe's, such as
     "gomaxprocs"): when both sides ran every one of them alike, on server and load, the comparison is of one
-    configuration with itself and gets no verdict."""
+    configuration with itself and gets no verdict. A claim `per_placement` is judged within each placement the
+    rows ran under."""
+    text: str
+    a: dict
+    b: dict
+    figure: str
+    higher_is_better: bool
+    names: tuple = ()
+    same_if: tuple = ()
+    per_placement: bool = True
+
+
+def judge(claims, rows, fates):
+    """The verdict lines of `claims`: each per-placement claim within every placement of the rows, then the
+    others; an entry that is already a line (a claim not testable here) is kept as it is."""
+    lines = []
+    for placement in placements_of(rows):
+        lines += [claim_line(c, rows, fates, placement=placement) for c in claims
+                  if isinstance(c, Claim) and c.per_placement]
+    for claim in claims:
+        if not isinstance(claim, Claim):
+            lines.append(claim)
+        elif not claim.per_placement:
+            lines.append(claim_line(claim, rows, fates))
+    return lines
+
+
+def claim_line(claim, rows, fates, placement=None):
+    """One claim's verdict, within one `placement` (its name opens the claim when the rows have several)."""
+    text, a, b, figure = claim.text, claim.a, claim.b, claim.figure
+    higher_is_better, names, same_if = claim.higher_is_better, claim.names, claim.same_if
     if placement is not None:
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
     cells_a, cells_b = _cells(rows, **a), _cells(rows, **b)
@@ -273,25 +304,10 @@ def _saturated_text(cell):
     return f"{top} {marks.count(top)}/{len(marks)}"
 
 
-def echo_section(rows, fates, settings):
+def echo_section(rows, fates, settings, lines):
+    """The echo write-up's section: `lines` are its claims' verdicts (writeup_definitions.py)."""
     servers = list(dict.fromkeys(r["server"] for r in rows))
     clients = list(dict.fromkeys(r["client"] for r in rows))
-    lines = []
-    for placement in placements_of(rows):
-        for load in [c for c in ("go-spammer", "netbench-echo-client") if c in clients] or clients[:1]:
-            note = "" if load == "go-spammer" else f" (second load: {load})"
-            lines.append(claim_line(f"Racket beats Go in msgs/s{note}", rows, fates,
-                                    {"server": "racket", "client": load}, {"server": "go", "client": load},
-                                    "msgs_per_s", True, names=("racket", "go", load), placement=placement))
-            lines.append(claim_line(f"Go with GOMAXPROCS=1 beats Go at its default{note}", rows, fates,
-                                    {"server": "go-gomaxprocs1", "client": load}, {"server": "go", "client": load},
-                                    "msgs_per_s", True, names=("go-gomaxprocs1", "go", load), placement=placement,
-                                    same_if=("gomaxprocs",)))
-            # A saturated load hides the servers' speed but not what each spends per message.
-            lines.append(claim_line(f"Racket spends less server CPU per message than Go{note}", rows, fates,
-                                    {"server": "racket", "client": load}, {"server": "go", "client": load},
-                                    "server_cpu_us_per_msg", False, names=("racket", "go", load),
-                                    placement=placement))
     table = ["| placement | server | load | msgs/s | msgs/s per round | server CPU us/msg | client CPU us/msg | "
              "segments/msg | server as it ran | saturated | runs ok |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for placement in placements_of(rows):
@@ -345,35 +361,11 @@ def _cpu_cell(cell):
     return "-" if server is None and client is None else f"{_fmt(server)} / {_fmt(client)}"
 
 
-def websocket_section(rows, fates, settings):
+def websocket_section(rows, fates, settings, lines):
+    """The websocket write-up's section: `lines` are its claims' verdicts (writeup_definitions.py)."""
     procs = sorted({r["procs"] for r in rows}) or [1, 2, 3, 4]
     connections = sorted({r["clients"] for r in rows}) or [1, 4]
     pairs = list(dict.fromkeys((r["server"], r["client"]) for r in rows))
-    go = {"server": "go-xnet", "client": "go-xnet-client"}
-    lines = []
-    for placement in placements_of(rows):
-        for n in connections:
-            lines.append(claim_line(f"Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1 ({n} client{'s' if n > 1 else ''})",
-                                    rows, fates, {**go, "procs": 2, "clients": n}, {**go, "procs": 1, "clients": n},
-                                    "msgs_per_s", True, names=("go-xnet", "go-xnet-client"), placement=placement,
-                                    same_if=("gomaxprocs",)))
-    cores = os.cpu_count() or 1
-    command = "bazel run //:bench -- --only=websocket"
-    if cores >= 4:
-        lines.append(claim_line("Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)", rows,
-                                fates, {**go, "procs": 4, "clients": 4}, {**go, "procs": 1, "clients": 4},
-                                "msgs_per_s", True, names=("go-xnet", "go-xnet-client")))
-    else:
-        lines.append({"claim": "Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)",
-                      **verdict.not_testable(f"needs 4 cores, this machine has {cores} (columns 3 and 4 are "
-                                             "oversubscribed here, like the write-up's dual-core FreeBSD rows)",
-                                             command + " (on a machine of 4 or more cores)")})
-    peers = ("bazel build //contestants/go:all; GOMAXPROCS=N bazel-bin/contestants/go/xnet_server -addr "
-             "127.0.0.1:8080 & GOMAXPROCS=N bazel-bin/contestants/go/xnet_client 4 100000, N = 1 and 2")
-    lines.append({"claim": "macOS: Go loses about 100k msgs/s at GOMAXPROCS=2",
-                  **verdict.not_testable("needs macOS (this is " + os.uname().sysname + ")", peers)})
-    lines.append({"claim": "FreeBSD, two cores: the write-up's rows",
-                  **verdict.not_testable("needs FreeBSD", peers)})
     grids = ""
     for placement in placements_of(rows):
         for server, client in pairs:
@@ -393,10 +385,6 @@ def websocket_section(rows, fates, settings):
 
 # ---------------------------------------------------------------------------------------------------- fanout
 
-# The cells the fan-out's claims compare: all that its split placement runs (suite.py).
-FANOUT_CLAIM_SERVERS = ("origin-50ms",)
-FANOUT_CLAIM_CLIENTS = ("jvm", "go")
-
 FANOUT_CONDITIONS = (
     ("as written up: JVM keeping its connections (criterium), Go fresh (go test -bench)", "reuse", "fresh"),
     ("both fresh: new connections and TLS sessions every repetition", "fresh", "fresh"),
@@ -404,17 +392,8 @@ FANOUT_CONDITIONS = (
 )
 
 
-def fanout_section(rows, fates, settings):
-    lines = []
-    for placement in placements_of(rows):
-        for scheme in ("http", "https"):
-            for text, jvm_condition, go_condition in FANOUT_CONDITIONS:
-                lines.append(claim_line(f"JVM faster than Go, {scheme}, origin 50 ms; {text}", rows, fates,
-                                        {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "jvm",
-                                         "condition": jvm_condition},
-                                        {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "go",
-                                         "condition": go_condition},
-                                        "walls_s", False, names=("jvm", "go", "origin-50ms"), placement=placement))
+def fanout_section(rows, fates, settings, lines):
+    """The fan-out write-up's section: `lines` are its claims' verdicts (writeup_definitions.py)."""
     summary = {}
     for line in lines:
         where = (f"{line['placement']}, " if line.get("placement") else "") + line["claim"].split(",")[1].strip()
