@@ -283,7 +283,11 @@ def main(argv):
     remote.add_argument("--ssh-config", metavar="FILE", help="ssh's -F: the configuration for these connections")
     remote.add_argument("--compare-loopback", action="store_true",
                         help="also run every case on loopback, in the same rounds, and report them side by side")
-    args = parser.parse_args(argv)
+    return _run(parser, parser.parse_args(argv))
+
+
+def _run(parser, args):
+    """Checks the flags (parser.error names a wrong one), then lists the registry or runs the chosen parts."""
     if args.rerender:
         return rerender()
     try:

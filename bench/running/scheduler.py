@@ -193,7 +193,7 @@ def _log(plan, round_index, case, key, row):
         said = f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}"
     else:
         said = f"- {unit}"
-    progress.log(f"{plan.name} round {round_index + 1}{total}: {case.label()}{where}: {said}")
+    progress.log(f"{plan.name + ' ' if plan.name else ''}round {round_index + 1}{total}: {case.label()}{where}: {said}")
 
 
 def run(cases, runners, plan):

@@ -47,7 +47,7 @@ class GoRowsTest(unittest.TestCase):
         section = echo_bench.DEFINITION.section(rows, [], SETTINGS)
         lines = {v["claim"]: v for v in section["verdicts"]}
         line = lines["//echo:client writes more msgs/s than the spammer (server go)"]
-        self.assertEqual(line["a"], {"server": "go", "client": "stream3"})
+        self.assertEqual(line["a"], {"server": "go", "client": "stream3", "placement": "shared"})
         self.assertEqual(line["rounds_paired"], 3)
         self.assertNotIn(">=", section["markdown"])
         self.assertNotIn("target", section["markdown"].lower())

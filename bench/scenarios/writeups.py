@@ -335,9 +335,10 @@ def echo_section(rows, fates, settings, lines):
 
 # ------------------------------------------------------------------------------------------------- websocket
 
-def _grid(rows, server, client, cell_text, procs, connections, placement=None):
+def _grid(rows, pair, cell_text, procs, connections, placement=None):
     """The write-up's table: rows clients, columns GOMAXPROCS (or event loops); a column with more threads than
-    the CPUs either side may use is marked oversubscribed."""
+    the CPUs either side may use is marked oversubscribed. `pair`: (server, client)."""
+    server, client = pair
     where = {"placement": placement} if placement else {}
     header = []
     for p in procs:
@@ -370,9 +371,9 @@ def websocket_section(rows, fates, settings, lines):
     for placement in placements_of(rows):
         for server, client in pairs:
             grids += (f"\n**{client} against {server}**{f' ({placement})' if placement else ''}, msgs/s (medians):"
-                      "\n\n" + _grid(rows, server, client, _msgs_cell, procs, connections, placement)
+                      "\n\n" + _grid(rows, (server, client), _msgs_cell, procs, connections, placement)
                       + "\nCPU per message, server / client (us):\n\n"
-                      + _grid(rows, server, client, _cpu_cell, procs, connections, placement))
+                      + _grid(rows, (server, client), _cpu_cell, procs, connections, placement))
     markdown = (f"## 2. WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?\n\n> {WEBSOCKET_CLAIM}\n\n"
                 f"Measured here: {settings['messages']:,} \"hello, world!\" text messages per client to a sink "
                 f"server, {settings['samples']} interleaved rounds; each table has the write-up's shape (rows: "
