@@ -180,6 +180,16 @@ def _header(env, how, rows, quick, interrupted):
             "that exited included), not 10 ms ticks.\n\n")
 
 
+def _stored_header(document):
+    """What a re-rendered section says of the run it comes from."""
+    env = document["environment"]
+    converted = (f", converted from {document['converted_from']} on read" if document.get("converted_from")
+                 else "")
+    return (f"{'INTERRUPTED (Ctrl-C): partial, the runs that finished. ' if document.get('partial') else ''}"
+            f"Run {env['timestamp_utc']}, commit {env['git_commit']}, {env['cpu_model']}, {env['cores']} cores, "
+            f"{env['os']} {env['kernel']}; re-rendered from its stored samples{converted}.\n\n")
+
+
 def _settings(definition, args, placement, runners):
     settings = definition.settings_for(vars(args), quick=args.quick)
     settings["placements"] = [r.placement_name for r in runners.values()]
@@ -396,7 +406,8 @@ def rerender():
         if os.path.exists(path):
             document = result_schema.load(path)
             section = definition.section(document["rows"], document["contestants"], document["settings"])
-            result_files.write_text(os.path.join(directory, f"{definition.document}.md"), section["markdown"])
+            result_files.write_text(os.path.join(directory, f"{definition.document}.md"),
+                                    section["markdown"].replace("\n\n", "\n\n" + _stored_header(document), 1))
     stored = [os.path.join(directory, f"{name}.json") for name in
               [d.document for d in catalogue.WRITEUPS] + ["microbenchmarks"]]
     stored = [path for path in stored if os.path.exists(path)]
