@@ -49,8 +49,10 @@ WRITEUP_CASES = {
     "echo-models": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
                                            ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
     "websocket-models": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
-                                                ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
-    "httpfanout-models": (("server", "scheme", "client"), [("wall_s_median", False), ("client_cpu_us_per_req", False)]),
+                                                ("client_cpu_us_per_msg", False), ("p50_us", False),
+                                                ("p99_us", False)]),
+    "httpfanout-models": (("server", "scheme", "client"), [("wall_s_median", False),
+                                                           ("client_cpu_us_per_req", False)]),
 }
 BENCH_CASES = {
     "echo_bench": (("server", "load"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),

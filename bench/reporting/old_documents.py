@@ -64,8 +64,8 @@ def upgrade(document):
     settings = {"samples": max((r["round"] for r in rows), default=-1) + 1, "notes": notes_of(document)}
     if fanout and document["cases"]:
         settings.update(requests=document["cases"][0]["requests"], reps=document["cases"][0]["repetitions"])
-    out = {"schema": "netbench.writeup/4", "converted_from": document["schema"], "part": part, "environment": document["environment"],
-           "settings": settings, "registry": REGISTRY, "contestants": [], "verdicts": [], "rows": rows}
+    out = {"schema": "netbench.writeup/4", "converted_from": document["schema"], "part": part,
+           "environment": document["environment"], "settings": settings, "registry": REGISTRY, "contestants": [], "verdicts": [], "rows": rows}
     if document.get("histograms"):
         out["histograms"] = [{"client" if k == "load" else k: v for k, v in h.items()}
                              for h in document["histograms"]]

@@ -51,7 +51,8 @@ class ConversionTest(unittest.TestCase):
         self.assertEqual((document["schema"], document["part"]), ("netbench.writeup/4", "echo-models"))
         self.assertEqual(document["converted_from"], "netbench.bench/2")
         self.assertEqual([(r["server"], r["client"], r["round"], r["status"]) for r in document["rows"]],
-                         [("poll", "stream3", 0, "ok"), ("poll", "stream3", 1, "ok"), ("uring", "stream3", 0, "failed")])
+                         [("poll", "stream3", 0, "ok"), ("poll", "stream3", 1, "ok"),
+                          ("uring", "stream3", 0, "failed")])
         self.assertTrue(all("load" not in r and "returncode" not in r for r in document["rows"]))
         self.assertEqual(document["rows"][2]["error"], "io_uring refused")
         self.assertEqual(document["settings"], {"samples": 2, "notes": "Loads of 1 s."})

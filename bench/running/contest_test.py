@@ -1,8 +1,8 @@
-"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, scenarios.py, writeups.py) with real
-processes on loopback: a contestant added to a copy of the registry appears in the echo table without code
-changes; a server that cannot start, a client that prints no result and one that hangs past its deadline give
-failed rows with their last lines while every other row still runs; --pin puts servers and loads on disjoint
-CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
+"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, scenarios.py,
+writeups.py) with real processes on loopback: a contestant added to a copy of the registry appears in the echo
+table without code changes; a server that cannot start, a client that prints no result and one that hangs past
+its deadline give failed rows with their last lines while every other row still runs; --pin puts servers and
+loads on disjoint CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
 
 import json
 import os
@@ -144,7 +144,8 @@ class InterruptTest(unittest.TestCase):
         self.assertTrue(outcome.interrupted)
         self.assertEqual([(r["round"], r["status"]) for r in rows], [(0, "ok"), (1, "ok")])
         self.assertEqual(runner.servers, [])  # the loop stopped them
-        self.assertEqual({f["name"]: f["status"] for f in fates}, {"netbench-poll": "ran", "netbench-echo-client": "ran"})
+        self.assertEqual({f["name"]: f["status"] for f in fates},
+                         {"netbench-poll": "ran", "netbench-echo-client": "ran"})
 
 
 def dead(pid):

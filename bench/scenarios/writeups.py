@@ -1,9 +1,10 @@
 """The three public write-ups netbench settles: each one's claim with its own numbers, the tables it printed
 rebuilt from this run's rows (bench/scenarios/scenarios.py), and one computed verdict per claim (bench/analysis/verdict.py).
 
-    section = writeups.echo_section(rows, fates, env)   # {"title", "verdicts", "markdown"}
+    lines = writeups.judge(claims, rows, fates)                  # claims: writeups.Claim, as data
+    section = writeups.echo_section(rows, fates, settings, lines)  # {"title", "verdicts", "markdown"}
 
-A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
+A claim (writeup_definitions.py holds each write-up's) compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
 are that cell's rows, one per round. A cell whose contestant is missing here gives "not measured" with the
 reason; a claim about another operating system or more cores gives "not testable here" with the command to
 run there. Nothing in a verdict is written by hand.

@@ -1,5 +1,6 @@
-"""Tests of the write-ups' verdict sections (bench/scenarios/writeups.py, judged as bench/scenarios/writeup_definitions.py defines them) on synthetic rows: each claim compares the
-cells it names (the right server, load, GOMAXPROCS and condition), in the right direction."""
+"""Tests of the write-ups' verdict sections (bench/scenarios/writeups.py, the claims as
+bench/scenarios/writeup_definitions.py defines them) on synthetic rows: each claim compares the cells it names
+(the right server, load, GOMAXPROCS and condition), in the right direction."""
 
 import os
 import unittest
