@@ -16,9 +16,3 @@ class EveryCase:
     def cases(self, round_index, cases, rows):
         return list(cases)
 
-
-def interleaved(cases, samples):
-    """Yields (round, case) with every case once per round, so slow drift hits all cases alike."""
-    for round_index in range(samples):
-        for case in cases:
-            yield round_index, case
