@@ -317,20 +317,19 @@ MESSAGE_FIGURES = {
     "server_cpu_us_per_msg": opt(NUMBER),
     "tcp_segs_per_msg": opt(NUMBER),
 }
+FANOUT_FIGURES = {
+    "scheme": Field(Enum("http", "https")),
+    "walls_s": opt(ListOf("num"), nullable=False),
+    "wall_s_median": opt(NUMBER),
+    "requests_made": opt("int", nullable=False),
+    "client_cpu_us_per_req": opt(NUMBER),
+    "server_cpu_us_per_req": opt(NUMBER),
+}
 WRITEUP_ROWS = {
     "echo": Obj("an echo write-up row", {**WRITEUP_ROW, **MESSAGE_FIGURES}),
     "websocket": Obj("a websocket write-up row", {**WRITEUP_ROW, "procs": Field("int"), "clients": Field("int"),
                                                   **MESSAGE_FIGURES}),
-    "fanout": Obj("a fan-out write-up row", {
-        **WRITEUP_ROW,
-        "scheme": Field(Enum("http", "https")),
-        "condition": Field("str"),
-        "walls_s": opt(ListOf("num"), nullable=False),
-        "wall_s_median": opt(NUMBER),
-        "requests_made": opt("int", nullable=False),
-        "client_cpu_us_per_req": opt(NUMBER),
-        "server_cpu_us_per_req": opt(NUMBER),
-    }),
+    "fanout": Obj("a fan-out write-up row", {**WRITEUP_ROW, **FANOUT_FIGURES, "condition": Field("str")}),
 }
 
 
@@ -396,45 +395,26 @@ MESSAGE_CASE = {
     "client_syscalls": opt(("int", "null")),
     "client_syscalls_per_msg": opt(NUMBER),
 }
-# A detail scenario's row (schema 4): a write-up row, `client` naming the load, with the detail figures.
+# A detail scenario's row (schema 4): a write-up row, `client` naming the load, with the figures of a detail
+# bench's case (MESSAGE_CASE: what the write-up row names otherwise) and those of its echo and websocket cases.
 DETAIL_FIGURES = {
-    "messages_written": opt(("int", "null")),
+    **{name: field for name, field in MESSAGE_CASE.items() if name not in WRITEUP_ROW
+       and name not in ("load", "returncode", "msgs_per_s")},
     "messages_echoed": opt(("int", "null")),
     "echoed_per_s": opt(NUMBER),
-    "errors": opt(("int", "null")),
-    "client_sys_us_per_msg": opt(NUMBER),
-    "server_sys_us_per_msg": opt(NUMBER),
-    "p50_us": opt(NUMBER),
-    "p99_us": opt(NUMBER),
     "p999_us": opt(NUMBER),
-    "server_messages": opt(("int", "null")),
-    "server_syscalls": opt(("int", "null")),
-    "server_syscalls_per_msg": opt(NUMBER),
-    "client_syscalls": opt(("int", "null")),
-    "client_syscalls_per_msg": opt(NUMBER),
     "messages_received_by_client": opt(("int", "null")),
     "messages_received_by_server": opt(("int", "null")),
 }
 WRITEUP_ROWS["echo-models"] = Obj("an echo-models row", {**WRITEUP_ROW, **MESSAGE_FIGURES, **DETAIL_FIGURES})
-WRITEUP_ROWS["websocket-models"] = Obj("a websocket-models row", {**WRITEUP_ROW, **MESSAGE_FIGURES, **DETAIL_FIGURES})
-WRITEUP_ROWS["httpfanout-models"] = Obj("an httpfanout-models row", {
-    **WRITEUP_ROW,
-    "scheme": Field(Enum("http", "https")),
-    "walls_s": opt(ListOf("num"), nullable=False),
-    "wall_s_median": opt(NUMBER),
-    "requests_made": opt("int", nullable=False),
-    "client_cpu_us_per_req": opt(NUMBER),
-    "server_cpu_us_per_req": opt(NUMBER),
-    "failed": opt(("int", "null")),
-})
-# A detail scenario's clients' histograms of one case, merged over its rounds (histogram_merge.py).
-DETAIL_HISTOGRAM = Obj("a case's latency histogram", {
-    "server": Field("str"),
-    "client": Field("str"),
-    "name": Field("str"),
-    "rounds": Field(ListOf("int")),
-    "histogram": Field(HISTOGRAM),
-})
+WRITEUP_ROWS["websocket-models"] = Obj("a websocket-models row",
+                                       {**WRITEUP_ROW, **MESSAGE_FIGURES, **DETAIL_FIGURES})
+WRITEUP_ROWS["httpfanout-models"] = Obj("an httpfanout-models row", {**WRITEUP_ROW, **FANOUT_FIGURES,
+                                                                      "failed": opt(("int", "null"))})
+# A detail scenario's clients' histograms of one case, merged over its rounds: a detail bench's, the load
+# named `client` as in its rows.
+DETAIL_HISTOGRAM = Obj("a case's latency histogram", {"client" if name == "load" else name: field
+                                                     for name, field in CASE_HISTOGRAM.fields.items()})
 SCALAR_ROW = MapOf(("str", "num", "bool", "null"))
 BENCH_CASES = {
     "echo_bench": Obj("an echo_bench case", {**MESSAGE_CASE, "messages_echoed": opt(("int", "null")),

@@ -24,7 +24,6 @@ against the faster curl row.
 import os
 import re
 
-from bench.analysis import medians
 from bench.running import scheduler
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
@@ -46,20 +45,15 @@ FAILED = re.compile(r"^rep \d+: \d+ ok, (\d+) (?:failed|errors)", re.MULTILINE)
 FIGURES = ("wall_s_median", "client_cpu_us_per_req", "server_cpu_us_per_req", "failed")
 
 
-def figures_of(settings):
-    """The figures hook of every case: the fan-outs' wall times, each side's CPU per request, failed requests."""
-    total = settings["requests"] * settings["reps"]
+def figures_of(client, settings):
+    """The figures hook of a client's cases: the write-up's (the fan-outs' wall times, each side's CPU per
+    request; no warm-up here) and the requests that failed."""
+    fanout = scenarios.fanout_figures(client, {**settings, "warmup": 0})
 
     def figures(row, measured):
-        row["walls_s"] = row.get("found", {}).get("wall_s", [])
-        row["wall_s_median"] = medians.median(row["walls_s"])
-        row["requests_made"] = total
-        for side in ("client", "server"):
-            seconds = row.get(f"{side}_cpu_s")
-            row[f"{side}_cpu_us_per_req"] = seconds * 1e6 / total if seconds is not None else None
+        fanout(row, measured)
         failures = [int(n) for n in FAILED.findall(measured.result.stdout)] if measured.result else []
         row["failed"] = sum(failures) if failures else (0 if row["status"] == "ok" else None)
-        row.pop("tcp_segments", None)
     return figures
 
 
@@ -81,7 +75,7 @@ def cases(entries, runners, settings):
                 out.append(scheduler.Case(
                     fields={"server": target["name"], "scheme": scheme, "client": client["name"]}, server=server,
                     client=client, values={"requests": settings["requests"], "reps": settings["reps"], "warmup": 0},
-                    extra_args=tuple(extra), bound_s=60 + settings["reps"] * 30, figures=figures_of(settings),
+                    extra_args=tuple(extra), bound_s=60 + settings["reps"] * 30, figures=figures_of(client, settings),
                     shown=("wall_s_median", "s per fan-out")))
     return out, fates
 
