@@ -5,7 +5,6 @@ in the same rounds; a fleet's row is exactly the sum of its hosts'; an unreachab
 missing binary each stop the run with an error that names the host, and no process is left on any host.
 Needs root (tagged netns, as //:testnet_test)."""
 
-import os
 import random
 import string
 import subprocess
