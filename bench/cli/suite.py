@@ -21,34 +21,35 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
 """
 
 import argparse
-import importlib
 import json
 import os
 import sys
 import time
 
-from bench.running import binaries
+from bench.analysis import histogram_merge
+from bench.registry import registry
 from bench.reporting import charts
 from bench.reporting import document
 from bench.reporting import html_report
 from bench.reporting import markdown
-from bench.running import checkout
-from bench.running import client_process
-from bench.running import contest
-from bench.scenarios import kernel_costs
-from bench.running import placement as cpu_placement
-from bench.running import progress
-from bench.registry import registry
-from bench.running import remote_placement
 from bench.reporting import remote_report
 from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
-from bench.scenarios import scenarios
-from bench.running import ssh_host
 from bench.reporting import tables
 from bench.reporting import terminal
-from bench.scenarios import writeups
+from bench.running import binaries
+from bench.running import checkout
+from bench.running import client_process
+from bench.running import contest
+from bench.running import placement as cpu_placement
+from bench.running import progress
+from bench.running import remote_placement
+from bench.running import scheduler
+from bench.running import ssh_host
+from bench.scenarios import catalogue
+from bench.scenarios import kernel_costs
+from bench.scenarios import scenarios
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
 MICROBENCHMARKS = [
@@ -62,10 +63,6 @@ MICROBENCHMARKS = [
     "//httpfanout:response_parser_benchmark",
     "//httpfanout:chunked_decoder_benchmark",
 ]
-
-# Whole-program benchmarks: results/<name>_bench.py, each with main(argv) -> exit code.
-PROGRAM_BENCHMARKS = ["echo", "websocket", "httpfanout"]
-
 
 def run_microbenchmarks(quick, env=None):
     rows = []
@@ -83,8 +80,8 @@ def run_microbenchmarks(quick, env=None):
         if result.returncode != 0:
             progress.log(f"{label} failed ({result.returncode}): {result.stderr[-1000:]}")
             continue
-        output = json.loads(result.stdout)
-        for bench in output.get("benchmarks", []):
+        document = json.loads(result.stdout)
+        for bench in document.get("benchmarks", []):
             if bench.get("run_type") == "aggregate" and bench.get("aggregate_name") != "median":
                 continue
             row = {"binary": label, "benchmark": bench["name"],
@@ -104,11 +101,11 @@ def run_microbenchmarks(quick, env=None):
                                env=env)
 
 
-WRITEUP_PARTS = ["echo", "websocket", "fanout"]
-# The detail scenarios, netbench's models against Go's (bench/scenarios/*_bench.py, through the same runner as the
-# write-ups), run when named.
-DETAIL_PARTS = {"echo-models": "echo", "websocket-models": "websocket", "httpfanout-models": "httpfanout"}
-PARTS = ["micro"] + WRITEUP_PARTS + list(DETAIL_PARTS)
+# Every scenario is a definition (bench/scenarios/catalogue.py) run by the one round loop: the write-ups, and the
+# netbench-vs-Go detail scenarios, run when named.
+WRITEUP_PARTS = [d.name for d in catalogue.WRITEUPS]
+DETAIL_PARTS = [d.name for d in catalogue.DETAILS]
+PARTS = ["micro"] + WRITEUP_PARTS + DETAIL_PARTS
 DEFAULT_PARTS = ["micro"] + WRITEUP_PARTS
 DEFAULT_REGISTRY = registry.DEFAULT_PATH
 
@@ -134,10 +131,9 @@ def choose(args, entries):
     return [p for p in PARTS if p in parts and p not in skip], chosen
 
 
-# The parts that run on remote hosts (--server-host, --client-hosts): the fan-out's figure is one client's
-# wall time, which a fleet does not sum. The echo and websocket detail scenarios run through the same runner as
-# the write-ups, their binaries those of the registry's echo and websocket entries.
-REMOTE_PARTS = ["echo", "websocket", "echo-models", "websocket-models"]
+# The parts that run on remote hosts (--server-host, --client-hosts): those whose definition names a case's
+# fields over a link; the fan-out's figure is one client's wall time, which a fleet does not sum.
+REMOTE_PARTS = [d.name for d in catalogue.WRITEUPS + catalogue.DETAILS if d.link_keys]
 
 
 def open_placement(args, entries):
@@ -157,87 +153,85 @@ def open_placement(args, entries):
     return placement
 
 
-def _runners(args, placement):
-    """The writeup's runner, or {link: runner} for --compare-loopback (scenarios.py)."""
+def _runners(args, placement, definition):
+    """{name: Runner}: the placements of this machine the part runs under, or the remote hosts' runner (and,
+    with --compare-loopback, the loopback one beside it: {link: runner})."""
     if placement is None:
         # On a single CPU there is nothing to split: a split runner there is not pinned, and is left out.
-        made = {name: contest.Runner(pin=name == "split") for name in args.placements}
+        made = {name: contest.Runner(pin=name == "split") for name in definition.placements or args.placements}
         return {name: runner for name, runner in made.items() if name == "shared" or runner.pin}
     # Programs started over SSH are not pinned, so neither is the loopback case they are compared with.
     remote = contest.Runner(pin=False, placement=placement, link="remote" if args.compare_loopback else None)
-    return ({"loopback": contest.Runner(pin=False, link="loopback"), "remote": remote} if args.compare_loopback
-            else remote)
+    if args.compare_loopback:
+        return {"loopback": contest.Runner(pin=False, link="loopback"), "remote": remote}
+    return {None: remote}
 
 
-# What each write-up's section says of how it ran that its samples do not (where the programs were placed, a
+def _where(runners, placement, compare_loopback):
+    """How the run placed its programs, for its section's `run` notes."""
+    if placement is not None:
+        return (placement.describe() + ("; every case also on loopback on this machine, in the same rounds"
+                                        if compare_loopback else "") + "; nothing pinned to CPUs")
+    return "; ".join(
+        f"{r.placement_name}: servers on CPUs {','.join(map(str, sorted(r.server_cpus)))}, loads on "
+        f"{','.join(map(str, sorted(r.client_cpus)))}" if r.pin else
+        f"{r.placement_name}: servers and loads free to use every CPU" for r in runners.values())
+
+
+def _settings(definition, args, placement, runners):
+    settings = definition.settings_for(vars(args), quick=args.quick)
+    settings["placements"] = [r.placement_name for r in runners.values()]
+    if placement is not None:
+        settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
+                             "clients": placement.client_targets, "compare_loopback": bool(args.compare_loopback)}
+    return settings
+
+
+# What each scenario's section says of how it ran that its samples do not (where the programs were placed, a
 # quick run): kept in the run's document (bench/reporting/document.py, a section's "run").
 RUN_NOTES = {}
 
 
-def run_writeup(part, entries, args, env, placement=None):
-    """Runs one write-up's scenario over the chosen contestants; writes <part>_writeup.json. Interrupted
-    (Ctrl-C), it writes every row that finished, the document marked `partial`, and raises KeyboardInterrupt."""
-    runners = _runners(args, placement)
-    quick = args.quick
-    samples = 1 if quick else args.samples
-    interrupted = None
-    try:
-        try:
-            if part == "echo":
-                settings = {"samples": samples, "seconds": 1.0 if quick else args.echo_seconds, "clients": 3}
-                rows, fates = scenarios.run_echo(entries, runners, samples, settings["seconds"], settings["clients"])
-            elif part == "websocket":
-                settings = {"samples": samples, "messages": 2000 if quick else args.websocket_messages}
-                rows, fates = scenarios.run_websocket(entries, runners, samples, settings["messages"])
-            else:
-                samples = 1 if quick else args.fanout_samples
-                settings = {"samples": samples, "requests": 50 if quick else 500,
-                            "reps": 1 if quick else args.fanout_reps, "warmup": 0 if quick else 3}
-                # Under split only the claim's cells run: the whole table twice would double the part's time,
-                # the JVM's https runs alone costing about a minute each on 2 cores.
-                focus = {"split": (writeups.FANOUT_CLAIM_SERVERS, writeups.FANOUT_CLAIM_CLIENTS)}
-                rows, fates = scenarios.run_fanout(entries, runners, samples, settings["requests"],
-                                                   settings["reps"], settings["warmup"], focus=focus)
-        except scenarios.Interrupted as stop:
-            interrupted, rows, fates = stop, stop.rows, stop.fates
-            progress.log(f"{part} write-up interrupted: keeping the {len(rows)} run(s) that finished (partial)")
-    finally:
-        for each in scenarios.links(runners).values():
-            each.stop_all()
-    section = writeups.SECTIONS[part](rows if part == "fanout" else _on_the_link(rows), fates, settings)
-    local = scenarios.links(runners)
-    settings["placements"] = [r.placement_name for r in local.values()]
-    how = "; ".join(
-        f"{r.placement_name}: servers on CPUs {','.join(map(str, sorted(r.server_cpus)))}, loads on "
-        f"{','.join(map(str, sorted(r.client_cpus)))}" if r.pin else
-        f"{r.placement_name}: servers and loads free to use every CPU" for r in local.values())
-    links_summary = None
-    if placement is not None:
-        settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
-                             "clients": placement.client_targets, "compare_loopback": bool(args.compare_loopback)}
-        how = placement.describe() + ("; every case also on loopback on this machine, in the same rounds"
-                                      if args.compare_loopback else "") + "; nothing pinned to CPUs"
-        keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
-        links_summary = remote_report.link_summary(rows, keys)
-    RUN_NOTES[part] = {"how": how, **({"quick": True} if quick else {})}
-    directory = result_files.results_dir()
-    stored = {"schema": result_schema.current(result_schema.WRITEUP), "part": part, "environment": env,
-              "settings": settings,
-              "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()), "contestants": fates,
-              "verdicts": section["verdicts"], "rows": rows}
-    if links_summary is not None:
-        stored["links"] = links_summary
-    if interrupted is not None:
-        stored["partial"] = True
-    errors = result_files.write_document(os.path.join(directory, f"{part}_writeup.json"), stored)
-    progress.log(f"wrote {directory}/{part}_writeup.json")
-    if errors:
-        raise result_schema.SchemaError(f"{part}_writeup.json", errors)
-    for line in section["verdicts"]:
-        progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
-    if interrupted is not None:
-        raise KeyboardInterrupt(str(interrupted))
+def run_part(definition, entries, args, env, placement=None):
+    """Runs one scenario (a write-up or a detail scenario: its definition) over the chosen contestants through
+    the round loop; writes <document>.json. Interrupted (Ctrl-C), it writes every row that finished,
+    the document marked `partial`, and raises KeyboardInterrupt."""
+    runners = _runners(args, placement, definition)
+    settings = _settings(definition, args, placement, runners)
+    cases, fates = definition.cases(entries, runners, settings)
+    outcome = scheduler.run(definition.focused(cases), runners,
+                            scheduler.Plan(rounds=settings["samples"], name=definition.name))
+    scenarios.note_failures(fates, outcome.failed_servers)
+    rows = outcome.rows
+    section = definition.section(_on_the_link(rows), fates, settings)
+    document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
+                 "environment": env, "settings": settings,
+                 "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()),
+                 "contestants": fates, "verdicts": section["verdicts"], "rows": rows}
+    if definition.merge_histograms:
+        document_["histograms"] = histogram_merge.merge_case_histograms(rows, definition.merge_histograms)
+    if placement is not None and definition.link_keys:
+        links = remote_report.link_summary(rows, definition.link_keys)
+        if links is not None:
+            document_["links"] = links
+    if outcome.interrupted:
+        document_["partial"] = True
+    RUN_NOTES[section["id"]] = {"how": _where(runners, placement, args.compare_loopback),
+                                **({"quick": True} if args.quick else {})}
+    _write_part(definition, document_)
+    if outcome.interrupted:
+        raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
+
+
+def _write_part(definition, document_):
+    directory = result_files.results_dir()
+    errors = result_files.write_document(os.path.join(directory, f"{definition.document}.json"), document_)
+    progress.log(f"wrote {directory}/{definition.document}.json")
+    if errors:
+        raise result_schema.SchemaError(f"{definition.document}.json", errors)
+    for line in document_["verdicts"]:
+        progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
 
 
 def _on_the_link(rows):
@@ -313,7 +307,11 @@ def command_line():
 
 def main(argv):
     parser = command_line()
-    args = parser.parse_args(argv)
+    return _run(parser, parser.parse_args(argv))
+
+
+def _run(parser, args):
+    """Checks the flags (parser.error names a wrong one), then lists the registry or runs the chosen parts."""
     if args.rerender is not None:
         return rerender(args.rerender)
     try:
@@ -327,7 +325,7 @@ def main(argv):
                          f"{args.placement} was given too: name one")
         args.placements = implied
     if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
-        parser.error("--samples, --fanout-samples and --fanout-reps must be at least 1")
+        parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
     remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
                     if getattr(args, f)]
     if remote_flags and not args.server_host:
@@ -368,51 +366,29 @@ def main(argv):
 def _run_parts(args, parts, chosen, placement):
     started = time.monotonic()
     progress.log(f"bench: this run's folder: {result_files.results_dir()}")
-    failures = []
-    # The write-ups keep the kernel's prices of this run; the detail benches measure their own, and the
-    # microbenchmarks run the same benchmark in full.
-    costs = kernel_costs.measure_kernel_costs() if set(parts) & set(WRITEUP_PARTS) else None
+    # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
+    # benchmark in full.
+    costs = kernel_costs.measure_kernel_costs() if set(parts) - {"micro"} else None
     env = run_environment.environment(costs)
     if "micro" in parts:
         run_microbenchmarks(args.quick, env)
-    for part in parts:
-        if part in WRITEUP_PARTS:
-            progress.log(f"==== {part} write-up")
-            try:
-                code = run_writeup(part, chosen, args, env, placement)
-            except KeyboardInterrupt:
-                # The part wrote what finished, marked partial; the report links it, and nothing more runs.
-                return _interrupted(env, f"the {part} write-up", f"{part}_writeup.json")
-            except result_files.ResultWriteError as error:
-                progress.log(f"{part} write-up: its results could not be stored: {error}")
-                code = 1
-            except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
-                progress.log(f"{part} write-up failed: {error!r}")
-                code = 1
-        elif part in DETAIL_PARTS:
-            module = importlib.import_module(f"bench.scenarios.{DETAIL_PARTS[part]}_bench")
-            progress.log(f"==== {part} (detail bench)")
-            try:
-                # The detail scenarios that run through contest.Runner get the placement (remote hosts) too.
-                runner = (contest.Runner(pin=False, placement=placement) if placement is not None else None)
-                # --quick is one round here too, as in the write-ups (a bench's own --quick keeps an explicit
-                # --samples, and the suite always passes one).
-                samples = 1 if args.quick else args.samples
-                code = module.main([f"--samples={samples}"] + (["--quick"] if args.quick else []),
-                                   **({"runner": runner} if part in REMOTE_PARTS else {}))
-            except KeyboardInterrupt:
-                return _interrupted(env, part, f"{DETAIL_PARTS[part]}_bench.json")
-            except result_files.ResultWriteError as error:
-                progress.log(f"{part}: its results could not be stored: {error}")
-                code = 1
-            except Exception as error:  # noqa: BLE001
-                progress.log(f"{part} failed: {error!r}")
-                code = 1
-        else:
-            continue
+    failures = []
+    for part in [p for p in parts if p in catalogue.BY_PART]:
+        definition = catalogue.BY_PART[part]
+        progress.log(f"==== {part}")
+        try:
+            code = run_part(definition, chosen, args, env, placement)
+        except KeyboardInterrupt:
+            # The part wrote what finished, marked partial; the report links it, and nothing more runs.
+            return _interrupted(env, part, f"{definition.document}.json")
+        except result_files.ResultWriteError as error:
+            progress.log(f"{part}: its results could not be stored: {error}")
+            code = 1
+        except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
+            progress.log(f"{part} failed: {error!r}")
+            code = 1
         if code:
             failures.append(part)
-
     doc = None
     try:
         doc = write_report()
@@ -452,17 +428,13 @@ def run_folder(text):
 
 
 def rerender(folder=""):
-    """A stored run's report again from its samples, running nothing: each detail bench's tables (its own
-    --rerender), then the run's document, its charts, REPORT.md and report.html."""
+    """A stored run's report again from its samples, running nothing: the run's document (older documents
+    converted on read), its charts, REPORT.md and report.html."""
     directory = run_folder(folder)
     if directory is None:
         progress.log(f"bench --rerender: no stored run {folder or 'of this machine'} in {result_files.results_parent()}")
         return 1
     os.environ[result_files.RUN_DIR] = directory
-    for name, module_name in (("echo_bench", "echo"), ("websocket_bench", "websocket"),
-                              ("httpfanout_bench", "httpfanout")):
-        if os.path.exists(os.path.join(directory, f"{name}.json")):
-            importlib.import_module(f"bench.scenarios.{module_name}_bench").main(["--rerender"])
     doc = write_report(directory)
     if not doc["sections"]:
         progress.log(f"bench --rerender: no stored write-up or bench results in {directory}")
@@ -483,7 +455,7 @@ def write_report(directory=None):
         except ValueError as error:
             progress.log(f"bench: {path} not read ({error}); rendering from the samples alone")
     drawn = charts.draw_report_charts(directory)
-    doc = document.read_run(directory, writeups.SECTIONS, drawn, previous=previous)
+    doc = document.read_run(directory, catalogue.ALL, drawn, previous=previous)
     result_files.write_text(path, document.to_json(doc))
     result_files.write_text(os.path.join(directory, "REPORT.md"), markdown.render(doc))
     result_files.write_text(os.path.join(directory, "report.html"), html_report.render(doc, directory))

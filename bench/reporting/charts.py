@@ -16,6 +16,7 @@ import json
 import os
 import statistics
 
+from bench.reporting import old_documents
 from bench.running import progress
 
 CHARTS_FOLDER = "charts"
@@ -326,21 +327,21 @@ def fanout_writeup(figures, document, out):
     return fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)
 
 
-# ---- the detail benches (bench/scenarios/*_bench.py: cases with server, load, round, returncode)
+# ---- the detail scenarios (bench/scenarios/*_bench.py: rows with server, client (the load), round, status)
 
 PERCENTILES = [("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9")]
 
 
 def detail_bench(figures, document, out, name, what):
-    rows, env = document["cases"], document["environment"]
+    rows, env = document["rows"], document["environment"]
     servers = list(dict.fromkeys(r["server"] for r in rows))
-    loads = list(dict.fromkeys(r["load"] for r in rows))
+    loads = list(dict.fromkeys(r["client"] for r in rows))
     colors = colors_for(servers)
     rounds = max((r.get("round", 0) for r in rows), default=0) + 1
     how = f"median of {rounds} rounds, whiskers: lowest and highest round"
     paths = []
     figure, (ax,) = figures.figure(f"{what}: msgs/s by load and server\n({how})", env)
-    log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, "msgs_per_s", server=s, load=load) for load in loads])
+    log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, "msgs_per_s", server=s, client=load) for load in loads])
                                        for s in servers], colors)
     figures.count_axis(ax.yaxis)
     ax.set_xlabel("load (the bench's name for it)")
@@ -351,7 +352,7 @@ def detail_bench(figures, document, out, name, what):
     figure, axes = figures.figure(f"{what}: CPU time per message by load and server\n({how})", env, panels=2,
                                   width=12.0)
     for ax, side in zip(axes, ("server", "client")):
-        log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, load=load)
+        log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, client=load)
                                                 for load in loads]) for s in servers], colors)
         ax.set_xlabel("load")
         if log:
@@ -361,16 +362,16 @@ def detail_bench(figures, document, out, name, what):
     legend_outside(axes[-1], "server")
     paths.append(_save(figures, figure, out, f"{name}_cpu"))
 
-    with_latency = [load for load in loads if any(r.get("p50_us") is not None for r in rows if r["load"] == load)]
+    with_latency = [load for load in loads if any(r.get("p50_us") is not None for r in rows if r["client"] == load)]
     if with_latency:
         figure, axes = figures.figure(f"{what}: latency percentiles where the load measures them\n({how})", env,
                                       panels=len(with_latency), width=max(9.0, 4.5 * len(with_latency) + 1.5),
                                       sharey=True)
         for ax, load in zip(axes, with_latency):
             present = [(key, label) for key, label in PERCENTILES
-                       if any(r.get(key) is not None for r in rows if r["load"] == load)]
+                       if any(r.get(key) is not None for r in rows if r["client"] == load)]
             for j, s in enumerate(servers):
-                stats = [_cell_stat(rows, key, server=s, load=load) for key, _ in present]
+                stats = [_cell_stat(rows, key, server=s, client=load) for key, _ in present]
                 points = [(i + (j - (len(servers) - 1) / 2) * 0.06, st) for i, st in enumerate(stats) if st]
                 if not points:
                     continue
@@ -392,16 +393,17 @@ def detail_bench(figures, document, out, name, what):
 
 
 def httpfanout_bench(figures, document, out):
-    cases, env = document["cases"], document["environment"]
+    rows, env = document["rows"], document["environment"]
     panels = {}
-    for case in cases:
-        s = stat([sample.get("wall_s") for sample in case["samples"] if not sample.get("failed")])
-        panels.setdefault((case["scheme"], case["target"]), []).append((case["client"], case["client"], None, s))
-    samples = max((len(c["samples"]) for c in cases), default=0)
-    requests = cases[0].get("requests", "?") if cases else "?"
-    title = (f"HTTP fan-out detail bench: wall time of {requests} concurrent GETs by client\n(median of {samples} "
-             "rounds, whiskers: lowest and highest round)")
-    floor = [c["target"] for c in cases if "50ms" in c["target"]]
+    for key in dict.fromkeys((r["scheme"], r["server"], r["client"]) for r in rows):
+        cell = [r for r in rows if (r["scheme"], r["server"], r["client"]) == key and not r.get("failed")]
+        s = stat([r.get("wall_s_median") for r in _ok(cell)])
+        panels.setdefault(key[:2], []).append((key[2], key[2], None, s))
+    samples = max((r["round"] for r in rows), default=-1) + 1
+    requests = document["settings"].get("requests", "?")
+    title = (f"HTTP fan-out detail scenario: wall time of {requests} concurrent GETs by client\n(median of "
+             f"{samples} rounds, whiskers: lowest and highest round)")
+    floor = list(dict.fromkeys(r["server"] for r in rows if "50ms" in r["server"]))
     return fanout_panels(figures, title, env, panels, out, "httpfanout_bench_wall", floor)
 
 
@@ -504,7 +506,7 @@ def draw_report_charts(directory, out=None, names=None):
                 continue
             try:
                 with open(path) as f:
-                    document = headline_placement(json.load(f))
+                    document = headline_placement(old_documents.upgrade(json.load(f)))
                 drawn[section] = [(os.path.relpath(p, directory), alt) for p, alt in draw(figures, document, out)]
             except Exception as error:  # noqa: BLE001 - one section's charts must not cost the report the others
                 progress.log(f"charts of {section} not drawn: {error!r}")

@@ -45,6 +45,14 @@ WRITEUP_CASES = {
     "websocket": (("server", "client", "clients", "procs"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
                                                               ("client_cpu_us_per_msg", False)]),
     "fanout": (("server", "scheme", "client", "condition"), [("walls_s", False), ("client_cpu_us_per_req", False)]),
+    # The detail scenarios (stored netbench.bench/2 documents are converted on read: old_documents.py).
+    "echo-models": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
+                                           ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
+    "websocket-models": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
+                                                ("client_cpu_us_per_msg", False), ("p50_us", False),
+                                                ("p99_us", False)]),
+    "httpfanout-models": (("server", "scheme", "client"), [("wall_s_median", False),
+                                                           ("client_cpu_us_per_req", False)]),
 }
 BENCH_CASES = {
     "echo_bench": (("server", "load"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
@@ -152,6 +160,8 @@ def document_cases(document):
             if row["status"] == "ok":
                 for figure, _ in figures:
                     add(case, figure, row["round"], row.get(figure))
+        for entry in document.get("histograms", []):  # a detail scenario's clients' latency, merged per case
+            case_of(entry)["histograms"].setdefault(entry["name"], []).append(entry["histogram"])
     elif document["benchmark"] == "httpfanout_bench":  # a case per (target, scheme, client), a sample per round
         for row in document["cases"]:
             case = case_of(row)

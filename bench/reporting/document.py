@@ -3,12 +3,12 @@ its sections (each write-up's claim, verdicts, tables, chart files, notes and co
 and the microbenchmarks' tables) and the methodology, written as report.json beside the run's samples and
 read back. The renderers (markdown.py, html_report.py, terminal.py) draw from it alone; nothing they write is edited.
 
-    doc = document.read_run(directory, writeups.SECTIONS, drawn)   # from the stored samples, any schema version
+    doc = document.read_run(directory, catalogue.ALL, drawn)   # from the stored samples, any schema version
     document.write(os.path.join(directory, document.FILE), doc)
     doc = document.load(os.path.join(directory, document.FILE))
 
 A section is a dict:
-    id, kind ("writeup" or "bench"), title, source (the JSON file it comes from)
+    id, kind ("writeup", "detail" or "bench"), title, source (the JSON file it comes from)
     claim (the write-up's words), measured (how this run measured it), run (what the section adds about its
         run: "quick", "partial", "how" the programs were placed), placements [{name, answers}]
     verdicts (bench/analysis/verdict.py's lines), claims [{question, headline, others}] (indexes into verdicts,
@@ -29,11 +29,7 @@ from bench.reporting import verdict_text
 
 SCHEMA = "netbench.report/1"
 FILE = "report.json"
-WRITEUP_PARTS = ("echo", "websocket", "fanout")
-BENCHES = (("microbenchmarks", "Microbenchmarks (Google Benchmark)"),
-           ("echo_bench", "Echo detail bench: netbench's servers and client against Go"),
-           ("websocket_bench", "WebSocket detail bench: netbench's servers and client against Go"),
-           ("httpfanout_bench", "HTTP fan-out detail bench: netbench's clients against Go and curl"))
+MICROBENCHMARKS = ("microbenchmarks", "Microbenchmarks (Google Benchmark)")
 # A stored document belongs to the run when it has the run's commit and was written within this long after
 # the run started (a folder that older versions of the suite shared between runs holds others too).
 SAME_RUN_S = 6 * 3600
@@ -73,11 +69,11 @@ def _epoch(timestamp):
         return None
 
 
-def _stored(directory, unreadable=None):
-    """{name: document} of the suite's documents in `directory` (write-ups and benches), validated; one that
-    cannot be read or does not match its schema is left out, its file and why added to `unreadable`."""
+def _stored(directory, names, unreadable=None):
+    """{name: document} of the suite's documents `names` in `directory`, validated; one that cannot be read or
+    does not match its schema is left out, its file and why added to `unreadable`."""
     found = {}
-    for name in [f"{p}_writeup" for p in WRITEUP_PARTS] + [name for name, _ in BENCHES]:
+    for name in names:
         path = os.path.join(directory, f"{name}.json")
         if os.path.exists(path):
             try:
@@ -107,9 +103,9 @@ def _of_the_run(stored):
     return env, ours, others
 
 
-def run_documents(directory):
+def run_documents(directory, definitions):
     """(the run's environment, the names of its documents, the names of other runs' documents) in a folder."""
-    return _of_the_run(_stored(directory))
+    return _of_the_run(_stored(directory, [d.document for d in definitions] + [MICROBENCHMARKS[0]]))
 
 
 def _run_of(env, label):
@@ -120,40 +116,37 @@ def _run_of(env, label):
             "kernel_costs_us": env.get("kernel_costs_us") or {}}
 
 
-def read_run(directory, writeup_sections, drawn=None, label=None, previous=None):
-    """The document of the run stored in `directory`, built from its samples: `writeup_sections` maps a
-    write-up's part to its section builder (bench/scenarios/writeups.SECTIONS: rows, contestants, settings,
-    stored verdicts); `drawn` the charts drawn for it ({"echo_writeup": [(path, alt)]}, charts.py);
-    `previous` an earlier document of the same run, whose sections' `run` notes (how the programs were
-    placed, which the samples do not say) are kept."""
+def _scenario_section(definition, doc, kept):
+    """A scenario's section from its stored document: its definition's section builder over the rows (the remote
+    link's where --compare-loopback ran both), the verdicts the run kept, and the remote hosts' tables."""
+    rows = [r for r in doc["rows"] if r.get("link") in (None, "remote")]
+    section = definition.section(rows, doc["contestants"], doc["settings"], doc["verdicts"])
+    hosts = doc["settings"].get("hosts")
+    if hosts and definition.link_keys:
+        where = (f"servers on {hosts['server']} (reached at {hosts.get('server_address')}), loads on "
+                 f"{', '.join(hosts.get('clients') or [hosts['server']])}")
+        extra, _ = remote_report.section(doc["rows"], definition.link_keys, where,
+                                         max(len(hosts.get("clients") or []), 1))
+        section["notes"] += extra["notes"]
+        section["tables"] += extra["tables"]
+    section["source"] = f"{definition.document}.json"
+    section["run"] = {**(kept.get(section["id"]) or {}), **({"partial": True} if doc.get("partial") else {})}
+    return section
+
+
+def read_run(directory, definitions, drawn=None, label=None, previous=None):
+    """The document of the run stored in `directory`, built from its samples: `definitions` are the scenarios
+    (bench/scenarios/catalogue.ALL: each with its document's name, its section builder over rows, contestants,
+    settings and stored verdicts, and its link keys), write-ups first; `drawn` the charts drawn for it
+    ({"echo_writeup": [(path, alt)]}, charts.py); `previous` an earlier document of the same run, whose
+    sections' `run` notes (how the programs were placed, which the samples do not say) are kept."""
     unreadable = []
-    stored = _stored(directory, unreadable)
+    stored = _stored(directory, [d.document for d in definitions] + [MICROBENCHMARKS[0]], unreadable)
     env, ours, others = _of_the_run(stored)
-    sections = []
     kept = {s["id"]: s.get("run") for s in (previous or {}).get("sections", [])}
-    for part in WRITEUP_PARTS:
-        name = f"{part}_writeup"
-        if name not in ours:
-            continue
-        doc = stored[name]
-        rows = doc["rows"]
-        if part != "fanout":
-            rows = [r for r in rows if r.get("link") in (None, "remote")]
-        section = writeup_sections[part](rows, doc["contestants"], doc["settings"], doc["verdicts"])
-        hosts = doc["settings"].get("hosts")
-        if hosts:
-            keys = ("server", "client") if part == "echo" else ("server", "client", "procs", "clients")
-            where = (f"servers on {hosts['server']} (reached at {hosts.get('server_address')}), loads on "
-                     f"{', '.join(hosts.get('clients') or [hosts['server']])}")
-            extra, _ = remote_report.section(doc["rows"], keys, where, max(len(hosts.get("clients") or []), 1))
-            section["notes"] += extra["notes"]
-            section["tables"] += extra["tables"]
-        section["source"] = f"{name}.json"
-        section["run"] = {**(kept.get(part) or {}), **({"partial": True} if doc.get("partial") else {})}
-        sections.append(section)
-    for name, title in BENCHES:
-        if name in ours:
-            sections.append(bench_section(name, title, stored[name]))
+    sections = [_scenario_section(d, stored[d.document], kept) for d in definitions if d.document in ours]
+    if MICROBENCHMARKS[0] in ours:
+        sections.append(bench_section(*MICROBENCHMARKS, stored[MICROBENCHMARKS[0]]))
     for section in sections:
         stem = section["source"][:-len(".json")]
         section["charts"] = [{"path": path, "alt": alt} for path, alt in (drawn or {}).get(stem, [])]
@@ -176,7 +169,7 @@ def summary(sections):
     """One row per write-up claim: its question, the verdict under the write-up's own load and placement (A vs
     B, the ratio and its interval) and what the other loads and placements said, in a few words."""
     rows = []
-    for section in sections:
+    for section in [s for s in sections if s["kind"] == "writeup"]:
         for group in section.get("claims", []):
             line = section["verdicts"][group["headline"]]
             where = section.get("where") or [{} for _ in section["verdicts"]]

@@ -14,7 +14,7 @@ from bench.reporting import document
 from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import terminal
-from bench.scenarios import writeups
+from bench.scenarios import catalogue
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 MAIN = os.path.join(DATA, "linux-x86_64-2cpu")
@@ -33,7 +33,7 @@ def stored_verdicts(directory, part):
 class StoredRunsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.docs = {d: document.read_run(d, writeups.SECTIONS) for d in stored_runs()}
+        cls.docs = {d: document.read_run(d, catalogue.ALL) for d in stored_runs()}
 
     def test_there_are_stored_runs(self):
         self.assertIn(os.path.normpath(MAIN), [os.path.normpath(d) for d in self.docs])

@@ -14,9 +14,11 @@ and the version rule (a field new in version 2 is optional in a version-1 docume
 
 import json
 
+from bench.reporting import old_documents
+
 WRITEUP = "netbench.writeup"
 BENCH = "netbench.bench"
-CURRENT_VERSION = {WRITEUP: 3, BENCH: 3}
+CURRENT_VERSION = {WRITEUP: 4, BENCH: 2}
 # Documents that tools beside the suite store among the results, each in a schema of its own that the tool
 # documents: the suite neither reads nor compares them (results/README.md, "Other tools' documents").
 OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools/link_compare.py",
@@ -24,13 +26,15 @@ OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools
                "netbench.uring_client_bench": "tools/uring_client_bench.py",
                # A run's report as data (report.json): rendered from the documents above, never compared.
                "netbench.report": "bench/reporting/document.py"}
-# Bench version 3 keeps a detail bench's ratios against their targets as rows (`ratios`), not as a table in
-# its notes.
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
 # websocket detail benches the clients' latency histograms with every bucket, per case (mergeable exactly).
 # Write-up version 3 added the placements (settings.placements, each row's placement), each side's
 # configuration as it ran, its CPU saturation and the row's bottleneck, and the verdicts' placement and
 # "same configuration here".
+# Write-up version 4 is every scenario's document, write-up or detail (parts echo-models, websocket-models,
+# httpfanout-models): the detail scenarios' rows (`client`, `status`), their cases' merged histograms and their
+# comparisons as verdicts; a stored netbench.bench/2 document of a detail scenario is converted on read
+# (old_documents.py).
 
 
 class SchemaError(ValueError):
@@ -266,6 +270,10 @@ SETTINGS = Obj("the settings", {
     "reps": opt("int", nullable=False),
     "warmup": opt("int", nullable=False),
     "hosts": opt(PLACEMENT, nullable=False, since=2),
+    "rate": opt("int", nullable=False),
+    "echo_messages": opt("int", nullable=False),
+    "server_threads": opt("int", nullable=False),
+    "notes": opt("str", nullable=False),
 })
 
 # One client host of a fleet's run (contest.Runner.run_fleet): its own figures and its share of the row's rate.
@@ -311,20 +319,19 @@ MESSAGE_FIGURES = {
     "server_cpu_us_per_msg": opt(NUMBER),
     "tcp_segs_per_msg": opt(NUMBER),
 }
+FANOUT_FIGURES = {
+    "scheme": Field(Enum("http", "https")),
+    "walls_s": opt(ListOf("num"), nullable=False),
+    "wall_s_median": opt(NUMBER),
+    "requests_made": opt("int", nullable=False),
+    "client_cpu_us_per_req": opt(NUMBER),
+    "server_cpu_us_per_req": opt(NUMBER),
+}
 WRITEUP_ROWS = {
     "echo": Obj("an echo write-up row", {**WRITEUP_ROW, **MESSAGE_FIGURES}),
     "websocket": Obj("a websocket write-up row", {**WRITEUP_ROW, "procs": Field("int"), "clients": Field("int"),
                                                   **MESSAGE_FIGURES}),
-    "fanout": Obj("a fan-out write-up row", {
-        **WRITEUP_ROW,
-        "scheme": Field(Enum("http", "https")),
-        "condition": Field("str"),
-        "walls_s": opt(ListOf("num"), nullable=False),
-        "wall_s_median": opt(NUMBER),
-        "requests_made": opt("int", nullable=False),
-        "client_cpu_us_per_req": opt(NUMBER),
-        "server_cpu_us_per_req": opt(NUMBER),
-    }),
+    "fanout": Obj("a fan-out write-up row", {**WRITEUP_ROW, **FANOUT_FIGURES, "condition": Field("str")}),
 }
 
 
@@ -358,6 +365,8 @@ def _writeup_document(part):
         "verdicts": Field(ListOf(VERDICT)),
         "rows": Field(ListOf(WRITEUP_ROWS[part])),
         "links": opt(ListOf(LINK_CASE), nullable=False, since=2),
+        "histograms": opt(ListOf(DETAIL_HISTOGRAM), nullable=False),
+        "converted_from": opt("str", nullable=False),
         "partial": opt("bool", nullable=False),
     })
 
@@ -388,6 +397,26 @@ MESSAGE_CASE = {
     "client_syscalls": opt(("int", "null")),
     "client_syscalls_per_msg": opt(NUMBER),
 }
+# A detail scenario's row (schema 4): a write-up row, `client` naming the load, with the figures of a detail
+# bench's case (MESSAGE_CASE: what the write-up row names otherwise) and those of its echo and websocket cases.
+DETAIL_FIGURES = {
+    **{name: field for name, field in MESSAGE_CASE.items() if name not in WRITEUP_ROW
+       and name not in ("load", "returncode", "msgs_per_s")},
+    "messages_echoed": opt(("int", "null")),
+    "echoed_per_s": opt(NUMBER),
+    "p999_us": opt(NUMBER),
+    "messages_received_by_client": opt(("int", "null")),
+    "messages_received_by_server": opt(("int", "null")),
+}
+WRITEUP_ROWS["echo-models"] = Obj("an echo-models row", {**WRITEUP_ROW, **MESSAGE_FIGURES, **DETAIL_FIGURES})
+WRITEUP_ROWS["websocket-models"] = Obj("a websocket-models row",
+                                       {**WRITEUP_ROW, **MESSAGE_FIGURES, **DETAIL_FIGURES})
+WRITEUP_ROWS["httpfanout-models"] = Obj("an httpfanout-models row", {**WRITEUP_ROW, **FANOUT_FIGURES,
+                                                                      "failed": opt(("int", "null"))})
+# A detail scenario's clients' histograms of one case, merged over its rounds: a detail bench's, the load
+# named `client` as in its rows.
+DETAIL_HISTOGRAM = Obj("a case's latency histogram", {"client" if name == "load" else name: field
+                                                     for name, field in CASE_HISTOGRAM.fields.items()})
 SCALAR_ROW = MapOf(("str", "num", "bool", "null"))
 BENCH_CASES = {
     "echo_bench": Obj("an echo_bench case", {**MESSAGE_CASE, "messages_echoed": opt(("int", "null")),
@@ -431,7 +460,6 @@ def _bench_document(name):
         "summary": Field(ListOf(SCALAR_ROW)),
         "notes": Field("str"),
         "histograms": opt(ListOf(CASE_HISTOGRAM), nullable=False, since=2),
-        "ratios": opt(ListOf(SCALAR_ROW), nullable=False, since=3),
         "partial": opt("bool", nullable=False),
     })
 
@@ -471,6 +499,12 @@ def validate(document):
         if part not in WRITEUP_ROWS:
             return [f"part: expected one of {', '.join(map(repr, WRITEUP_ROWS))}, found {_describe(part)}"]
         spec = _writeup_document(part)
+        if isinstance(document.get("converted_from"), str):
+            # Converted on read: the fields it must have are those of the version it was stored in.
+            try:
+                version = schema_of({"schema": document["converted_from"]})[1]
+            except SchemaError as error:
+                return [f"converted_from: {e.partition(': ')[2]}" for e in error.errors]
     else:
         spec = _bench_document(document.get("benchmark"))
     errors = []
@@ -494,7 +528,7 @@ def load(path):
             document = json.load(f)
         except ValueError as error:
             raise SchemaError(path, [f"not JSON: {error}"]) from error
-    return check(document, path)
+    return check(old_documents.upgrade(document), path)
 
 
 def every_field():

@@ -1,8 +1,8 @@
-"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scenarios.py, writeups.py) with real
-processes on loopback: a contestant added to a copy of the registry appears in the echo table without code
-changes; a server that cannot start, a client that prints no result and one that hangs past its deadline give
-failed rows with their last lines while every other row still runs; --pin puts servers and loads on disjoint
-CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
+"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, scenarios.py,
+writeups.py) with real processes on loopback: a contestant added to a copy of the registry appears in the echo
+table without code changes; a server that cannot start, a client that prints no result and one that hangs past
+its deadline give failed rows with their last lines while every other row still runs; --pin puts servers and
+loads on disjoint CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
 
 import json
 import os
@@ -13,12 +13,21 @@ import unittest
 
 from bench.running import contest
 from bench.running import process_cpu
+from bench.running import scheduler
 from bench.registry import registry
 from bench.scenarios import scenarios
-from bench.scenarios import writeups
+from bench.scenarios import writeup_definitions
 from bench.reporting import markdown
 
 PYTHON = "/usr/bin/python3"
+
+
+def run_echo(entries, runner, samples, seconds, clients):
+    """The echo write-up's cases through the round loop: (rows, fates, the scheduler's outcome)."""
+    cases, fates = scenarios.echo_cases(entries, scenarios.links(runner), {"seconds": seconds, "clients": clients})
+    outcome = scheduler.run(cases, runner, scheduler.Plan(rounds=samples, name="echo"))
+    scenarios.note_failures(fates, outcome.failed_servers)
+    return outcome.rows, fates, outcome
 
 # A contestant "written by a user": an asyncio echo server in Python, started by its registry entry alone.
 USER_SERVER = textwrap.dedent("""
@@ -65,10 +74,11 @@ class EchoScenarioTest(unittest.TestCase):
         cls.entries = registry.validate(document)  # a copy of the registry with three entries added
         runner = contest.Runner()
         try:
-            cls.rows, cls.fates = scenarios.run_echo(cls.entries, runner, samples=2, seconds=0.3, clients=2)
+            cls.rows, cls.fates, _ = run_echo(cls.entries, runner, samples=2, seconds=0.3, clients=2)
         finally:
             runner.stop_all()
-        cls.section = writeups.echo_section(cls.rows, cls.fates, {"clients": 2, "seconds": 0.3, "samples": 2})
+        cls.section = writeup_definitions.ECHO.section(cls.rows, cls.fates, {"clients": 2, "seconds": 0.3,
+                                                                             "samples": 2})
 
     def rows_of(self, server, client):
         return [r for r in self.rows if r["server"] == server and r["client"] == client]
@@ -129,13 +139,13 @@ class InterruptTest(unittest.TestCase):
                                                      shipped("netbench-echo-client", "client")]})
         runner = InterruptedOnItsThirdRun()
         try:
-            with self.assertRaises(scenarios.Interrupted) as caught:
-                scenarios.run_echo(entries, runner, samples=4, seconds=0.2, clients=1)
+            rows, fates, outcome = run_echo(entries, runner, samples=4, seconds=0.2, clients=1)
         finally:
             runner.stop_all()
-        self.assertIsInstance(caught.exception, KeyboardInterrupt)  # uncaught, it still stops the suite
-        self.assertEqual([(r["round"], r["status"]) for r in caught.exception.rows], [(0, "ok"), (1, "ok")])
-        self.assertEqual({f["name"]: f["status"] for f in caught.exception.fates},
+        self.assertTrue(outcome.interrupted)
+        self.assertEqual([(r["round"], r["status"]) for r in rows], [(0, "ok"), (1, "ok")])
+        self.assertEqual(runner.servers, [])  # the loop stopped them
+        self.assertEqual({f["name"]: f["status"] for f in fates},
                          {"netbench-poll": "ran", "netbench-echo-client": "ran"})
 
 
@@ -164,7 +174,7 @@ class HungClientTest(unittest.TestCase):
                                                      shipped("netbench-echo-client", "client")]})
         runner = contest.Runner(deadline_margin_s=0.5)  # deadline: the 0.3 s load + 0.5 s
         try:
-            cls.rows, cls.fates = scenarios.run_echo(entries, runner, samples=2, seconds=0.3, clients=1)
+            cls.rows, cls.fates, _ = run_echo(entries, runner, samples=2, seconds=0.3, clients=1)
         finally:
             runner.stop_all()
 

@@ -5,8 +5,6 @@ in the same rounds; a fleet's row is exactly the sum of its hosts'; an unreachab
 missing binary each stop the run with an error that names the host, and no process is left on any host.
 Needs root (tagged netns, as //:testnet_test)."""
 
-import json
-import os
 import random
 import string
 import subprocess
@@ -17,6 +15,7 @@ from bench.running import binaries
 from bench.running import contest
 from bench.registry import registry
 from bench.running import remote_placement
+from bench.running import scheduler
 from bench.scenarios import scenarios
 from bench.scenarios import websocket_bench
 from bench.running import ssh_host
@@ -32,6 +31,15 @@ def shipped(scenario, *names):
     for entry in entries:
         entry["command"] = [part.replace("--model=epoll", "--model=poll") for part in entry["command"]]
     return entries
+
+
+def run_cases(cases_of, entries, runners, rounds, settings):
+    """A scenario's cases (`cases_of`: scenarios.echo_cases or a definition's) through the round loop: (rows,
+    fates)."""
+    cases, fates = cases_of(entries, runners, settings)
+    outcome = scheduler.run(cases, runners, scheduler.Plan(rounds=rounds))
+    scenarios.note_failures(fates, outcome.failed_servers)
+    return outcome.rows, fates
 
 
 class RemoteHostsTest(unittest.TestCase):
@@ -95,7 +103,8 @@ class RemoteHostsTest(unittest.TestCase):
 
     def test_echo_server_and_a_fleet_of_two_beside_loopback(self):
         entries = shipped("echo", "netbench-poll", "netbench-echo-client")
-        rows = self.run_links(entries, lambda e, r: scenarios.run_echo(e, r, samples=2, seconds=0.5, clients=2))
+        rows = self.run_links(entries, lambda e, r: run_cases(scenarios.echo_cases, e, r, 2,
+                                                              {"seconds": 0.5, "clients": 2}))
         self.assertEqual([(r["link"], r["round"]) for r in rows],
                          [("loopback", 0), ("remote", 0), ("loopback", 1), ("remote", 1)])
         for row in rows:
@@ -107,8 +116,9 @@ class RemoteHostsTest(unittest.TestCase):
 
     def test_websocket_server_and_a_fleet_of_two(self):
         entries = shipped("websocket", "netbench-ws", "netbench-ws-client")
-        rows = self.run_links(entries, lambda e, r: scenarios.run_websocket(
-            e, {"remote": r["remote"]}, samples=1, messages=2000, procs=(1,), connections=(2,)))
+        rows = self.run_links(entries, lambda e, r: run_cases(
+            scenarios.websocket_cases, e, {"remote": r["remote"]}, 1, {"messages": 2000, "procs": (1,),
+                                                                       "connections": (2,)}))
         (row,) = rows
         self.assert_fleet_row(row, histograms=False)
         self.assertEqual(row["messages"], 2 * 2 * 2000)  # two hosts, each two connections of 2000
@@ -116,21 +126,20 @@ class RemoteHostsTest(unittest.TestCase):
     def test_websocket_detail_scenario_on_a_server_host_and_a_fleet_of_two(self):
         # The suite's path (suite.py, REMOTE_PARTS): a runner with the placement, the binaries of the registry's
         # websocket entries put on the hosts first.
-        os.environ["NETBENCH_RUN_DIR"] = results = tempfile.mkdtemp()  # the run's folder itself
         placement = self.placement()
         runner = contest.Runner(placement=placement)
         try:
             placement.open()
             placement.prepare([e for e in registry.load(registry.DEFAULT_PATH) if e["scenario"] == "websocket"])
-            code = websocket_bench.main(["--quick", "--samples=1", "--messages=300", "--echo_messages=50"],
-                                        runner=runner)
+            settings = {**websocket_bench.DEFINITION.settings_for({}, quick=True), "messages": 300,
+                        "echo_messages": 50, "hosts": {"clients": placement.client_targets}}
+            rows, fates = run_cases(websocket_bench.DEFINITION.cases, registry.load(registry.DEFAULT_PATH),
+                                    {None: runner}, 1, settings)
         finally:
             runner.stop_all()
             placement.close()
         self.assert_nothing_left()
-        with open(os.path.join(results, "websocket_bench.json")) as f:
-            document = json.load(f)
-        cases = document["cases"]
+        cases = rows
         # The models this build runs (the test hosts share this machine's kernel): the libc++ build has neither
         # epoll nor uring, and the scenario leaves out a model whose server does not start, saying why.
         server = binaries.program_path("//websocket:server")
@@ -139,9 +148,9 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertEqual({c["server"] for c in cases}, built | {"go"})
         self.assertEqual(len(cases), (len(built) + 1) * 6)
         for case in cases:
-            self.assertEqual(case["returncode"], 0, case)
-            clients = 1 if case["load"] in ("nb1", "go1", "echo1") else 4
-            messages = 50 if case["load"] == "echo1" else 300
+            self.assertEqual(case["status"], "ok", case)
+            clients = 1 if case["client"] in ("nb1", "go1", "echo1") else 4
+            messages = 50 if case["client"] == "echo1" else 300
             self.assertEqual(case["messages_written"], 2 * clients * messages, case)  # two hosts' sum
             self.assertEqual(len(case["hosts"]) if "hosts" in case else 2, 2)
             # The host's /proc in 10 ms ticks: a few hundred messages may cost none of them.
@@ -151,14 +160,15 @@ class RemoteHostsTest(unittest.TestCase):
             if case["server"] != "go":
                 self.assertGreater(case["server_syscalls_per_msg"], 0, case)
         # Each netbench server's own count, over SSH, equals what the fleets wrote to it.
-        self.assertIn("| threads-sink |", document["notes"])
-        self.assertEqual(code, 0, document["notes"])
+        keeps_up = websocket_bench.keeps_up(rows)
+        self.assertIn("threads-sink", [k["server"] for k in keeps_up])
+        self.assertTrue(all(k["equal"] for k in keeps_up), keeps_up)
 
     def test_a_client_failing_on_the_hosts_fails_its_row_naming_them(self):
         server, client = shipped("echo", "netbench-poll", "netbench-echo-client")
         broken = {**client, "name": "broken-load", "command": client["command"] + ["--mode=nonsense"]}
-        rows = self.run_links([server, broken], lambda e, r: scenarios.run_echo(
-            e, {"remote": r["remote"]}, samples=1, seconds=0.5, clients=1))
+        rows = self.run_links([server, broken], lambda e, r: run_cases(
+            scenarios.echo_cases, e, {"remote": r["remote"]}, 1, {"seconds": 0.5, "clients": 1}))
         (row,) = rows
         self.assertEqual(row["status"], "failed")
         for host in (self.client_a, self.client_b):

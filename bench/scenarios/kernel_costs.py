@@ -1,8 +1,7 @@
 """This machine's kernel prices (a syscall, a loopback send, a blocking round trip), measured in the run that
-uses them, and a CPU target put beside the price of the one send per message a load requires.
+uses them and kept in its environment.
 
     costs = kernel_costs.measure_kernel_costs()          # {"send": 3.2, ...}, us of CPU; {} on failure
-    kernel_costs.target_vs_send(2.52, costs)             # "2.52 vs send 3.23 (1.96 piled up)"
 """
 
 import json
@@ -10,7 +9,6 @@ import json
 from bench.running import binaries
 from bench.running import client_process
 from bench.running import progress
-from bench.reporting import tables
 
 KERNEL_COST_NAMES = {
     "BM_WriteToDevNull": "syscall",
@@ -32,23 +30,10 @@ def measure_kernel_costs():
         result = client_process.run_client([binary, "--benchmark_format=json", "--benchmark_min_time=0.3"],
                                            timeout_s=120)
         document = json.loads(result.check().stdout)
-    except Exception as error:  # noqa: BLE001 - the bench still runs, only without the send-price column
+    except Exception as error:  # noqa: BLE001 - the run goes on, its environment without the prices
         progress.log(f"kernel costs not measured: {error!r}")
         return {}
     costs = {KERNEL_COST_NAMES[b["name"]]: b["cpu_time"] / 1e3 for b in document.get("benchmarks", [])
              if b["name"] in KERNEL_COST_NAMES and b.get("time_unit") == "ns"}
     progress.log("kernel costs (us): " + ", ".join(f"{k} {v:.2f}" for k, v in costs.items()))
     return costs
-
-
-def target_vs_send(target_us, kernel_costs):
-    """A client CPU-per-message target beside the kernel's price of the one send per message the load
-    requires, as measured in the same run: at the batching servers have under stream load (the peer reading
-    every 8 messages) and at its cheapest (the peer letting segments pile up), e.g. "2.52 vs send 3.23
-    (1.96 piled up)". None when either is missing."""
-    send_us = (kernel_costs or {}).get("send")
-    cheapest_us = (kernel_costs or {}).get("send_peer_lets_pile_up")
-    if target_us is None or send_us is None:
-        return None
-    text = f"{tables.format_number(target_us)} vs send {tables.format_number(send_us)}"
-    return text + (f" ({tables.format_number(cheapest_us)} piled up)" if cheapest_us is not None else "")

@@ -9,50 +9,27 @@
                TLS sessions kept), fetching a 25,600-byte page REQUESTS times at once from every server
                and scheme
 
-Every case runs once per round and the cases are interleaved within each round, so drift hits all alike.
-`runner` is a contest.Runner, or a dict {name: Runner}: the placements of one machine ("shared", "split":
-bench/running/placement.py), or the links of a comparison (issue 15: runners made with link="loopback" and "remote",
-the same cases on this machine and over the network to other hosts). Every case then runs under each runner
-within each round, and its rows carry the runner's `placement` (and `link`, where a runner has one), and each side's configuration as it
-ran, how much of its CPUs it used and which side was the bottleneck (contest.Runner.run_client).
-Each function returns the scenario's rows (one per case and round; see contest.Runner.run_client) and the
-contestants' fate (ran, skipped with the install command, failed with the last lines they printed). Interrupted
-(Ctrl-C), it raises Interrupted holding every row that finished, so that the caller can still write them.
+Each function gives the scenario's cases (bench/running/scheduler.py's Case: the row fields that name it, its
+server, its client run and the figures taken from it) and the contestants' fate (ran, skipped with the install
+command, failed with the last lines they printed); the scheduler runs them, interleaved in rounds, under every
+runner of `runners` ({name: contest.Runner}: the placements of one machine, "shared" and "split", or the links of
+a comparison, "loopback" and "remote"), and its rows carry the runner's `placement` (and `link`), each side's
+configuration as it ran, how much of its CPUs it used and which side was the bottleneck
+(contest.Runner.run_client).
+
+    cases, fates = scenarios.echo_cases(entries, runners, {"seconds": 1.0, "clients": 3})
+    outcome = scheduler.run(cases, runners, scheduler.Plan(rounds=10, name="echo"))
+    scenarios.note_failures(fates, outcome.failed_servers)
 """
 
-import functools
-
-from bench.running import contest
 from bench.analysis import medians
-from bench.running import progress
 from bench.registry import registry
-from bench.running import rounds
-from bench.reporting import tables
+from bench.running import contest
+from bench.running import progress
+from bench.running import scheduler
 
 WEBSOCKET_CLIENTS = (1, 4)
 WEBSOCKET_PROCS = (1, 2, 3, 4)
-
-
-class Interrupted(KeyboardInterrupt):
-    """A scenario stopped by Ctrl-C: `rows` are the runs that finished, `fates` the contestants' as far as known."""
-
-    def __init__(self, rows, fates):
-        super().__init__(f"interrupted after {len(rows)} run(s)")
-        self.rows = rows
-        self.fates = fates
-
-
-def _keeps_finished_rows(run):
-    """`run(..., kept=...)` records its rows and fates in `kept` as it goes; a KeyboardInterrupt becomes
-    Interrupted with them."""
-    @functools.wraps(run)
-    def keeping(*args, **kwargs):
-        kept = {"rows": [], "fates": []}
-        try:
-            return run(*args, kept=kept, **kwargs)
-        except KeyboardInterrupt as interrupt:
-            raise Interrupted(list(kept["rows"]), kept["fates"]) from interrupt
-    return keeping
 
 
 def links(runner):
@@ -61,17 +38,11 @@ def links(runner):
     return dict(runner) if isinstance(runner, dict) else {None: runner}
 
 
-def _with_link(base, runner):
-    """`base` with the placement of `runner` and its network link, where it has one."""
-    return {**base, "placement": runner.placement_name, **({"link": runner.link} if runner.link else {})}
-
-
-def _prepare(entries, scenario, runner):
-    """(servers, clients, fates) of `scenario`: the entries that can run here (on every link), and one fate
+def prepare(entries, scenario, runners):
+    """(servers, clients, fates) of `scenario`: the entries that can run here (under every runner), and one fate
     per entry."""
     servers, clients, fates = [], [], []
-    runners = list(links(runner).values())
-    runner = runners[0]
+    runners = list(links(runners).values())
     for entry in entries:
         if entry["scenario"] != scenario:
             continue
@@ -85,7 +56,7 @@ def _prepare(entries, scenario, runner):
             try:
                 # Resolving the version command builds the entry's programs where `bazel run` did not bring
                 # them: a build that fails is this entry's failure, in the build's own words.
-                version = registry.version_of(entry, runner.base_values(), runner.resolve)
+                version = registry.version_of(entry, runners[0].base_values(), runners[0].resolve)
                 fate.update(status="ran", version=version)
                 (servers if entry["role"] == "server" else clients).append(entry)
             except contest.Failure as failure:
@@ -95,28 +66,13 @@ def _prepare(entries, scenario, runner):
     return servers, clients, fates
 
 
-def _fail(fates, entry, failure):
-    for fate in fates:
-        if fate["name"] == entry["name"] and fate["role"] == entry["role"]:
-            fate.update(status="failed", why=str(failure), tail=getattr(failure, "tail", ""))
-    progress.log(f"  {entry['name']} failed: {failure}" + (f"\n{failure.tail}" if getattr(failure, "tail", "")
-                                                            else ""))
-
-
-def _start(runner, entry, fates, values=None, **kwargs):
-    try:
-        return runner.start_server(entry, values, **kwargs)
-    except contest.Failure as failure:
-        _fail(fates, entry, failure)
-        return None
-
-
-def _per_message(row, messages):
-    for side in ("client", "server"):
-        seconds = row.get(f"{side}_cpu_s")
-        row[f"{side}_cpu_us_per_msg"] = seconds * 1e6 / messages if seconds is not None and messages else None
-    segments = row.pop("tcp_segments", None)
-    row["tcp_segs_per_msg"] = segments / messages if segments is not None and messages else None
+def note_failures(fates, failed_servers):
+    """Marks failed, with their last lines, the fates of the servers that did not start or died (the
+    scheduler's Outcome.failed_servers)."""
+    for name, failure in failed_servers.items():
+        for fate in fates:
+            if fate["name"] == name and fate["role"] == "server" and fate["status"] != "failed":
+                fate.update(status="failed", why=str(failure), tail=getattr(failure, "tail", ""))
 
 
 def _first(row, key):
@@ -124,61 +80,27 @@ def _first(row, key):
     return values[-1] if values else None
 
 
-def _failed_row(base, why, tail=""):
-    return {**base, "status": "failed", "error": why, "tail": tail}
-
-
-def _log_row(prefix, row, figure, unit):
-    if row["status"] == "ok":
-        progress.log(f"{prefix}: {tables.format_number(row.get(figure))} {unit}")
-    else:
-        progress.log(f"{prefix}: FAILED: {row.get('error')}")
-
-
-def _message_case(runner, client, running, base, prefix, values, bound_s):
-    """One run of a client that counts messages (echo, websocket): msgs/s and CPU per message of both sides."""
-    row = runner.run_client(client, running, values, bound_s=bound_s)
-    row.update(base)
+def message_figures(row, measured):
+    """Of a client that counts messages (echo, websocket): msgs/s and each side's CPU and the segments per
+    message."""
     row["msgs_per_s"] = _first(row, "msgs_per_s")
-    row["messages"] = _first(row, "messages")
-    _per_message(row, row["messages"])
-    _log_row(prefix, row, "msgs_per_s", "msgs/s")
-    return row
+    row["messages"] = messages = _first(row, "messages")
+    for side in ("client", "server"):
+        seconds = row.get(f"{side}_cpu_s")
+        row[f"{side}_cpu_us_per_msg"] = seconds * 1e6 / messages if seconds is not None and messages else None
+    segments = row.pop("tcp_segments", None)
+    row["tcp_segs_per_msg"] = segments / messages if segments is not None and messages else None
 
 
-def _note_death(fates, server, running):
-    """A server that died during a run is failed, with its last lines, once."""
-    if not running.alive() and not any(f["status"] == "failed" and f["name"] == server["name"] for f in fates):
-        _fail(fates, server, contest.Failure("died during the run", running.output_tail()))
-
-
-def _on(link):
-    return f" [{link}]" if link is not None else ""
-
-
-@_keeps_finished_rows
-def run_echo(entries, runner, samples, seconds, clients=3, kept=None):
-    servers, loads, fates = _prepare(entries, "echo", runner)
-    kept["fates"] = fates
-    runners = links(runner)
-    started = {}
-    for link, link_runner in runners.items():
-        for entry in servers:
-            started[(link, entry["name"])] = _start(link_runner, entry, fates)
-    cases = [(link, s, c) for c in loads for s in servers for link in runners]
-    rows = kept["rows"]
-    for round_index, (link, server, client) in rounds.interleaved(cases, samples):
-        base = _with_link({"server": server["name"], "client": client["name"], "round": round_index},
-                          runners[link])
-        prefix = f"echo round {round_index + 1}/{samples}: {client['name']} -> {server['name']}{_on(link)}"
-        running = started.get((link, server["name"]))
-        if running is None:
-            rows.append(_failed_row(base, "the server did not start"))
-            continue
-        rows.append(_message_case(runners[link], client, running, base, prefix, bound_s=seconds,
-                                  values={"clients": clients, "duration_s": f"{seconds:g}"}))
-        _note_death(fates, server, running)
-    return rows, fates
+def echo_cases(entries, runners, settings):
+    """Every echo server under every echo client: `clients` connections writing for `seconds`."""
+    servers, loads, fates = prepare(entries, "echo", runners)
+    seconds = settings["seconds"]
+    cases = [scheduler.Case(fields={"server": s["name"], "client": c["name"]}, server=scheduler.ServerSpec(s),
+                            client=c, values={"clients": settings["clients"], "duration_s": f"{seconds:g}"},
+                            bound_s=seconds, figures=message_figures)
+             for c in loads for s in servers]
+    return cases, fates
 
 
 def websocket_pairs(servers, clients):
@@ -192,90 +114,54 @@ def websocket_pairs(servers, clients):
     return pairs
 
 
-@_keeps_finished_rows
-def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, connections=WEBSOCKET_CLIENTS,
-                  kept=None):
-    servers, clients, fates = _prepare(entries, "websocket", runner)
-    kept["fates"] = fates
-    runners = links(runner)
-    pairs = websocket_pairs(servers, clients)
-    started = {}
-    for link, link_runner in runners.items():
-        for server in {s["name"]: s for s, _ in pairs}.values():
-            for p in procs:
-                started[(link, server["name"], p)] = _start(link_runner, server, fates, {"procs": p},
-                                                            url_template="ws://{host}:{port}/echo")
-    cases = [(link, s, c, p, n) for n in connections for p in procs for s, c in pairs for link in runners]
-    rows = kept["rows"]
-    for round_index, (link, server, client, p, n) in rounds.interleaved(cases, samples):
-        base = _with_link({"server": server["name"], "client": client["name"], "procs": p, "clients": n,
-                           "round": round_index}, runners[link])
-        prefix = (f"websocket round {round_index + 1}/{samples}: {client['name']} x{n} -> {server['name']}, "
-                  f"procs {p}{_on(link)}")
-        running = started.get((link, server["name"], p))
-        if running is None:
-            rows.append(_failed_row(base, "the server did not start"))
-            continue
-        # The bound: the registry's websocket clients' own --timeout / -timeout of 120 s.
-        rows.append(_message_case(runners[link], client, running, base, prefix, bound_s=120,
-                                  values={"clients": n, "messages": messages, "procs": p}))
-        _note_death(fates, server, running)
-    return rows, fates
+def websocket_cases(entries, runners, settings):
+    """Every pair of websocket_pairs at every procs and connection count; the bound: the registry's websocket
+    clients' own --timeout / -timeout of 120 s."""
+    servers, clients, fates = prepare(entries, "websocket", runners)
+    cases = []
+    for n in settings.get("connections", WEBSOCKET_CLIENTS):
+        for p in settings.get("procs", WEBSOCKET_PROCS):
+            for server, client in websocket_pairs(servers, clients):
+                cases.append(scheduler.Case(
+                    fields={"server": server["name"], "client": client["name"], "procs": p, "clients": n},
+                    server=scheduler.ServerSpec(server, {"procs": p}, url_template="ws://{host}:{port}/echo"),
+                    client=client, values={"clients": n, "messages": settings["messages"], "procs": p},
+                    bound_s=120, figures=message_figures))
+    return cases, fates
 
 
-@_keeps_finished_rows
-def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None, kept=None):
-    """`focus`, where given, is {runner key: (server names, client names)}: under that runner only those cells
-    run (the fan-out's split placement runs the claim's cells only: each JVM run there costs a minute)."""
-    servers, clients, fates = _prepare(entries, "fanout", runner)
-    kept["fates"] = fates
-    runners = links(runner)
-    focus = focus or {}
+def fanout_figures(client, settings):
+    """The figures of one fan-out client's run: every timed repetition's wall time, their median, and each
+    side's CPU per request (warm-up included where the client's command takes one)."""
+    fetched = settings["requests"] * (settings["reps"] + (settings["warmup"] if "{warmup}" in " ".join(
+        client["command"]) else 0))
 
-    def focused(link, which, name):  # which: 0 for servers, 1 for clients
-        return link not in focus or name in focus[link][which]
-
-    targets = []
-    for link, link_runner in runners.items():
-        by_command = {}
-        for server in servers:
-            if not focused(link, 0, server["name"]):
-                continue
-            for scheme, spec in server["schemes"].items():
-                key = (server["name"], tuple(spec.get("args", [])))
-                if key not in by_command:
-                    by_command[key] = _start(link_runner, server, fates, extra_args=spec.get("args", []),
-                                             url_template=spec["url"])
-                running = by_command[key]
-                url = registry.expand([spec["url"]], running.values)[0] if running else None
-                targets.append((link, server, scheme, running, url))
-    cases = [(t, c, condition) for t in targets for c in clients for condition in c["conditions"]
-             if focused(t[0], 1, c["name"])]
-    rows = kept["rows"]
-    for round_index, ((link, server, scheme, running, url), client, condition) in rounds.interleaved(cases,
-                                                                                                   samples):
-        base = _with_link({"server": server["name"], "scheme": scheme, "client": client["name"],
-                           "condition": condition, "round": round_index}, runners[link])
-        prefix = (f"fanout round {round_index + 1}/{samples}: {client['name']} ({condition}) -> "
-                  f"{server['name']} {scheme}{_on(link)}")
-        if running is None:
-            rows.append(_failed_row(base, "the server did not start"))
-            continue
-        extra = list(client["conditions"][condition]) + (list(client.get("https_args", [])) if scheme == "https"
-                                                         else [])
-        row = runners[link].run_client(client, running, {"url": url, "requests": requests, "reps": reps,
-                                                         "warmup": warmup}, extra_args=extra,
-                                       bound_s=60 + (reps + warmup) * 60)
-        row.update(base)
+    def figures(row, measured):
         row["walls_s"] = row.get("found", {}).get("wall_s", [])
         row["wall_s_median"] = medians.median(row["walls_s"])
-        fetched = requests * (reps + (warmup if "{warmup}" in " ".join(client["command"]) else 0))
         row["requests_made"] = fetched
         for side in ("client", "server"):
             seconds = row.get(f"{side}_cpu_s")
             row[f"{side}_cpu_us_per_req"] = seconds * 1e6 / fetched if seconds is not None else None
         row.pop("tcp_segments", None)
-        rows.append(row)
-        _log_row(prefix, row, "wall_s_median", "s per fan-out (median)")
-        _note_death(fates, server, running)
-    return rows, fates
+    return figures
+
+
+def fanout_cases(entries, runners, settings):
+    """Every client, in each of its conditions, against every server and scheme."""
+    servers, clients, fates = prepare(entries, "fanout", runners)
+    reps, warmup = settings["reps"], settings["warmup"]
+    cases = []
+    for server in servers:
+        for scheme, spec in server["schemes"].items():
+            target = scheduler.ServerSpec(server, extra_args=tuple(spec.get("args", [])), url_template=spec["url"])
+            for client in clients:
+                for condition, arguments in client["conditions"].items():
+                    extra = list(arguments) + (list(client.get("https_args", [])) if scheme == "https" else [])
+                    cases.append(scheduler.Case(
+                        fields={"server": server["name"], "scheme": scheme, "client": client["name"],
+                                "condition": condition},
+                        server=target, client=client, extra_args=tuple(extra), bound_s=60 + (reps + warmup) * 60,
+                        values={"requests": settings["requests"], "reps": reps, "warmup": warmup},
+                        figures=fanout_figures(client, settings), shown=("wall_s_median", "s per fan-out")))
+    return cases, fates

@@ -1,16 +1,19 @@
-"""System calls per message of a netbench server (issue 22), from its own count: every model (threads, poll,
+"""System calls per message of a netbench server, from its own count: every model (threads, poll,
 epoll, uring) ends its stop line with the system calls it made over its whole life,
 
     stopped by signal 2 after 1.2 s: 3 connections (...), B bytes read, W bytes written, K system calls
 
-so a detail scenario gives each case a server of its own, stops it after the run and reads the line then
-(fresh_server); the count includes starting, accepting and closing, a few calls per connection."""
+so a detail scenario gives each case a server of its own (scheduler.ServerSpec's per_run), stopped after the
+run, and reads the line then; the count includes starting, accepting and closing, a few calls per
+connection. The websocket server's line also says how many messages it received."""
 
 import re
 
 from bench.running import contest
+from bench.running import scheduler
 
 STOP_LINE = re.compile(r"stopped by signal \d+ after .*?\b(\d+) system calls")
+RECEIVED = re.compile(r"(\d+) messages received")
 
 
 def system_calls(output):
@@ -24,16 +27,16 @@ def per_message(calls, messages):
     return calls / messages if calls is not None and messages else None
 
 
+def received_messages(output):
+    """The messages a netbench websocket server says it received, or None where it printed no such line."""
+    matches = RECEIVED.findall(output or "")
+    return int(matches[-1]) if matches else None
+
+
 def stop(runner, server):
     """Stops one server of `runner` (the others keep running) and returns everything it printed, its stop
     line included: read after the process exited."""
-    if server in runner.servers:
-        runner.servers.remove(server)
-    if hasattr(server, "stop"):  # a remote program
-        server.stop()
-        program = getattr(server, "program", None)
-        return program.stdout() + program.stderr() if program is not None else ""
-    return server.process.stop() if server.process else ""
+    return scheduler.stop_server(runner, server)
 
 
 def start(runner, entry, **kwargs):

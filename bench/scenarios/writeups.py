@@ -1,20 +1,21 @@
 """The three public write-ups netbench settles: each one's claim with its own numbers, the tables it printed
 rebuilt from this run's rows (bench/scenarios/scenarios.py), and one computed verdict per claim (bench/analysis/verdict.py).
 
-    section = writeups.echo_section(rows, fates, settings)            # data: claim, verdicts, tables, ...
-    section = writeups.SECTIONS["echo"](rows, fates, settings, stored)  # again, from a stored run's verdicts
+    lines = writeups.judge(claims, rows, fates)                        # claims: writeups.Claim, as data
+    section = writeups.echo_section(rows, fates, settings, claims)      # data: claim, verdicts, tables, ...
+    section = writeups.echo_section(rows, fates, settings, claims, stored)  # again, from a stored run's verdicts
 
 A section is data (bench/reporting/document.py says its fields), rendered by bench/reporting/markdown.py and
 html_report.py; each claim's lines (one per load and placement) are grouped under its question, the write-up's own
 load and placement its headline.
 
-A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
+Each write-up's claims are data (writeup_definitions.py). A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
 are that cell's rows, one per round. A cell whose contestant is missing here gives "not measured" with the
 reason; a claim about another operating system or more cores gives "not testable here" with the command to
 run there. Nothing in a verdict is written by hand.
 """
 
-import os
+import dataclasses
 import statistics
 
 from bench.analysis import medians
@@ -59,28 +60,53 @@ def _why_missing(fates, *names):
     return "; ".join(reasons) or None
 
 
-def claim_line(text, rows, fates, a, b, figure, higher_is_better, names=(), placement=None, same_if=()):
-    """One claim's verdict: cell `a` beats cell `b` on `figure` (cells are dicts of row fields), within one
-    `placement` (its name opens the claim when the rows have several). `same_if` names configuration values (a probe's, such as
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A claim as data: cell `a` beats cell `b` on `figure` (cells are dicts of row fields). `names` are the
+    contestants whose fate explains a missing cell; `same_if` names configuration values (a probe's, such as
     "gomaxprocs"): when both sides ran every one of them alike, on server and load, the comparison is of one
-    configuration with itself and gets no verdict."""
+    configuration with itself and gets no verdict. A claim `per_placement` is judged within each placement the
+    rows ran under. `question` groups the lines of one claim in the summary (one line per load, condition and
+    placement; default: `text`), `variant` says which load or condition a line is, and `headline` marks the
+    write-up's own load: its line under the shared placement answers the question."""
+    text: str
+    a: dict
+    b: dict
+    figure: str
+    higher_is_better: bool
+    names: tuple = ()
+    same_if: tuple = ()
+    per_placement: bool = True
+    question: str = None
+    variant: str = None
+    headline: bool = False
+
+
+def not_testable(text, why, command):
+    """A claim this machine cannot test, as a judged line: why, and the command that tests it elsewhere."""
+    return {"claim": text, **verdict.not_testable(why, command)}
+
+
+def claim_line(claim, rows, fates, placement=None):
+    """One claim's verdict, within one `placement` (its name opens the claim when the rows have several)."""
+    a, b, figure = claim.a, claim.b, claim.figure
     if placement is not None:
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
     cells_a, cells_b = _cells(rows, **a), _cells(rows, **b)
     samples_a, rounds_a = _samples(cells_a, figure)
     samples_b, rounds_b = _samples(cells_b, figure)
-    judged = verdict.judge(samples_a, samples_b, rounds_a, rounds_b, higher_is_better,
-                           why_missing=_why_missing(fates, *names))
+    judged = verdict.judge(samples_a, samples_b, rounds_a, rounds_b, claim.higher_is_better,
+                           why_missing=_why_missing(fates, *claim.names))
     several = len(placements_of(rows)) > 1
-    line = {"claim": (f"[{placement}] " if placement and several else "") + text, "figure": figure, "a": a, "b": b,
-            **judged}
+    line = {"claim": (f"[{placement}] " if placement and several else "") + claim.text, "figure": figure, "a": a,
+            "b": b, **judged}
     if placement is not None:
         line["placement"] = placement
     configuration = {f"{side}_{role}": config for side, cells in (("a", cells_a), ("b", cells_b))
                      for role, config in _configuration(cells).items()}
     if configuration:
         line["configuration"] = configuration
-    same = _same_configuration(configuration, same_if)
+    same = _same_configuration(configuration, claim.same_if)
     if same and line["verdict"] != verdict.NOT_MEASURED:
         line.update(verdict=verdict.SAME_CONFIGURATION, why=same)
     line["bottleneck"] = _bottleneck_text(cells_a, cells_b)
@@ -184,46 +210,49 @@ def _failures(rows):
     return out
 
 
-def _claim(question, text, placement, a, b, figure, higher_is_better, names, same_if=(), headline=False,
-           variant=None):
-    """One claim of a section before it is judged: `question` groups the lines of one claim (one line per load
-    and placement), `headline` marks the write-up's own load and placement."""
-    return {"question": question, "text": text, "placement": placement, "a": a, "b": b, "figure": figure,
-            "higher_is_better": higher_is_better, "names": names, "same_if": same_if, "headline": headline,
-            "variant": variant}
+def _entries(claims, rows):
+    """(claim, placement) in the order they are judged: each per-placement claim within every placement of the
+    rows, then the others; a claim that is already a line (not testable here) comes with placement None."""
+    entries = [(c, p) for p in placements_of(rows) for c in claims if isinstance(c, Claim) and c.per_placement]
+    return entries + [(c, None) for c in claims if not isinstance(c, Claim) or not c.per_placement]
+
+
+def _line_of(claim, placement, rows, fates, stored):
+    """A claim's verdict: computed from the rows, or, re-rendering (`stored`: the verdicts a run kept), the
+    stored line of the same cells, figure and placement; a claim that is already a line, as it is (or its
+    stored self)."""
+    if not isinstance(claim, Claim):
+        return dict(claim) if stored is None else next((s for s in stored if s.get("claim") == claim["claim"]), None)
+    if stored is None:
+        return claim_line(claim, rows, fates, placement=placement)
+    a, b = _cell(claim.a, placement), _cell(claim.b, placement)
+    return next((s for s in stored if s.get("a") == a and s.get("b") == b and s.get("figure") == claim.figure),
+                None)
 
 
 def _cell(cell, placement):
     return {**cell, "placement": placement} if placement is not None else cell
 
 
-def _judged(claims, rows, fates, stored):
-    """The verdict of each claim: computed from the rows, or, re-rendering (`stored`: the verdicts a run
-    kept), the stored line of the same cells, figure and placement. A stored line no claim matches keeps its
-    own row of the summary."""
+def _judged(claims, rows, fates, stored=None):
+    """(lines, groups, where): each claim's verdict line (_line_of), the lines grouped by question
+    ({question, headline, others}: indexes into lines, the headline the write-up's own load under the shared
+    placement), and each line's placement and variant. A stored line no claim matches keeps its own group."""
     lines, groups, where = [], {}, []
-    for claim in claims:
-        if "verdict" in claim:  # judged where it was made (not testable here)
-            line = ({k: v for k, v in claim.items() if k not in _CLAIM_KEYS} if stored is None else
-                    next((s for s in stored if s.get("claim") == claim["text"]), None))
-        elif stored is None:
-            line = claim_line(claim["text"], rows, fates, claim["a"], claim["b"], claim["figure"],
-                              claim["higher_is_better"], names=claim["names"], placement=claim["placement"],
-                              same_if=claim["same_if"])
-        else:
-            a, b = _cell(claim["a"], claim["placement"]), _cell(claim["b"], claim["placement"])
-            line = next((s for s in stored if s.get("a") == a and s.get("b") == b
-                         and s.get("figure") == claim["figure"]), None)
+    for claim, placement in _entries(claims, rows):
+        line = _line_of(claim, placement, rows, fates, stored)
         if line is None or line in lines:
             continue
-        group = groups.setdefault(claim["question"], {"question": claim["question"], "headline": None,
-                                                      "others": []})
-        if claim["headline"] and group["headline"] is None:
+        is_claim = isinstance(claim, Claim)
+        question = (claim.question or claim.text) if is_claim else claim["claim"]
+        group = groups.setdefault(question, {"question": question, "headline": None, "others": []})
+        headline = not is_claim or (claim.headline and placement in (None, cpu_placement.SHARED))
+        if headline and group["headline"] is None:
             group["headline"] = len(lines)
         else:
             group["others"].append(len(lines))
         lines.append(line)
-        where.append({"placement": claim["placement"], "variant": claim["variant"]})
+        where.append({"placement": placement, "variant": claim.variant if is_claim else None})
     for line in stored or []:
         if line not in lines:
             groups[line["claim"]] = {"question": line["claim"], "headline": len(lines), "others": []}
@@ -235,17 +264,21 @@ def _judged(claims, rows, fates, stored):
     return lines, list(groups.values()), where
 
 
-_CLAIM_KEYS = ("question", "text", "placement", "a", "b", "figure", "higher_is_better", "names", "same_if",
-               "headline", "variant")
+def judge(claims, rows, fates):
+    """The verdict lines of `claims` (Claim, or lines already judged), computed from `rows`."""
+    return _judged(claims, rows, fates)[0]
 
 
-def _section(part, title, claim, measured, rows, fates, claims, stored, tables, notes=()):
-    """A write-up's section as data: what the renderers (bench/reporting/) show."""
+def section_of(head, rows, fates, claims, stored, tables):
+    """A section as data, what the renderers (bench/reporting/) show: `head` has its id, kind ("writeup" or
+    "detail"), title, and where it has them the write-up's claim, what was measured and notes; `claims` are
+    judged here (or matched to `stored`, the verdicts a run kept, re-rendering it)."""
     lines, groups, where = _judged(claims, rows, fates, stored)
-    return {"id": part, "kind": "writeup", "title": title, "claim": claim, "measured": measured,
+    return {"id": head["id"], "kind": head.get("kind", "writeup"), "title": head["title"],
+            "claim": head.get("claim", ""), "measured": head.get("measured", ""),
             "placements": [{"name": p, "answers": cpu_placement.ANSWERS[p]} for p in placements_of(rows) if p],
-            "verdicts": lines, "claims": groups, "where": where, "tables": tables, "notes": list(notes),
-            "failures": _failures(rows), "contestants": fates, "charts": []}
+            "verdicts": lines, "claims": groups, "where": where, "tables": list(tables),
+            "notes": list(head.get("notes", ())), "failures": _failures(rows), "contestants": fates, "charts": []}
 
 
 def _table(caption, columns, rows):
@@ -274,32 +307,11 @@ def _saturated_text(cell):
     return f"{top} {marks.count(top)}/{len(marks)}"
 
 
-ECHO_LOADS = ("go-spammer", "netbench-echo-client")  # the write-up's own load first
-
-
-def echo_section(rows, fates, settings, stored=None):
-    """The echo write-up's section (data: bench/reporting/document.py). `stored`: the verdicts a run kept, for
-    re-rendering it; without them they are computed from the rows."""
+def echo_section(rows, fates, settings, claims, stored=None):
+    """The echo write-up's section (data: bench/reporting/document.py); `claims` are writeup_definitions.py's,
+    `stored` the verdicts a run kept, for re-rendering it (without them they are computed from the rows)."""
     servers = list(dict.fromkeys(r["server"] for r in rows))
     clients = list(dict.fromkeys(r["client"] for r in rows))
-    claims = []
-    for placement in placements_of(rows):
-        for load in [c for c in ECHO_LOADS if c in clients] or clients[:1]:
-            note = "" if load == "go-spammer" else f" (second load: {load})"
-            headline = placement in (None, "shared") and load == ECHO_LOADS[0]
-            racket, go = {"server": "racket", "client": load}, {"server": "go", "client": load}
-            claims += [
-                _claim("Racket beats Go in msgs/s", f"Racket beats Go in msgs/s{note}", placement, racket, go,
-                       "msgs_per_s", True, ("racket", "go", load), headline=headline, variant=load),
-                _claim("Go with GOMAXPROCS=1 beats Go at its default",
-                       f"Go with GOMAXPROCS=1 beats Go at its default{note}", placement,
-                       {"server": "go-gomaxprocs1", "client": load}, go, "msgs_per_s", True,
-                       ("go-gomaxprocs1", "go", load), same_if=("gomaxprocs",), headline=headline, variant=load),
-                # A saturated load hides the servers' speed but not what each spends per message.
-                _claim("Racket spends less server CPU per message than Go",
-                       f"Racket spends less server CPU per message than Go{note}", placement, racket, go,
-                       "server_cpu_us_per_msg", False, ("racket", "go", load), headline=headline, variant=load),
-            ]
     table = []
     for placement in placements_of(rows):
         for client in clients:
@@ -319,15 +331,18 @@ def echo_section(rows, fates, settings, stored=None):
                 "placement. A = the first system named, B = Go at its default.")
     caption = ("Medians over rounds; CPU per message written, the scheduler's exact run time of each whole "
                "process; the server's configuration read from the running process.")
-    return _section("echo", "Echo: does Racket beat Go?", ECHO_CLAIM, measured, rows, fates, claims, stored,
-                    [_table(caption, columns, table)])
+    head = {"id": "echo", "title": "Echo: does Racket beat Go?", "claim": ECHO_CLAIM, "measured": measured}
+    return section_of(head, rows, fates, claims, stored, [_table(caption, columns, table)])
 
 
 # ------------------------------------------------------------------------------------------------- websocket
 
-def _grid(caption, rows, server, client, cell_text, procs, connections, placement=None):
+def _grid(caption, grid, cell_text):
     """The write-up's table: rows clients, columns GOMAXPROCS (or event loops); a column with more threads than
-    the CPUs either side may use is marked oversubscribed."""
+    the CPUs either side may use is marked oversubscribed. `grid`: the rows, the (server, client) pair, the procs
+    and connections of the columns and rows, and the placement (or None)."""
+    rows, (server, client) = grid["rows"], grid["pair"]
+    procs, connections, placement = grid["procs"], grid["connections"], grid["placement"]
     where = {"placement": placement} if placement else {}
     header = []
     for p in procs:
@@ -349,60 +364,30 @@ def _cpu_cell(cell):
     return "-" if server is None and client is None else f"{_fmt(server)} / {_fmt(client)}"
 
 
-def websocket_section(rows, fates, settings, stored=None):
-    """The websocket write-up's section (data); `stored` as for echo_section."""
+def websocket_section(rows, fates, settings, claims, stored=None):
+    """The websocket write-up's section (data); `claims` and `stored` as for echo_section."""
     procs = sorted({r["procs"] for r in rows}) or [1, 2, 3, 4]
     connections = sorted({r["clients"] for r in rows}) or [1, 4]
     pairs = list(dict.fromkeys((r["server"], r["client"]) for r in rows))
-    go = {"server": "go-xnet", "client": "go-xnet-client"}
-    names = ("go-xnet", "go-xnet-client")
-    question = "Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1"
-    claims = []
-    for placement in placements_of(rows):
-        for n in connections:
-            claims.append(_claim(question, f"{question} ({n} client{'s' if n > 1 else ''})", placement,
-                                 {**go, "procs": 2, "clients": n}, {**go, "procs": 1, "clients": n}, "msgs_per_s",
-                                 True, names, same_if=("gomaxprocs",),
-                                 headline=placement in (None, "shared") and n == max(connections),
-                                 variant=f"{n} client{'s' if n > 1 else ''}"))
-    cores = os.cpu_count() or 1
-    command = "bazel run //:bench -- --only=websocket"
-    four = "Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)"
-    if cores >= 4:
-        claims.append(_claim(four, four, None, {**go, "procs": 4, "clients": 4}, {**go, "procs": 1, "clients": 4},
-                             "msgs_per_s", True, names, headline=True))
-    else:
-        claims.append({**_claim(four, four, None, None, None, None, True, names, headline=True), "claim": four,
-                       **verdict.not_testable(f"needs 4 cores, this machine has {cores} (columns 3 and 4 are "
-                                              "oversubscribed here, like the write-up's dual-core FreeBSD rows)",
-                                              command + " (on a machine of 4 or more cores)")})
-    peers = ("bazel build //contestants/go:all; GOMAXPROCS=N bazel-bin/contestants/go/xnet_server -addr "
-             "127.0.0.1:8080 & GOMAXPROCS=N bazel-bin/contestants/go/xnet_client 4 100000, N = 1 and 2")
-    for text, why in (("macOS: Go loses about 100k msgs/s at GOMAXPROCS=2", "needs macOS (this is "
-                       + os.uname().sysname + ")"), ("FreeBSD, two cores: the write-up's rows", "needs FreeBSD")):
-        claims.append({**_claim(text, text, None, None, None, None, True, (), headline=True), "claim": text,
-                       **verdict.not_testable(why, peers)})
     tables = []
     for placement in placements_of(rows):
         for server, client in pairs:
             where = f" ({placement})" if placement else ""
-            tables.append(_grid(f"{client} against {server}{where}, msgs/s (medians)", rows, server, client,
-                                _msgs_cell, procs, connections, placement))
-            tables.append(_grid(f"{client} against {server}{where}, CPU per message, server / client (us)", rows,
-                                server, client, _cpu_cell, procs, connections, placement))
+            grid = {"rows": rows, "pair": (server, client), "procs": procs, "connections": connections,
+                    "placement": placement}
+            tables.append(_grid(f"{client} against {server}{where}, msgs/s (medians)", grid, _msgs_cell))
+            tables.append(_grid(f"{client} against {server}{where}, CPU per message, server / client (us)", grid,
+                                _cpu_cell))
     measured = (f"{settings['messages']:,} \"hello, world!\" text messages per client to a sink server, "
                 f"{settings['samples']} interleaved rounds; each table has the write-up's shape (rows: clients, "
                 "columns: GOMAXPROCS, or netbench's event loops, set alike on both sides), in each placement; a "
                 "column whose threads exceed the CPUs a side may use is marked oversubscribed.")
-    return _section("websocket", "WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?", WEBSOCKET_CLAIM, measured,
-                    rows, fates, claims, stored, tables)
+    head = {"id": "websocket", "title": "WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?",
+            "claim": WEBSOCKET_CLAIM, "measured": measured}
+    return section_of(head, rows, fates, claims, stored, tables)
 
 
 # ---------------------------------------------------------------------------------------------------- fanout
-
-# The cells the fan-out's claims compare: all that its split placement runs (suite.py).
-FANOUT_CLAIM_SERVERS = ("origin-50ms",)
-FANOUT_CLAIM_CLIENTS = ("jvm", "go")
 
 # Each condition's short name, for the summary (in the order of FANOUT_CONDITIONS).
 FANOUT_CONDITION_NAMES = ("as written up", "both fresh", "both reusing")
@@ -414,20 +399,8 @@ FANOUT_CONDITIONS = (
 )
 
 
-def fanout_section(rows, fates, settings, stored=None):
-    """The fan-out write-up's section (data); `stored` as for echo_section."""
-    question = "JVM faster than Go fetching 500 URLs (origin 50 ms)"
-    claims = []
-    for placement in placements_of(rows):
-        for scheme in ("http", "https"):
-            for index, (text, jvm_condition, go_condition) in enumerate(FANOUT_CONDITIONS):
-                claims.append(_claim(
-                    question, f"JVM faster than Go, {scheme}, origin 50 ms; {text}", placement,
-                    {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "jvm", "condition": jvm_condition},
-                    {"server": FANOUT_CLAIM_SERVERS[0], "scheme": scheme, "client": "go", "condition": go_condition},
-                    "walls_s", False, ("jvm", "go", "origin-50ms"),
-                    headline=placement in (None, "shared") and scheme == "http" and index == 0,
-                    variant=f"{scheme}, {FANOUT_CONDITION_NAMES[index]}"))
+def fanout_section(rows, fates, settings, claims, stored=None):
+    """The fan-out write-up's section (data); `claims` and `stored` as for echo_section."""
     table = []
     for key in dict.fromkeys((r.get("placement"), r["server"], r["scheme"], r["client"], r["condition"])
                              for r in rows):
@@ -449,9 +422,6 @@ def fanout_section(rows, fates, settings, stored=None):
                 "certificate verification alike.")
     caption = ("Client CPU per request includes each process's start-up: the JVM's class loading and JIT, and its "
                "warm-up repetitions.")
-    return _section("fanout", "Fan-out: does the JVM fetch 500 URLs faster than Go?", FANOUT_CLAIM, measured, rows,
-                    fates, claims, stored, [_table(caption, columns, table)])
-
-
-# Each write-up's section builder, by part.
-SECTIONS = {"echo": echo_section, "websocket": websocket_section, "fanout": fanout_section}
+    head = {"id": "fanout", "title": "Fan-out: does the JVM fetch 500 URLs faster than Go?", "claim": FANOUT_CLAIM,
+            "measured": measured}
+    return section_of(head, rows, fates, claims, stored, [_table(caption, columns, table)])

@@ -1,12 +1,14 @@
-"""Tests of the write-ups' verdict sections (bench/scenarios/writeups.py) on synthetic rows: each claim compares the
-cells it names (the right server, load, GOMAXPROCS and condition), in the right direction."""
+"""Tests of the write-ups' verdict sections (bench/scenarios/writeups.py, the claims as
+bench/scenarios/writeup_definitions.py defines them) on synthetic rows: each claim compares the cells it names
+(the right server, load, GOMAXPROCS and condition), in the right direction."""
 
 import os
 import unittest
 
 from bench.analysis import verdict
-from bench.scenarios import writeups
 from bench.reporting import markdown
+from bench.scenarios import writeup_definitions
+from bench.scenarios import writeups
 
 ROUNDS = range(5)
 
@@ -30,7 +32,7 @@ class EchoSectionTest(unittest.TestCase):
             for server, rate in (("racket", 114584 + r), ("go", 85650 + r), ("go-gomaxprocs1", 70000 + r)):
                 rows.append(ok(server=server, client="go-spammer", round=r, msgs_per_s=rate,
                                server_cpu_us_per_msg=3.0, client_cpu_us_per_msg=4.0))
-        section = writeups.echo_section(rows, fates("racket", "go", "go-gomaxprocs1"),
+        section = writeup_definitions.ECHO.section(rows, fates("racket", "go", "go-gomaxprocs1"),
                                         {"clients": 3, "seconds": 5, "samples": 5})
         racket = by_claim(section, "Racket beats Go")
         self.assertEqual(racket["verdict"], verdict.HOLDS)
@@ -55,8 +57,8 @@ class SectionDataTest(unittest.TestCase):
         return rows
 
     def test_each_question_has_its_headline_under_the_writeups_own_load_and_placement(self):
-        section = writeups.echo_section(self.rows(), fates("racket", "go", "go-gomaxprocs1", "go-spammer"),
-                                        {"clients": 3, "seconds": 1, "samples": 5})
+        section = writeup_definitions.ECHO.section(self.rows(), fates("racket", "go", "go-gomaxprocs1", "go-spammer"),
+                                                   {"clients": 3, "seconds": 1, "samples": 5})
         self.assertEqual([g["question"] for g in section["claims"]],
                          ["Racket beats Go in msgs/s", "Go with GOMAXPROCS=1 beats Go at its default",
                           "Racket spends less server CPU per message than Go"])
@@ -68,10 +70,10 @@ class SectionDataTest(unittest.TestCase):
 
     def test_a_stored_runs_verdicts_give_the_same_section(self):
         rows = self.rows()
-        judged = writeups.echo_section(rows, fates("racket", "go", "go-gomaxprocs1"),
-                                       {"clients": 3, "seconds": 1, "samples": 5})
+        judged = writeup_definitions.ECHO.section(rows, fates("racket", "go", "go-gomaxprocs1"),
+                                                  {"clients": 3, "seconds": 1, "samples": 5})
         stored = [dict(v, why="as stored") for v in judged["verdicts"]]
-        again = writeups.SECTIONS["echo"](rows, [], {"clients": 3, "seconds": 1, "samples": 5}, stored)
+        again = writeup_definitions.ECHO.section(rows, [], {"clients": 3, "seconds": 1, "samples": 5}, stored)
         self.assertEqual(again["verdicts"], stored)
         self.assertEqual(again["claims"], judged["claims"])
 
@@ -83,7 +85,8 @@ class SectionDataTest(unittest.TestCase):
     def test_a_stored_line_no_claim_makes_keeps_a_row_of_its_own(self):
         old = {"claim": "a claim of an older version", "verdict": verdict.HOLDS, "a": {"server": "x"},
                "b": {"server": "y"}, "figure": "msgs_per_s"}
-        section = writeups.fanout_section([], [], {"requests": 500, "reps": 3, "warmup": 3, "samples": 3}, [old])
+        section = writeup_definitions.FANOUT.section([], [], {"requests": 500, "reps": 3, "warmup": 3, "samples": 3},
+                                                     [old])
         self.assertEqual(section["verdicts"], [old])
         self.assertEqual(section["claims"], [{"question": old["claim"], "headline": 0, "others": []}])
 
@@ -100,7 +103,7 @@ class WebsocketSectionTest(unittest.TestCase):
                     # Another pair with the opposite trend must not move the Go verdict.
                     rows.append(ok(server="netbench-ws", client="netbench-ws-client", procs=procs, clients=clients,
                                    round=r, msgs_per_s=1000000 - procs * 1000 + r))
-        section = writeups.websocket_section(rows, fates("go-xnet", "go-xnet-client"), {"messages": 100000,
+        section = writeup_definitions.WEBSOCKET.section(rows, fates("go-xnet", "go-xnet-client"), {"messages": 100000,
                                                                                        "samples": 5})
         self.assertEqual(by_claim(section, "Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1 (4")["verdict"], verdict.HOLDS)
         self.assertEqual(by_claim(section, "macOS")["verdict"], verdict.NOT_TESTABLE)
@@ -122,7 +125,7 @@ class FanoutSectionTest(unittest.TestCase):
                 rows.append(ok(server="origin-50ms", scheme="https", client=client, condition=condition, round=r,
                                walls_s=[wall + 0.001 * k for k in range(5)], wall_s_median=wall,
                                client_cpu_us_per_req=100.0, server_cpu_us_per_req=50.0))
-        section = writeups.fanout_section(rows, fates("jvm", "go", "origin-50ms"),
+        section = writeup_definitions.FANOUT.section(rows, fates("jvm", "go", "origin-50ms"),
                                           {"requests": 500, "reps": 5, "warmup": 3, "samples": 5})
         https = [v for v in section["verdicts"] if ", https," in v["claim"]]
         self.assertEqual([v["verdict"] for v in https], [verdict.HOLDS, verdict.REVERSED, verdict.REVERSED])
@@ -148,7 +151,7 @@ class PlacementTest(unittest.TestCase):
         return rows
 
     def section(self):
-        return writeups.echo_section(self.rows(), fates("go", "go-gomaxprocs1"),
+        return writeup_definitions.ECHO.section(self.rows(), fates("go", "go-gomaxprocs1"),
                                      {"clients": 3, "seconds": 1, "samples": 5})
 
     def test_a_comparison_of_one_configuration_with_itself_gets_no_verdict(self):

@@ -1,0 +1,74 @@
+"""Older documents in today's shape, converted on read: a detail scenario stored as `netbench.bench/2` (echo_bench,
+websocket_bench, httpfanout_bench: cases with `load` and `returncode`, or per-round `samples`) becomes the
+`netbench.writeup/4` document every scenario writes now (rows with `client` and `status`, one per case and
+round), so that the stored runs load, compare and re-render alike. Nothing else changes: the figures are the
+stored ones; the run's notes are kept as `settings.notes` (without
+the tables appended to them and the targets they stated) and its schema as
+`converted_from` (whose version says which fields it must have); verdicts are left to the re-rendering.
+
+    document = old_documents.upgrade(json.load(f))     # any other document comes back as it was
+"""
+
+import re
+
+PARTS = {"echo_bench": "echo-models", "websocket_bench": "websocket-models",
+         "httpfanout_bench": "httpfanout-models"}
+REGISTRY = "bench/registry/contestants.json"
+# What a stored run's notes said that the document now derives or no longer states: the tables appended to
+# them (recomputed on rendering) and the targets the comparisons were held against (verdicts now).
+APPENDED_TABLES = "\n\n## "
+TARGETS = re.compile(r"\s*Targets: .*?\(vs_latency < 2\)\.|\s*vs_go_per_round: [^.]*\.")
+
+
+def notes_of(document):
+    return TARGETS.sub("", document.get("notes", "").partition(APPENDED_TABLES)[0]).strip()
+
+
+def _message_rows(cases):
+    rows = []
+    for case in cases:
+        row = {k: v for k, v in case.items() if k not in ("load", "returncode")}
+        row["client"] = case["load"]
+        row["status"] = "ok" if case.get("returncode") == 0 and not case.get("error") else "failed"
+        if row["status"] == "failed" and not row.get("error"):
+            row["error"] = f"exited {case.get('returncode')}"
+        rows.append(row)
+    return rows
+
+
+def _fanout_rows(cases):
+    rows = []
+    for case in cases:
+        for index, sample in enumerate(case["samples"]):
+            wall = sample.get("wall_s")
+            row = {"server": case["target"], "scheme": case["scheme"], "client": case["client"], "round": index,
+                   "status": "ok" if wall is not None else "failed", "walls_s": [wall] if wall is not None else [],
+                   "wall_s_median": wall, "requests_made": case["requests"] * case["repetitions"],
+                   "client_cpu_us_per_req": sample.get("client_cpu_us_per_request"),
+                   "server_cpu_us_per_req": sample.get("server_cpu_us_per_request"), "failed": sample.get("failed")}
+            if wall is None:
+                row["error"] = "no wall time stored"
+            rows.append(row)
+    return rows
+
+
+def upgrade(document):
+    """`document` in the current schema where it is an older detail scenario's; otherwise as it was."""
+    if not isinstance(document, dict) or not str(document.get("schema", "")).startswith("netbench.bench/"):
+        return document
+    part = PARTS.get(document.get("benchmark"))
+    if part is None:
+        return document
+    fanout = part == "httpfanout-models"
+    rows = _fanout_rows(document["cases"]) if fanout else _message_rows(document["cases"])
+    settings = {"samples": max((r["round"] for r in rows), default=-1) + 1, "notes": notes_of(document)}
+    if fanout and document["cases"]:
+        settings.update(requests=document["cases"][0]["requests"], reps=document["cases"][0]["repetitions"])
+    out = {"schema": "netbench.writeup/4", "converted_from": document["schema"], "part": part,
+           "environment": document["environment"], "settings": settings, "registry": REGISTRY, "contestants": [], "verdicts": [], "rows": rows}
+    if document.get("histograms"):
+        out["histograms"] = [{"client" if k == "load" else k: v for k, v in h.items()}
+                             for h in document["histograms"]]
+    if document.get("partial"):
+        out["partial"] = True
+    return out

@@ -1,0 +1,225 @@
+"""The one round loop: every scenario's cases, write-up or detail, run in rounds through the runners of its
+placements, and handed back as rows as they come.
+
+    cases = [scheduler.Case(fields={"server": "go", "client": "go-spammer"}, server=scheduler.ServerSpec(go),
+                            client=spammer, values={"clients": 3, "duration_s": "1"}, bound_s=1)]
+    outcome = scheduler.run(cases, {"shared": contest.Runner()}, scheduler.Plan(rounds=10, name="echo"))
+    outcome.rows, outcome.failed_servers, outcome.interrupted
+
+A case names its row (`fields`), its server (started once per runner and kept for the whole run, or, with
+`per_run`, started for each run and stopped after it, so that its stop line can be read) and its client run.
+Each round the plan's policy (bench/running/rounds.py) says which cases run and in what order; every chosen
+case then runs under every runner (a placement of this machine's CPUs, or a network link) before the next case,
+so drift hits them alike. A server that does not start or dies gives failed rows for its cases, and the other
+cases still run. Ctrl-C ends the loop: the outcome keeps every row that finished, `interrupted` set. Every
+server is stopped before `run` returns.
+"""
+
+import dataclasses
+import itertools
+import json
+import os
+import tempfile
+from typing import Callable, Optional
+
+from bench.running import progress
+from bench.running import rounds as round_policies
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerSpec:
+    """A server contestant to start: its registry entry, placeholder values, extra arguments, the URL template
+    clients get, and whether each run gets a server of its own (`per_run`)."""
+    entry: dict
+    values: dict = dataclasses.field(default_factory=dict)
+    extra_args: tuple = ()
+    url_template: Optional[str] = None
+    per_run: bool = False
+
+    def key(self):
+        return (self.entry["name"], tuple(sorted(self.values.items())), tuple(self.extra_args), self.url_template)
+
+
+@dataclasses.dataclass
+class Measured:
+    """What a case's `figures` hook may read beyond the row: the local client's ClientResult (None for a fleet
+    on remote hosts), the run document the client wrote where the case asked for one (`report_flag`), and a
+    per-run server's whole output, read after it stopped."""
+    result: object = None
+    report: Optional[dict] = None
+    server_output: Optional[str] = None
+
+
+@dataclasses.dataclass
+class Case:
+    """One case of a scenario: the row fields that name it, its server, and its client run. `figures(row,
+    measured)` adds the scenario's figures to a row that ran; `shown` is the figure and unit the progress line
+    gives; `skip_runners` names runners (placements, links) the case does not run under."""
+    fields: dict
+    server: ServerSpec
+    client: dict
+    values: dict = dataclasses.field(default_factory=dict)
+    extra_args: tuple = ()
+    bound_s: float = 60
+    figures: Optional[Callable] = None
+    report_flag: Optional[str] = None
+    shown: tuple = ("msgs_per_s", "msgs/s")
+    skip_runners: tuple = ()
+
+    def label(self):
+        return " ".join(str(v) for v in self.fields.values())
+
+
+@dataclasses.dataclass
+class Plan:
+    """How a scenario is run: at most `rounds` rounds (None: until the policy chooses no case), the policy that
+    chooses each round's cases (rounds.EveryCase: the fixed design), the name progress lines carry, and
+    `on_row`, called with each row as it comes."""
+    rounds: Optional[int]
+    policy: object = dataclasses.field(default_factory=round_policies.EveryCase)
+    name: str = ""
+    on_row: Optional[Callable] = None
+
+
+@dataclasses.dataclass
+class Outcome:
+    """The rows that finished, in the order they ran; {server entry name: contest.Failure} of the servers that
+    did not start or died; whether Ctrl-C ended the run."""
+    rows: list
+    failed_servers: dict
+    interrupted: bool = False
+
+
+def stop_server(runner, server):
+    """Stops one server of `runner` (the others keep running) and returns everything it printed, read after it
+    exited (a netbench server's stop line counts its system calls)."""
+    if server in runner.servers:
+        runner.servers.remove(server)
+    if hasattr(server, "stop"):  # a program on another host
+        server.stop()
+        program = getattr(server, "program", None)
+        return program.stdout() + program.stderr() if program is not None else ""
+    return server.process.stop() if server.process else ""
+
+
+def placement_fields(runner):
+    """The row fields that say where a runner ran it: its CPU placement and, where it has one, its link."""
+    return {"placement": runner.placement_name, **({"link": runner.link} if getattr(runner, "link", None) else {})}
+
+
+class _Loop:
+    """The state of one run: its runners, the servers started so far, the rows and the failures."""
+
+    def __init__(self, runners, plan):
+        self.runners, self.plan = runners, plan
+        self.servers = {}  # (runner key, server key) -> Server, or None when it did not start
+        self.outcome = Outcome(rows=[], failed_servers={})
+
+    def server_for(self, key, runner, spec):
+        """(the started server, None) or (None, the Failure that kept it from starting)."""
+        if (key, spec.key()) not in self.servers:
+            try:
+                self.servers[(key, spec.key())] = runner.start_server(
+                    spec.entry, dict(spec.values), extra_args=list(spec.extra_args), url_template=spec.url_template)
+            except Exception as failure:  # noqa: BLE001 - contest.Failure, or a remote host's error
+                self.servers[(key, spec.key())] = None
+                self._fail(spec, failure)
+        server = self.servers[(key, spec.key())]
+        return server, (None if server is not None else self.outcome.failed_servers.get(spec.entry["name"]))
+
+    def _fail(self, spec, failure):
+        if spec.entry["name"] not in self.outcome.failed_servers:
+            self.outcome.failed_servers[spec.entry["name"]] = failure
+            tail = getattr(failure, "tail", "")
+            progress.log(f"  {spec.entry['name']} failed: {failure}" + (f"\n{tail}" if tail else ""))
+
+    def run_case(self, round_index, case, key, runner):
+        base = {**case.fields, "round": round_index, **placement_fields(runner)}
+        if case.server.per_run:
+            try:
+                server = runner.start_server(case.server.entry, dict(case.server.values),
+                                             extra_args=list(case.server.extra_args),
+                                             url_template=case.server.url_template)
+            except Exception as failure:  # noqa: BLE001
+                return _failed_row(base, f"the server did not start: {failure}", getattr(failure, "tail", ""))
+            try:
+                row, measured = self._client(case, runner, server)
+            finally:
+                output = stop_server(runner, server)
+            measured.server_output = output
+        else:
+            server, failure = self.server_for(key, runner, case.server)
+            if server is None:
+                return _failed_row(base, f"the server did not start: {failure}", getattr(failure, "tail", ""))
+            row, measured = self._client(case, runner, server)
+            if not server.alive():
+                self._fail(case.server, _Died("died during the run", server.output_tail()))
+        row.update(base)
+        if case.figures is not None:
+            case.figures(row, measured)
+        return row
+
+    def _client(self, case, runner, server):
+        measured = Measured()
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "client.json")
+            extra = list(case.extra_args) + ([f"{case.report_flag}={path}"] if case.report_flag else [])
+            row = runner.run_client(case.client, server, dict(case.values), extra_args=extra, bound_s=case.bound_s,
+                                    on_result=lambda result: setattr(measured, "result", result))
+            if os.path.exists(path):
+                with open(path) as f:
+                    measured.report = json.load(f)
+        return row, measured
+
+
+class _Died(RuntimeError):
+    def __init__(self, message, tail=""):
+        super().__init__(message)
+        self.tail = tail
+
+
+def _failed_row(base, why, tail=""):
+    return {**base, "status": "failed", "error": why, "tail": tail}
+
+
+def _log(plan, round_index, case, key, row):
+    total = f"/{plan.rounds}" if plan.rounds is not None else ""
+    where = f" [{key}]" if key is not None else ""
+    figure, unit = case.shown
+    value = row.get(figure)
+    if row["status"] != "ok":
+        said = f"FAILED: {row.get('error')}"
+    elif isinstance(value, (int, float)):
+        said = f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}"
+    else:
+        said = f"- {unit}"
+    progress.log(f"{plan.name + ' ' if plan.name else ''}round {round_index + 1}{total}: {case.label()}{where}: {said}")
+
+
+def run(cases, runners, plan):
+    """Runs `cases` in rounds under every runner of `runners` ({name: contest.Runner}, or one Runner) as `plan`
+    says; returns an Outcome. Ctrl-C ends it with the rows that finished; every server is stopped."""
+    runners = dict(runners) if isinstance(runners, dict) else {None: runners}
+    loop = _Loop(runners, plan)
+    try:
+        for round_index in (range(plan.rounds) if plan.rounds is not None else itertools.count()):
+            chosen = plan.policy.cases(round_index, cases, loop.outcome.rows)
+            if not chosen:
+                break
+            for case in chosen:
+                for key, runner in runners.items():
+                    if key in case.skip_runners:
+                        continue
+                    row = loop.run_case(round_index, case, key, runner)
+                    loop.outcome.rows.append(row)
+                    _log(plan, round_index, case, key, row)
+                    if plan.on_row is not None:
+                        plan.on_row(row)
+    except KeyboardInterrupt:
+        loop.outcome.interrupted = True
+        progress.log(f"{plan.name} interrupted: keeping the {len(loop.outcome.rows)} run(s) that finished "
+                     "(partial)")
+    finally:
+        for runner in runners.values():
+            runner.stop_all()
+    return loop.outcome

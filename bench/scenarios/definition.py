@@ -1,0 +1,52 @@
+"""What a scenario is, as data: the shape every write-up (writeup_definitions.py) and detail scenario
+(echo_bench.py, websocket_bench.py, httpfanout_bench.py) fills in, and that the command line runs through the
+one round loop (bench/running/scheduler.py) without knowing which scenario it is.
+
+    definition.settings_for(flags, quick=False)       # {"samples": 10, "seconds": 1.0, "clients": 3}
+    cases, fates = definition.cases(entries, runners, settings)
+    section = definition.section(rows, fates, settings) # {"verdicts": [...], "markdown": "..."}
+"""
+
+import dataclasses
+from typing import Callable, Optional
+
+
+@dataclasses.dataclass(frozen=True)
+class Definition:
+    """One scenario. `name` is the part the command line names (--only=echo); `document` the stem of its
+    result files; `settings` its loads' defaults, `quick` what --quick changes, `flags` {setting: the
+    command-line value it comes from} (`samples`, the rounds, among them); `cases(entries, runners, settings)`
+    gives its scheduler.Cases and the contestants' fates; `section(rows, fates, settings)` its claims' verdicts
+    and Markdown; `link_keys` the row fields of a case when it runs over other hosts (None: this machine only);
+    `focus` {runner name: {row field: values}}: under that runner only the cases whose fields match run;
+    `placements` the CPU placements it runs under (None: those the command line chose); `merge_histograms` the
+    row fields of a case whose clients' latency histograms are merged over its rounds into the document (None:
+    they stay in the rows)."""
+    name: str
+    document: str
+    settings: dict
+    quick: dict
+    flags: dict
+    cases: Callable
+    section: Callable
+    link_keys: Optional[tuple] = None
+    focus: dict = dataclasses.field(default_factory=dict)
+    placements: Optional[tuple] = None
+    merge_histograms: Optional[tuple] = None
+
+    def settings_for(self, flags, quick=False):
+        """The settings of one run: the defaults, the command line's values where it has them (`flags` maps a
+        command-line name to its value; a value of None keeps the default), then --quick's."""
+        chosen = {name: flags[flag] for name, flag in self.flags.items() if flags.get(flag) is not None}
+        return {**self.settings, **chosen, **(self.quick if quick else {})}
+
+    def focused(self, cases):
+        """`cases` with each limited to the runners its fields are in focus for (`focus`)."""
+        if not self.focus:
+            return cases
+        out = []
+        for case in cases:
+            outside = [key for key, match in self.focus.items()
+                       if any(case.fields.get(field) not in values for field, values in match.items())]
+            out.append(dataclasses.replace(case, skip_runners=tuple(outside)) if outside else case)
+        return out

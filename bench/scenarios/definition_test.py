@@ -1,0 +1,47 @@
+"""Scenario definitions as data (bench/scenarios/definition.py, writeup_definitions.py, catalogue.py): the
+settings of a run come from the defaults, the command line's values where it gave them and --quick, with no
+guessing which value was a default; a definition's focus keeps a case from the runners it is out of focus for;
+every part the command line names has a definition and a document of its own."""
+
+import unittest
+
+from bench.running import scheduler
+from bench.scenarios import catalogue
+from bench.scenarios import writeup_definitions
+
+
+class SettingsTest(unittest.TestCase):
+    def test_defaults_then_the_command_line_then_quick(self):
+        echo = writeup_definitions.ECHO
+        self.assertEqual(echo.settings_for({"samples": 10, "echo_seconds": None}),
+                         {"samples": 10, "seconds": 1.0, "clients": 3})
+        self.assertEqual(echo.settings_for({"samples": 10, "echo_seconds": 5.0})["seconds"], 5.0)
+        quick = echo.settings_for({"samples": 10, "echo_seconds": 5.0}, quick=True)
+        self.assertEqual((quick["samples"], quick["seconds"]), (1, 1.0))
+
+    def test_a_detail_scenario_keeps_its_own_loads_and_takes_the_rounds(self):
+        echo_models = catalogue.BY_PART["echo-models"]
+        settings = echo_models.settings_for({"samples": 3, "echo_seconds": 7.0})
+        self.assertEqual(settings, {"seconds": 10.0, "rate": 50000, "samples": 3})
+
+
+class FocusTest(unittest.TestCase):
+    def test_the_fanout_split_placement_runs_only_the_claims_cells(self):
+        def case(server, client):
+            return scheduler.Case(fields={"server": server, "scheme": "http", "client": client, "condition": "fresh"},
+                                  server=scheduler.ServerSpec({"name": server}), client={"name": client})
+
+        cases = writeup_definitions.FANOUT.focused([case("origin-50ms", "go"), case("origin-0ms", "go"),
+                                                    case("origin-50ms", "curl")])
+        self.assertEqual([c.skip_runners for c in cases], [(), ("split",), ("split",)])
+
+
+class CatalogueTest(unittest.TestCase):
+    def test_every_part_has_one_definition_and_document(self):
+        self.assertEqual(list(catalogue.BY_PART), ["echo", "websocket", "fanout", "echo-models",
+                                                   "websocket-models", "httpfanout-models"])
+        self.assertEqual(len(set(d.document for d in catalogue.BY_PART.values())), 6)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,129 @@
+"""The three write-ups as definitions (definition.py): each one's loads and settings, the cells its claims
+compare, and its section (writeups.py renders it). The command line runs every one of them alike.
+
+    writeup_definitions.ECHO.cases(entries, runners, settings)
+    writeup_definitions.ECHO.section(rows, fates, settings)     # data: bench/reporting/document.py
+    writeup_definitions.ECHO.section(rows, fates, settings, stored)  # again, with the verdicts a run kept
+"""
+
+import os
+
+from bench.scenarios import definition
+from bench.scenarios import scenarios
+from bench.scenarios import writeups
+from bench.scenarios.writeups import Claim
+
+# ------------------------------------------------------------------------------------------------------ echo
+
+ECHO_LOADS = ("go-spammer", "netbench-echo-client")  # the write-up's own load first
+
+
+def echo_claims(rows):
+    """Each claim under the write-up's load (the Go spammer) and, where it ran, netbench's client as a second
+    load."""
+    clients = list(dict.fromkeys(r["client"] for r in rows))
+    claims = []
+    for load in [c for c in ECHO_LOADS if c in clients] or clients[:1]:
+        note = "" if load == "go-spammer" else f" (second load: {load})"
+        racket, go = {"server": "racket", "client": load}, {"server": "go", "client": load}
+        about = {"variant": load, "headline": load == ECHO_LOADS[0]}
+        claims += [
+            Claim(f"Racket beats Go in msgs/s{note}", racket, go, "msgs_per_s", higher_is_better=True,
+                  names=("racket", "go", load), question="Racket beats Go in msgs/s", **about),
+            Claim(f"Go with GOMAXPROCS=1 beats Go at its default{note}", {"server": "go-gomaxprocs1", "client": load},
+                  go, "msgs_per_s", higher_is_better=True, names=("go-gomaxprocs1", "go", load),
+                  same_if=("gomaxprocs",), question="Go with GOMAXPROCS=1 beats Go at its default", **about),
+            # A saturated load hides the servers' speed but not what each spends per message.
+            Claim(f"Racket spends less server CPU per message than Go{note}", racket, go, "server_cpu_us_per_msg",
+                  higher_is_better=False, names=("racket", "go", load),
+                  question="Racket spends less server CPU per message than Go", **about),
+        ]
+    return claims
+
+
+def echo_section(rows, fates, settings, stored=None):
+    return writeups.echo_section(rows, fates, settings, echo_claims(rows), stored)
+
+
+ECHO = definition.Definition(
+    name="echo", document="echo_writeup", settings={"seconds": 1.0, "clients": 3}, quick={"samples": 1, "seconds": 1.0},
+    flags={"samples": "samples", "seconds": "echo_seconds"}, cases=scenarios.echo_cases, section=echo_section,
+    link_keys=("server", "client"))
+
+# ------------------------------------------------------------------------------------------------- websocket
+
+GO_PAIR = {"server": "go-xnet", "client": "go-xnet-client"}
+FOUR_CORES = "Linux: Go at GOMAXPROCS=4 beats GOMAXPROCS=1 (4 clients; 233k to 571k)"
+PEERS = ("bazel build //contestants/go:all; GOMAXPROCS=N bazel-bin/contestants/go/xnet_server -addr "
+         "127.0.0.1:8080 & GOMAXPROCS=N bazel-bin/contestants/go/xnet_client 4 100000, N = 1 and 2")
+
+
+def websocket_claims(rows):
+    """GOMAXPROCS=2 against 1 at each connection count; the claims of 4 cores and of other systems, where this
+    machine cannot test them, with the command that tests them there."""
+    names = ("go-xnet", "go-xnet-client")
+    question = "Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1"
+    connections = sorted({r["clients"] for r in rows}) or list(scenarios.WEBSOCKET_CLIENTS)
+    claims = [Claim(f"{question} ({n} client{'s' if n > 1 else ''})",
+                    {**GO_PAIR, "procs": 2, "clients": n}, {**GO_PAIR, "procs": 1, "clients": n}, "msgs_per_s",
+                    higher_is_better=True, names=names, same_if=("gomaxprocs",), question=question,
+                    variant=f"{n} client{'s' if n > 1 else ''}", headline=n == max(connections))
+              for n in connections]
+    cores = os.cpu_count() or 1
+    if cores >= 4:
+        claims.append(Claim(FOUR_CORES, {**GO_PAIR, "procs": 4, "clients": 4}, {**GO_PAIR, "procs": 1, "clients": 4},
+                            "msgs_per_s", higher_is_better=True, names=names, per_placement=False, headline=True))
+    else:
+        claims.append(writeups.not_testable(
+            FOUR_CORES, f"needs 4 cores, this machine has {cores} (columns 3 and 4 are oversubscribed here, like the "
+            "write-up's dual-core FreeBSD rows)", "bazel run //:bench -- --only=websocket (on a machine of 4 or "
+            "more cores)"))
+    claims.append(writeups.not_testable("macOS: Go loses about 100k msgs/s at GOMAXPROCS=2",
+                                        "needs macOS (this is " + os.uname().sysname + ")", PEERS))
+    claims.append(writeups.not_testable("FreeBSD, two cores: the write-up's rows", "needs FreeBSD", PEERS))
+    return claims
+
+
+def websocket_section(rows, fates, settings, stored=None):
+    return writeups.websocket_section(rows, fates, settings, websocket_claims(rows), stored)
+
+
+WEBSOCKET = definition.Definition(
+    name="websocket", document="websocket_writeup", settings={"messages": 20000}, quick={"samples": 1,
+                                                                                       "messages": 2000},
+    flags={"samples": "samples", "messages": "websocket_messages"}, cases=scenarios.websocket_cases,
+    section=websocket_section, link_keys=("server", "client", "procs", "clients"))
+
+# ---------------------------------------------------------------------------------------------------- fanout
+
+# The cells the fan-out's claims compare: all that its split placement runs (`focus`: the whole table twice
+# would double the part's time, the JVM's https runs alone costing about a minute each on 2 cores).
+FANOUT_CLAIM_SERVERS = ("origin-50ms",)
+FANOUT_CLAIM_CLIENTS = ("jvm", "go")
+
+
+def fanout_claims(rows):
+    """The JVM against Go from the origin answering after 50 ms, each scheme, in each of the conditions."""
+    origin = FANOUT_CLAIM_SERVERS[0]
+    return [Claim(f"JVM faster than Go, {scheme}, origin 50 ms; {text}",
+                  {"server": origin, "scheme": scheme, "client": "jvm", "condition": jvm_condition},
+                  {"server": origin, "scheme": scheme, "client": "go", "condition": go_condition},
+                  "walls_s", higher_is_better=False, names=("jvm", "go", origin),
+                  question="JVM faster than Go fetching 500 URLs (origin 50 ms)",
+                  variant=f"{scheme}, {writeups.FANOUT_CONDITION_NAMES[index]}", headline=scheme == "http" and index == 0)
+            for scheme in ("http", "https")
+            for index, (text, jvm_condition, go_condition) in enumerate(writeups.FANOUT_CONDITIONS)]
+
+
+def fanout_section(rows, fates, settings, stored=None):
+    return writeups.fanout_section(rows, fates, settings, fanout_claims(rows), stored)
+
+
+FANOUT = definition.Definition(
+    name="fanout", document="fanout_writeup", settings={"requests": 500, "reps": 3, "warmup": 3},
+    quick={"samples": 1, "requests": 50, "reps": 1, "warmup": 0},
+    flags={"samples": "fanout_samples", "reps": "fanout_reps"}, cases=scenarios.fanout_cases,
+    section=fanout_section,
+    focus={"split": {"server": FANOUT_CLAIM_SERVERS, "client": FANOUT_CLAIM_CLIENTS}})
+
+ALL = (ECHO, WEBSOCKET, FANOUT)
