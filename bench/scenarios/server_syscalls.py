@@ -27,13 +27,7 @@ def per_message(calls, messages):
 def stop(runner, server):
     """Stops one server of `runner` (the others keep running) and returns everything it printed, its stop
     line included: read after the process exited."""
-    if server in runner.servers:
-        runner.servers.remove(server)
-    if hasattr(server, "stop"):  # a remote program
-        server.stop()
-        program = getattr(server, "program", None)
-        return program.stdout() + program.stderr() if program is not None else ""
-    return server.process.stop() if server.process else ""
+    return runner.stop(server)
 
 
 def start(runner, entry, **kwargs):
