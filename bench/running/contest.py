@@ -198,8 +198,17 @@ class Runner:
         self.link = link
         self.servers = []
         self.placement = placement
-        here = local.LocalExecutor(self.server_cpus), local.LocalExecutor(self.client_cpus)
-        self.server_host, self.client_hosts = placement.executors(*here) if placement else (here[0], [here[1]])
+        self._here = local.LocalExecutor(self.server_cpus), local.LocalExecutor(self.client_cpus)
+
+    @property
+    def server_host(self):
+        """The executor servers run on."""
+        return self.placement.executors(*self._here)[0] if self.placement else self._here[0]
+
+    @property
+    def client_hosts(self):
+        """The executors clients run on: one, or the hosts of a fleet, each running every client at once."""
+        return self.placement.executors(*self._here)[1] if self.placement else [self._here[1]]
 
     def fleet(self):
         """True when the clients run on named hosts: each row then carries every host's part (`hosts`), its

@@ -15,6 +15,12 @@ new placement (a container runtime, a Kubernetes Job) is one more implementation
 A client fleet starts its hosts' clients together: `start_client` on each, `wait_ready`, `release` on each,
 then `result` of each (`run_together` does all of it).
 
+A new placement is one class here and one object the runner is given: a subclass of Executor that implements
+the abstract methods below (unavailable, resolve, address, free_port, start_server, start_client,
+client_cpus; prepare, refuses, segments_sent and close where the place needs them), and a placement whose
+`executors(server_here, client_here)` returns (the server's executor, [the clients' executors]):
+`contest.Runner(placement=...)` then runs every scenario there unchanged.
+
 CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included) where
 the host can read it; `cpu_clock` ("scheduler" or "ticks") says which clock a figure came from.
 """

@@ -74,7 +74,8 @@ class RemotePlacement:
         return ", ".join(parts) + ", over SSH"
 
     def executors(self, server_here, client_here):
-        """(the server's executor, the clients' executors): the hosts' where named, else the ones here."""
+        """(the server's executor, the clients' executors): the hosts' where named, else the ones here. Asked
+        at each use: a runner may be made before the placement is opened."""
         server = self.hosts[self.server_target] if self.server_target else server_here
         return server, [self.hosts[t] for t in self.client_targets] or [client_here]
 
@@ -105,8 +106,9 @@ class RemotePlacement:
         for thread in threads:
             thread.join()
         if errors:
+            failed = [errors[t] for t in self.hosts if t in errors]
             self.close()
-            raise ssh_host.RemoteError.of_several(errors[t] for t in self.hosts if t in errors)
+            raise ssh_host.RemoteError.of_several(failed)
 
     def prepare(self, entries):
         """Puts (or finds) every binary the chosen `entries` need on the hosts that run them, and the CPU reader

@@ -220,6 +220,8 @@ class SshExecutor(executor.Executor):
         self.cpu_clock = executor.SCHEDULER if "cpu_ns" in reading else executor.TICKS
 
     def _install(self, tokens):
+        if not tokens:
+            return
         paths = {token: self.resolve(token) for token in tokens}
         if self.installed:
             script = "for p; do [ -x \"$p\" ] || echo \"$p\"; done"
