@@ -307,7 +307,8 @@ absl::StatusOr<std::vector<std::pair<pid_t, pid_t>>> ListProcessParents() {
   closedir(proc);
   return parents;
 #else
-  return absl::UnimplementedError("the process tree: only Linux (/proc) lists every process's parent");
+  return absl::UnimplementedError(
+      "the process tree: only Linux (/proc) lists every process's parent");
 #endif
 }
 

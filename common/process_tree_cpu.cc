@@ -20,7 +20,8 @@ absl::StatusOr<int64_t> ProcessCpuNanos(pid_t pid) {
     return ErrnoStatus(error, absl::StrCat("clock_getcpuclockid(", pid, ")"));
   }
   timespec now;
-  if (clock_gettime(clock, &now) != 0) return ErrnoStatus(errno, absl::StrCat("clock_gettime of ", pid));
+  if (clock_gettime(clock, &now) != 0)
+    return ErrnoStatus(errno, absl::StrCat("clock_gettime of ", pid));
   return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
 #endif
 }
@@ -42,7 +43,8 @@ std::vector<pid_t> Descendants(pid_t pid, const std::vector<std::pair<pid_t, pid
 
 absl::StatusOr<ProcessTree> ReadProcessTree(pid_t pid) {
   absl::StatusOr<int64_t> own = ProcessCpuNanos(pid);
-  if (!own.ok()) return absl::NotFoundError(absl::StrCat("process ", pid, ": ", own.status().message()));
+  if (!own.ok())
+    return absl::NotFoundError(absl::StrCat("process ", pid, ": ", own.status().message()));
   absl::StatusOr<std::vector<std::pair<pid_t, pid_t>>> parents = ListProcessParents();
   if (!parents.ok()) return parents.status();
   ProcessTree tree;

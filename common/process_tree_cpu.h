@@ -29,7 +29,8 @@ struct ProcessTree {
 // One process's scheduler clock: every thread, exited ones included, not its waited-for children.
 absl::StatusOr<int64_t> ProcessCpuNanos(pid_t pid);
 
-// `pid` and every live process below it, from {pid, parent} pairs (platform.h's ListProcessParents).
+// `pid` and every live process below it, from {pid, parent} pairs (platform.h's
+// ListProcessParents).
 std::vector<pid_t> Descendants(pid_t pid, const std::vector<std::pair<pid_t, pid_t>>& parents);
 
 // The tree below `pid`, `pid` included. kNotFound when `pid` itself has gone; a descendant that

@@ -24,7 +24,8 @@
 #include "common/process_tree_cpu.h"
 
 ABSL_FLAG(int, pid, 0, "the process whose tree's CPU time to print");
-ABSL_FLAG(bool, check, false, "print this process's own, to check that this host can read the clock");
+ABSL_FLAG(bool, check, false,
+          "print this process's own, to check that this host can read the clock");
 ABSL_FLAG(bool, run, false, "run the program after -- and print its CPU time when it exits");
 
 namespace {

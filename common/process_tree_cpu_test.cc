@@ -1,7 +1,7 @@
 #include "common/process_tree_cpu.h"
 
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -118,11 +118,6 @@ class RemotePlacement:
             roles |= {"client"} if target in self.client_targets else set()
             host.prepare([entry for entry in entries if entry["role"] in roles])
 
-    def unavailable(self, entry):
-        """None when `entry` can run where this placement puts its role, else why not."""
-        remote = self.server_target if entry["role"] == "server" else self.client_targets
-        return ssh.why_not_remote(entry) if remote else None
-
     def close(self):
         """Stops every program still running there and closes every connection."""
         for host in self.hosts.values():

@@ -25,6 +25,7 @@ from bench.registry import registry
 from bench.running import binaries
 from bench.running import client_process
 from bench.running import executor
+from bench.running import local
 from bench.running import process_configuration
 from bench.running import remote_program
 from bench.running import ssh_host
@@ -57,9 +58,9 @@ def why_not_remote(entry):
     if not _TOKEN.match(entry["command"][0]):
         return (f"'{entry['command'][0]}' is an installed program; on remote hosts the suite runs only the "
                 "binaries it can put there ({//pkg:target})")
-    for local in _LOCAL_PATHS:
-        if local in command or local in " ".join(entry.get("env", {}).values()):
-            return f"its command names {local}, a folder of this machine"
+    for folder in _LOCAL_PATHS:
+        if folder in command or folder in " ".join(entry.get("env", {}).values()):
+            return f"its command names {folder}, a folder of this machine"
     return None
 
 
@@ -284,13 +285,13 @@ class SshExecutor(executor.Executor):
             when = "exited before it printed" if not program.running() else f"did not print within {timeout_s}s"
             self.stop_program(program)
             raise executor.StartError(f"did not start: {launch.name} on {self.host} {when} /{ready}/",
-                                      executor_tail(server.output()))
+                                      local.tail_of(server.output()))
         # The ready line (the program's stdout) may come before the script's PID line (its stderr, another
         # channel of the session): the server's CPU is read by that PID.
         if program.wait_started(max(deadline - time.monotonic(), 1)) is None:
             self.stop_program(program)
             raise executor.StartError(f"did not start: {launch.name} on {self.host} printed /{ready}/ but its "
-                                      "PID never came", executor_tail(server.output()))
+                                      "PID never came", local.tail_of(server.output()))
         return server
 
     def start_client(self, launch, deadline_s):
@@ -307,7 +308,3 @@ class SshExecutor(executor.Executor):
                 self.stop_program(program)
             except Exception:  # noqa: BLE001 - stop the others all the same
                 pass
-
-
-def executor_tail(text, lines=8):
-    return "\n".join(text.strip().splitlines()[-lines:])
