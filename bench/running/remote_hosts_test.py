@@ -20,25 +20,12 @@ from bench.running import contest
 from bench.running import executor
 from bench.running import process_cpu
 from bench.running import remote_placement
+from bench.running import spinner
 from bench.scenarios import scenarios
 from bench.scenarios import websocket_bench
 from bench.running import ssh_host
 from bench.running import ssh_testbed
 
-
-
-SPIN_THEN_WAIT = """
-import signal, threading, time
-def spin():
-    start = time.thread_time()
-    while time.thread_time() - start < 0.2:
-        pass
-thread = threading.Thread(target=spin)
-thread.start()
-thread.join()
-print("spun", flush=True)
-signal.pause()
-"""
 
 
 def shipped(scenario, *names):
@@ -192,7 +179,7 @@ class RemoteHostsTest(unittest.TestCase):
             there = placement.hosts[self.server]
             self.assertEqual(there.cpu_clock, executor.SCHEDULER)
             # A thread spins 0.2 s of its own CPU and exits; the process then waits, spending nothing.
-            server = there.start_server(executor.Launch(["/usr/bin/python3", "-c", SPIN_THEN_WAIT], name="spin"),
+            server = there.start_server(executor.Launch(["/usr/bin/python3", "-c", spinner.PROGRAM], name="spin"),
                                         ready="spun")
             over_ssh = there.tree_cpu_seconds(server.pid)
             directly = process_cpu.tree_cpu_seconds(server.pid)
@@ -201,7 +188,7 @@ class RemoteHostsTest(unittest.TestCase):
         finally:
             placement.close()
         self.assert_nothing_left()
-        self.assertGreaterEqual(over_ssh, 0.2)  # the thread that exited is counted
+        self.assertGreaterEqual(over_ssh, spinner.SPUN_S)  # the thread that exited is counted
         self.assertAlmostEqual(over_ssh, directly, delta=0.001)
         self.assertAlmostEqual(in_ticks, directly, delta=2 / there.clock_ticks)
 
