@@ -1,9 +1,10 @@
-"""Runs registry contestants (bench/registry/registry.py) as real processes on loopback and measures them.
+"""Runs registry contestants (bench/registry/registry.py) as real processes and measures them.
 
 A server contestant is started once per configuration (its placeholders filled) and kept for the whole run;
 a client contestant runs to completion against it, once per case and round. Each side's CPU time is read
 from the kernel's scheduler clock (the process CPU clock, nanoseconds, threads that exited included), not
-from 10 ms ticks; a daemon server (a `pidfile` entry) is measured over its whole process tree. A server that
+from 10 ms ticks (on a remote host too, where netbench's reader runs there: the row's `cpu_clock` says
+which); a daemon server (a `pidfile` entry) is measured over its whole process tree. A server that
 fails to start or dies, and a client that fails or prints no result, give failed rows that carry the last
 lines the program printed; every other case still runs.
 
@@ -34,7 +35,6 @@ from bench.running import process_configuration
 from bench.running import progress
 
 HOST = local.HOST
-TAIL_LINES = local.TAIL_LINES
 tail_of = local.tail_of
 # A client's deadline is the bound of its own load (a duration, or the timeout a client passes its program) plus
 # this margin for starting, connecting and closing; one still running then has hung, and is killed.
