@@ -183,14 +183,21 @@ class RemoteHostsTest(unittest.TestCase):
                                         ready="spun")
             over_ssh = there.tree_cpu_seconds(server.pid)
             directly = process_cpu.tree_cpu_seconds(server.pid)
+            quick = executor.Launch(["/usr/bin/python3", "-c", "pass"], name="quick")
+            client = there.run_client(quick, deadline_s=60)  # under the reader's --run: wait4 there
             there.cpu_clock = executor.TICKS  # as on a host that cannot run the reader
             in_ticks = there.tree_cpu_seconds(server.pid)
+            client_in_ticks = there.run_client(quick, deadline_s=60)  # the script's cutime + cstime
         finally:
             placement.close()
         self.assert_nothing_left()
         self.assertGreaterEqual(over_ssh, spinner.SPUN_S)  # the thread that exited is counted
         self.assertAlmostEqual(over_ssh, directly, delta=0.001)
         self.assertAlmostEqual(in_ticks, directly, delta=2 / there.clock_ticks)
+        self.assertEqual((client.returncode, client.cpu_clock), (0, executor.SCHEDULER))
+        self.assertGreater(client.cpu_seconds, 0)  # a Python start is never free on the nanosecond clock
+        self.assertEqual((client_in_ticks.returncode, client_in_ticks.cpu_clock), (0, executor.TICKS))
+        self.assertIsNotNone(client_in_ticks.cpu_seconds)
 
     def assert_stops_naming(self, host, words, **kwargs):
         placement = self.placement(**kwargs)
