@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "absl/strings/ascii.h"
@@ -19,6 +20,7 @@
 #include "common/errno_status.h"
 
 #if NETBENCH_LINUX
+#include <dirent.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -280,6 +282,63 @@ absl::StatusOr<std::string> ReadProcessStatLine(pid_t pid) {
 #else
   return absl::UnimplementedError(absl::StrCat(
       "CPU time of process ", pid, ": only Linux (/proc) shows another process's CPU time"));
+#endif
+}
+
+absl::StatusOr<std::vector<std::pair<pid_t, pid_t>>> ListProcessParents() {
+#if NETBENCH_LINUX
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return ErrnoStatus(errno, "/proc");
+  std::vector<std::pair<pid_t, pid_t>> parents;
+  while (const dirent* entry = readdir(proc)) {
+    char* end;
+    const long pid = strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    absl::StatusOr<std::string> line = ReadProcessStatLine(static_cast<pid_t>(pid));
+    if (!line.ok()) continue;  // exited meanwhile
+    const size_t name_end = line->rfind(')');
+    if (name_end == std::string::npos) continue;
+    // After the name: " S PPID ...".
+    char state;
+    long parent;
+    if (sscanf(line->c_str() + name_end + 1, " %c %ld", &state, &parent) != 2) continue;
+    parents.emplace_back(static_cast<pid_t>(pid), static_cast<pid_t>(parent));
+  }
+  closedir(proc);
+  return parents;
+#else
+  return absl::UnimplementedError(
+      "the process tree: only Linux (/proc) lists every process's parent");
+#endif
+}
+
+int ProcessThreadCount(pid_t pid) {
+#if NETBENCH_LINUX
+  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (absl::StartsWith(line, "Threads:")) return atoi(line.c_str() + strlen("Threads:"));
+  }
+#endif
+  (void)pid;
+  return -1;
+}
+
+int ProcessAllowedCpuCount(pid_t pid) {
+#if NETBENCH_LINUX
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(pid, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+#endif
+  (void)pid;
+  return -1;
+}
+
+bool KillWhenParentExits() {
+#if NETBENCH_LINUX
+  return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0;
+#else
+  return false;
 #endif
 }
 

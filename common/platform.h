@@ -26,6 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -121,6 +123,19 @@ uint64_t ResidentMemoryBytes();
 // Process `pid`'s statistics line as the kernel writes it (Linux: /proc/PID/stat; cpu_time.h
 // parses it). kUnimplemented where there is none.
 absl::StatusOr<std::string> ReadProcessStatLine(pid_t pid);
+
+// Every live process's parent, as {pid, parent pid} pairs (Linux: /proc/*/stat); kUnimplemented
+// where the system does not say.
+absl::StatusOr<std::vector<std::pair<pid_t, pid_t>>> ListProcessParents();
+
+// Threads of process `pid` now (Linux: /proc/PID/status), and the CPUs it may run on (its affinity
+// mask); -1 where the system does not say or the process has gone.
+int ProcessThreadCount(pid_t pid);
+int ProcessAllowedCpuCount(pid_t pid);
+
+// Asks the kernel to send SIGKILL to the calling process when its parent exits, so that a wrapper
+// killed outright leaves no orphan. Returns false where there is no such setting.
+bool KillWhenParentExits();
 
 // Kernel limits that a run with many connections runs into. -1 where this system does not say.
 struct NetworkLimits {

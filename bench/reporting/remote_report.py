@@ -115,6 +115,17 @@ def overall_change(summary):
             + " against loopback (the median of the cases' ratios, and the lowest and highest).")
 
 
+def clock_note(rows):
+    """Which clock the remote rows' CPU figures came from (each row's `cpu_clock`; runs stored before it had
+    one read clock ticks)."""
+    clocks = {r.get("cpu_clock", "ticks") for r in rows if r.get("link") != "loopback"}
+    if clocks == {"scheduler"}:
+        return ("On the remote hosts CPU time is the scheduler's nanosecond clock, read there by netbench's reader "
+                "(//common:process_tree_cpu) as on this machine")
+    return ("On the remote hosts CPU time is read from /proc (clock ticks, 10 ms at 100 Hz) where netbench's "
+            "reader could not run there, not the scheduler's nanosecond clock")
+
+
 def section(rows, keys, where, client_hosts=1):
     """({"notes", "tables"} to add to a write-up's section, link summary) for a write-up that ran on remote
     hosts; the summary is [] without loopback."""
@@ -137,6 +148,5 @@ def section(rows, keys, where, client_hosts=1):
         found.append({"caption": "**The client fleet**: every host's load started together; the row above is "
                       "their sum (msgs/s and messages summed, latency histograms merged exactly), with each host's "
                       "part", **fleet})
-    notes.append("On the remote hosts CPU time is read from /proc (clock ticks, 10 ms at 100 Hz), not the "
-                 "scheduler's nanosecond clock; segments per message are not counted over a link.")
+    notes.append(clock_note(rows) + "; segments per message are not counted over a link.")
     return {"notes": notes, "tables": found}, summary

@@ -13,18 +13,24 @@ import time
 
 
 class ClientResult:
-    def __init__(self, cmd, returncode, stdout, stderr, user_seconds, system_seconds, wall_s):
+    """One client's run, wherever it ran (bench/running/executor.py): `output` is (stdout, stderr), `split`
+    (user, system) seconds where the host gives them, else `cpu_seconds` alone."""
+
+    def __init__(self, cmd, returncode, output, wall_s, cpu_seconds, split=None):
         self.cmd = cmd
-        self.returncode = returncode
-        self.stdout = stdout
-        self.stderr = stderr
-        self.user_seconds = user_seconds
-        self.system_seconds = system_seconds  # the kernel's share: syscalls, loopback TCP, wakeups
-        self.cpu_seconds = user_seconds + system_seconds
+        self.returncode = returncode  # None when it never ran (`error` says why)
+        self.stdout, self.stderr = output
+        self.user_seconds, self.system_seconds = split or (None, None)  # system: syscalls, TCP, wakeups
+        self.cpu_seconds = sum(split) if split else cpu_seconds
+        self.cpu_clock = "scheduler"  # or "ticks": where the host could not run the CPU reader
         self.wall_s = wall_s
         self.tcp_segments = None  # segments sent meanwhile, where the runner counted them (measured_run.py)
-        self.timed_out = False  # killed (with its process group) at its deadline
+        self.timed_out = False  # stopped at its deadline
+        self.stopped = "killed with its process group"  # how, when it was
         self.deadline_s = None
+        self.host = None  # the executor's host: None for this machine
+        self.error = None  # why it did not run, when it did not
+        self.document = None  # its run document, where the runner asked for one (Launch.document_flag)
 
     def check(self):
         if self.returncode != 0:
@@ -76,8 +82,8 @@ def run_client(cmd, timeout_s, env=None, cwd=None, preexec=None):
     proc.stdout.close()
     proc.stderr.close()
     wall = time.monotonic() - start
-    result = ClientResult(cmd, proc.returncode, collected.get("out", ""), collected.get("err", ""),
-                          usage.ru_utime, usage.ru_stime, wall)
+    result = ClientResult(cmd, proc.returncode, (collected.get("out", ""), collected.get("err", "")), wall, None,
+                          split=(usage.ru_utime, usage.ru_stime))
     result.timed_out = timed_out.is_set()
     result.deadline_s = timeout_s
     return result

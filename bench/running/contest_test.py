@@ -14,6 +14,7 @@ import unittest
 from bench.running import contest
 from bench.running import process_cpu
 from bench.running import scheduler
+from bench.running import spinner
 from bench.registry import registry
 from bench.scenarios import scenarios
 from bench.scenarios import writeup_definitions
@@ -222,24 +223,12 @@ class ProcessTest(unittest.TestCase):
             runner.stop_all()
 
     def test_cpu_time_counts_threads_that_have_exited(self):
-        program = textwrap.dedent("""
-            import sys, threading, time
-            def spin():
-                start = time.thread_time()
-                while time.thread_time() - start < 0.2:
-                    pass
-            t = threading.Thread(target=spin)
-            t.start()
-            t.join()
-            print("spun", flush=True)
-            sys.stdin.read()
-        """)
-        child = subprocess.Popen([PYTHON, "-c", program], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        child = subprocess.Popen([PYTHON, "-c", spinner.PROGRAM], stdout=subprocess.PIPE, text=True)
         try:
             self.assertEqual(child.stdout.readline().strip(), "spun")
-            self.assertGreaterEqual(process_cpu.tree_cpu_seconds(child.pid), 0.2)
+            self.assertGreaterEqual(process_cpu.tree_cpu_seconds(child.pid), spinner.SPUN_S)
         finally:
-            child.stdin.close()
+            child.kill()
             child.wait()
 
 

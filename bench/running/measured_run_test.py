@@ -9,7 +9,7 @@ from bench.running import measured_run
 
 class CpuPerMessageTest(unittest.TestCase):
     def test_segments_per_message_come_from_the_client_result(self):
-        result = client_process.ClientResult(["client"], 0, "", "", 0.3, 0.7, 1.0)
+        result = client_process.ClientResult(["client"], 0, ("", ""), 1.0, None, split=(0.3, 0.7))
         result.tcp_segments = 150
         row = {}
         measured_run.add_cpu_per_message(row, result, 0.5, client_messages=100, server_messages=50)

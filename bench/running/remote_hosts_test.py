@@ -2,8 +2,9 @@
 tools/testnet.sh act as three machines running Debian's sshd (bench/running/ssh_testbed.py), and a fourth has none.
 The scenarios run a server in one and a fleet of two clients in the others, beside the same case on loopback
 in the same rounds; a fleet's row is exactly the sum of its hosts'; an unreachable host, a refused key and a
-missing binary each stop the run with an error that names the host, and no process is left on any host.
-Needs root (tagged netns, as //:testnet_test)."""
+missing binary each stop the run with an error that names the host, and no process is left on any host. One
+process's CPU read on a host through SSH (netbench's reader there) and directly (the namespaces share this
+machine's kernel and PIDs) agree. Needs root (tagged netns, as //:testnet_test)."""
 
 import random
 import string
@@ -11,11 +12,14 @@ import subprocess
 import tempfile
 import unittest
 
+from bench.registry import registry
 from bench.running import binaries
 from bench.running import contest
-from bench.registry import registry
+from bench.running import executor
+from bench.running import process_cpu
 from bench.running import remote_placement
 from bench.running import scheduler
+from bench.running import spinner
 from bench.scenarios import scenarios
 from bench.scenarios import websocket_bench
 from bench.running import ssh_host
@@ -58,8 +62,8 @@ class RemoteHostsTest(unittest.TestCase):
 
     def placement(self, **kwargs):
         settings = {"server_target": self.server, "client_targets": [self.client_a, self.client_b],
-                    "ssh_config": self.bed.ssh_config, "copy_dir": tempfile.mkdtemp(), "connect_timeout_s": 5,
-                    **kwargs}
+                    "ssh_config": self.bed.ssh_config,
+                    "tuning": remote_placement.Tuning(copy_dir=tempfile.mkdtemp(), connect_timeout_s=5), **kwargs}
         return remote_placement.RemotePlacement(**settings)
 
     def assert_nothing_left(self):
@@ -96,6 +100,8 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertAlmostEqual(sum(h["share"] for h in hosts), 1.0)
         self.assertAlmostEqual(row["client_cpu_s"], sum(h["cpu_s"] for h in hosts))
         self.assertIsNotNone(row["server_cpu_s"])
+        self.assertEqual(row["cpu_clock"], "scheduler")  # the reader ran on every host
+        self.assertEqual({h["cpu_clock"] for h in hosts}, {"scheduler"})
         self.assertEqual(bool(row.get("histograms")), histograms)  # the sink-mode WebSocket client has none
         for name, histogram in row.get("histograms", {}).items():
             self.assertEqual(histogram["count"], sum(h["histogram_counts"][name] for h in hosts))
@@ -153,8 +159,8 @@ class RemoteHostsTest(unittest.TestCase):
             messages = 50 if case["client"] == "echo1" else 300
             self.assertEqual(case["messages_written"], 2 * clients * messages, case)  # two hosts' sum
             self.assertEqual(len(case["hosts"]) if "hosts" in case else 2, 2)
-            # The host's /proc in 10 ms ticks: a few hundred messages may cost none of them.
-            self.assertGreaterEqual(case["server_cpu_us_per_msg"], 0, case)
+            # The scheduler's clock there, read by netbench's reader: never the 0 of 10 ms ticks.
+            self.assertGreater(case["server_cpu_us_per_msg"], 0, case)
             self.assertGreater(case["client_cpu_us_per_msg"], 0, case)
             # The netbench server's stop line, read over SSH after the case stopped it.
             if case["server"] != "go":
@@ -174,6 +180,34 @@ class RemoteHostsTest(unittest.TestCase):
         for host in (self.client_a, self.client_b):
             self.assertIn(f"{host}: exited 2", row["error"])
         self.assertIn("--mode", row["tail"])
+
+    def test_one_process_s_cpu_read_over_ssh_and_directly_agrees(self):
+        placement = self.placement(client_targets=[])
+        try:
+            placement.open()
+            placement.prepare([])
+            there = placement.hosts[self.server]
+            self.assertEqual(there.cpu_clock, executor.SCHEDULER)
+            # A thread spins 0.2 s of its own CPU and exits; the process then waits, spending nothing.
+            server = there.start_server(executor.Launch(["/usr/bin/python3", "-c", spinner.PROGRAM], name="spin"),
+                                        ready="spun")
+            over_ssh = there.tree_cpu_seconds(server.pid)
+            directly = process_cpu.tree_cpu_seconds(server.pid)
+            quick = executor.Launch(["/usr/bin/python3", "-c", "pass"], name="quick")
+            client = there.run_client(quick, deadline_s=60)  # under the reader's --run: wait4 there
+            there.cpu_clock = executor.TICKS  # as on a host that cannot run the reader
+            in_ticks = there.tree_cpu_seconds(server.pid)
+            client_in_ticks = there.run_client(quick, deadline_s=60)  # the script's cutime + cstime
+        finally:
+            placement.close()
+        self.assert_nothing_left()
+        self.assertGreaterEqual(over_ssh, spinner.SPUN_S)  # the thread that exited is counted
+        self.assertAlmostEqual(over_ssh, directly, delta=0.001)
+        self.assertAlmostEqual(in_ticks, directly, delta=2 / there.clock_ticks)
+        self.assertEqual((client.returncode, client.cpu_clock), (0, executor.SCHEDULER))
+        self.assertGreater(client.cpu_seconds, 0)  # a Python start is never free on the nanosecond clock
+        self.assertEqual((client_in_ticks.returncode, client_in_ticks.cpu_clock), (0, executor.TICKS))
+        self.assertIsNotNone(client_in_ticks.cpu_seconds)
 
     def assert_stops_naming(self, host, words, **kwargs):
         placement = self.placement(**kwargs)

@@ -65,6 +65,7 @@ class RemoteProgram:
         self.pid = None
         self.exit_code = None
         self.cpu_ticks = None
+        self.cpu_nanos = None  # where it ran under the CPU reader's --run (bench/running/ssh.py)
         self._stdout, self._stderr = [], []
         self._on_line = on_line
         self._started = threading.Event()  # the PID is known, or the session ended
@@ -87,6 +88,8 @@ class RemoteProgram:
             elif line.startswith(MARKER + "pid "):
                 self.pid = int(line.split()[1])
                 self._started.set()
+            elif line.startswith(MARKER + "cpu-ns "):
+                self.cpu_nanos = int(line.split()[1])
             elif line.startswith(MARKER + "exit "):
                 parts = line.split(None, 2)
                 self.exit_code = int(parts[1])

@@ -90,18 +90,6 @@ class Outcome:
     interrupted: bool = False
 
 
-def stop_server(runner, server):
-    """Stops one server of `runner` (the others keep running) and returns everything it printed, read after it
-    exited (a netbench server's stop line counts its system calls)."""
-    if server in runner.servers:
-        runner.servers.remove(server)
-    if hasattr(server, "stop"):  # a program on another host
-        server.stop()
-        program = getattr(server, "program", None)
-        return program.stdout() + program.stderr() if program is not None else ""
-    return server.process.stop() if server.process else ""
-
-
 def placement_fields(runner):
     """The row fields that say where a runner ran it: its CPU placement and, where it has one, its link."""
     return {"placement": runner.placement_name, **({"link": runner.link} if getattr(runner, "link", None) else {})}
@@ -145,7 +133,7 @@ class _Loop:
             try:
                 row, measured = self._client(case, runner, server)
             finally:
-                output = stop_server(runner, server)
+                output = runner.stop(server)
             measured.server_output = output
         else:
             server, failure = self.server_for(key, runner, case.server)

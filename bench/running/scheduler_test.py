@@ -44,6 +44,12 @@ class FakeRunner:
         self.runs.append(label)
         return {"status": "ok", "found": {"msgs_per_s": [100.0]}}
 
+    def stop(self, server):
+        if server in self.servers:
+            self.servers.remove(server)
+        server.running = False
+        return ""
+
     def stop_all(self):
         self.stopped += 1
         self.servers = []

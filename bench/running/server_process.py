@@ -80,13 +80,13 @@ class Server:
         return self.output()
 
 
-def start_server(cmd, ready, name=None, timeout_s=30, env=None, cwd=None, preexec=None):
+def start_server(cmd, ready, name=None, timeout_s=30, env=None, preexec=None):
     """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`.
     The server gets a session of its own (SCHEDULING_NOTE); `preexec` runs in the child before exec (CPU
     affinity for --pin)."""
     name = name or os.path.basename(cmd[0])
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                            env=env, cwd=cwd, start_new_session=True, preexec_fn=preexec)
+                            env=env, start_new_session=True, preexec_fn=preexec)
     server = Server(proc, name, ready)
     if server.wait_ready(timeout_s):
         return server

@@ -10,7 +10,6 @@ connection. The websocket server's line also says how many messages it received.
 import re
 
 from bench.running import contest
-from bench.running import scheduler
 
 STOP_LINE = re.compile(r"stopped by signal \d+ after .*?\b(\d+) system calls")
 RECEIVED = re.compile(r"(\d+) messages received")
@@ -36,7 +35,7 @@ def received_messages(output):
 def stop(runner, server):
     """Stops one server of `runner` (the others keep running) and returns everything it printed, its stop
     line included: read after the process exited."""
-    return scheduler.stop_server(runner, server)
+    return runner.stop(server)
 
 
 def start(runner, entry, **kwargs):

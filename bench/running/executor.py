@@ -1,0 +1,169 @@
+"""Where a program runs: one interface, and one implementation per place. `local.py` runs programs on this
+machine (loopback, CPU affinity for the split placement), `ssh.py` on another host over OpenSSH, `fake.py` in
+memory with scripted outputs for the suite's own tests. The runner (contest.py) knows only this interface: a
+new placement (a container runtime, a Kubernetes Job) is one more implementation of `Executor`.
+
+    executor = local.LocalExecutor(cpus={0, 1})
+    executor.prepare(entries)                            # put what the entries need on the host
+    path = executor.resolve("//echo:server")             # a {//pkg:target} token's program there
+    port, address = executor.free_port(), executor.address()
+    server = executor.start_server(Launch(argv, env, name="netbench-poll"), ready=r"listening on")
+    server.cpu_seconds(); server.configuration(probe); server.alive(); server.output()
+    everything_it_printed = server.stop()
+    result = executor.run_client(Launch(argv, env), deadline_s=60)   # a client_process.ClientResult
+
+A client fleet starts its hosts' clients together: `start_client` on each, `wait_ready`, `release` on each,
+then `result` of each (`run_together` does all of it).
+
+A new placement is one class here and one object the runner is given: a subclass of Executor that implements
+the abstract methods below (unavailable, resolve, address, free_port, start_server, start_client,
+client_cpus; prepare, refuses, segments_sent and close where the place needs them), and a placement whose
+`executors(server_here, client_here)` returns (the server's executor, [the clients' executors]):
+`contest.Runner(placement=...)` then runs every scenario there unchanged.
+
+CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included) where
+the host can read it; `cpu_clock` ("scheduler" or "ticks") says which clock a figure came from.
+"""
+
+import abc
+import dataclasses
+
+SCHEDULER, TICKS = "scheduler", "ticks"
+
+
+@dataclasses.dataclass
+class Launch:
+    """One program to start: its expanded command line, the entry's own environment variables (the executor
+    adds them to the host's), a name for messages, and for a daemon its pidfile and stop command."""
+
+    argv: list
+    env: dict = dataclasses.field(default_factory=dict)
+    name: str = ""
+    pidfile: str = None
+    stop_argv: list = None
+    document_flag: str = None  # e.g. "--json": the client writes its run document to FLAG=PATH on the host
+
+
+class StartError(RuntimeError):
+    """A server that did not start; `tail` holds the last lines it printed."""
+
+    def __init__(self, message, tail=""):
+        super().__init__(message)
+        self.tail = tail
+
+
+class RunningServer(abc.ABC):
+    """A server an executor started: its PID on its host, what it printed, its CPU and configuration."""
+
+    pid = None
+    cpu_clock = SCHEDULER
+
+    @abc.abstractmethod
+    def alive(self):
+        """True while it runs."""
+
+    @abc.abstractmethod
+    def output(self):
+        """Everything it printed so far (stdout and stderr)."""
+
+    @abc.abstractmethod
+    def cpu_seconds(self):
+        """CPU seconds of its process tree so far (`cpu_clock` says which clock)."""
+
+    @abc.abstractmethod
+    def configuration(self, probe):
+        """{"cpus": N, "threads": N, probed values...} as it runs now (process_configuration.read)."""
+
+    @abc.abstractmethod
+    def stop(self):
+        """Stops it and everything it started; returns everything it printed, its stop line included."""
+
+
+class PendingClient(abc.ABC):
+    """A client started on its host and held before its program runs, so that a fleet starts together."""
+
+    @abc.abstractmethod
+    def wait_ready(self, timeout_s):
+        """True once it waits for release(); False when it failed first (its result says why)."""
+
+    @abc.abstractmethod
+    def release(self):
+        """Lets the program run."""
+
+    @abc.abstractmethod
+    def result(self):
+        """Waits for it; a client_process.ClientResult. One still running its deadline after release is
+        stopped and its result says so (`timed_out`)."""
+
+
+class Executor(abc.ABC):
+    """Where programs run. `host` is the name rows carry for it: None for this machine."""
+
+    host = None
+    cpu_clock = SCHEDULER
+
+    @abc.abstractmethod
+    def unavailable(self, entry):
+        """None when registry `entry` can run here, else why not (its programs, packages and checks)."""
+
+    def refuses(self, entry):
+        """Why `entry` cannot run here at all, from its shape alone (cheap: asked at every start); None by
+        default."""
+        return None
+
+    @abc.abstractmethod
+    def resolve(self, token):
+        """The path here of a {//pkg:target} token (for registry.expand); FileNotFoundError when none."""
+
+    def prepare(self, entries):
+        """Puts what `entries` need on the host (their binaries, the CPU reader); nothing by default."""
+
+    @abc.abstractmethod
+    def address(self):
+        """The address clients reach a server of this host at."""
+
+    @abc.abstractmethod
+    def free_port(self):
+        """A port nothing listens on there, for a server that takes its port as an argument."""
+
+    @abc.abstractmethod
+    def start_server(self, launch, ready, timeout_s=30):
+        """Starts `launch` and returns a RunningServer once a line of its output matches the regex `ready`;
+        StartError with its last lines when it does not."""
+
+    @abc.abstractmethod
+    def start_client(self, launch, deadline_s):
+        """Starts client `launch`, held before its program runs; a PendingClient whose program is stopped
+        `deadline_s` after release."""
+
+    def run_client(self, launch, deadline_s):
+        """Runs client `launch` to completion: its output, exit status, wall time and CPU time (a
+        client_process.ClientResult); stopped at `deadline_s` (`timed_out`)."""
+        pending = self.start_client(launch, deadline_s)
+        pending.wait_ready(deadline_s)
+        pending.release()
+        return pending.result()
+
+    @abc.abstractmethod
+    def client_cpus(self):
+        """How many CPUs a client may use there."""
+
+    def segments_sent(self):
+        """TCP segments the host has sent so far, where it says; None by default."""
+        return None
+
+    def close(self):
+        """Stops whatever still runs there and lets the host go."""
+
+
+def run_together(executors, launch, deadline_s, ready_timeout_s=60):
+    """Runs client `launch` on every executor with one common start: each waits until all are ready, then all
+    are released at once. One ClientResult per executor, in order."""
+    if len(executors) == 1:
+        return [executors[0].run_client(launch, deadline_s)]
+    pending = [executor.start_client(launch, deadline_s) for executor in executors]
+    for each in pending:
+        each.wait_ready(ready_timeout_s)
+    for each in pending:
+        each.release()
+    return [each.result() for each in pending]
