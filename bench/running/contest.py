@@ -24,6 +24,7 @@ import time
 
 from bench.running import binaries
 from bench.running import client_process
+from bench.running import noise
 from bench.running import placement as cpu_placement
 from bench.running import ports
 from bench.running import process_configuration
@@ -258,8 +259,10 @@ class Runner:
             return row
         server_before = server.cpu_seconds()
         segments_before = tcp_segments.tcp_segments_sent()
+        probe = noise.Probe(None if self.remote_server() else server.pid())
         result = client_process.run_client(argv, deadline_s, env=self._environment(entry, values),
                                            preexec=self._affinity(self.client_cpus))
+        row["noise"] = probe.finish()
         segments_after = tcp_segments.tcp_segments_sent()
         server_alive = server.alive()
         row["server_cpu_s"] = server.cpu_seconds() - server_before if server_alive else None
