@@ -16,7 +16,8 @@ Where each number comes from, and how exact it is:
                    reaped; exact, provided the client is the only child reaped during the run (servers live on)
   suite_cpu_s      getrusage(RUSAGE_SELF): this Python process (its threads draining the client's output)
   other_cpu_s      busy - server - client - suite, at least 0: other programs, kernel threads, interrupts;
-                   other_cpu_share divides it by the run's wall time times the CPUs
+                   other_cpu_share divides it by every CPU's time over the run as /proc/stat counted it (the
+                   same ticks, so that a run shorter than a few ticks still reads in [0, 1])
   server           context switches, voluntary (it blocked) and involuntary (preempted), summed over its
                    threads' /proc/PID/task/TID/status, and migrations from their /proc/PID/task/TID/sched
                    (se.nr_migrations; None where the kernel has no scheduler debug files). The kernel keeps
@@ -134,7 +135,6 @@ class Probe:
         client_cpu = (children.ru_utime - self._children.ru_utime) + (children.ru_stime - self._children.ru_stime)
         suite_cpu = (own.ru_utime - self._self.ru_utime) + (own.ru_stime - self._self.ru_stime)
         other = max(0.0, busy_s - (server_cpu or 0.0) - client_cpu - suite_cpu)
-        cpus = ticks["cpus"] or 1
         return {
             "steal": delta["steal"] / all_ticks if all_ticks > 0 else 0.0,
             "busy_cpu_s": busy_s,
@@ -142,8 +142,8 @@ class Probe:
             "client_cpu_s": client_cpu,
             "suite_cpu_s": suite_cpu,
             "other_cpu_s": other,
-            "other_cpu_share": other / (wall_s * cpus) if wall_s > 0 else None,
-            "cpus": cpus,
+            "other_cpu_share": min(1.0, other * _TICKS_PER_S / all_ticks) if all_ticks > 0 else None,
+            "cpus": ticks["cpus"],
             "wall_s": wall_s,
             "server": self._server_switches(pids) if pids else None,
             "client": {"voluntary": children.ru_nvcsw - self._children.ru_nvcsw,
