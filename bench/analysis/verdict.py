@@ -24,6 +24,7 @@ claim's side in every round. compare.py, whose runs of different machines do not
 import statistics
 
 from bench.analysis import paired_ratio
+from bench.analysis import sequential
 
 HOLDS = "holds"
 REVERSED = "reversed"
@@ -35,6 +36,11 @@ EQUIVALENT = "equivalent within \u00b12%"
 SAME_CONFIGURATION = "same configuration here"
 
 ALPHA = 0.05
+OPEN = "open"
+# A round whose runs lost more than this share of the machine's CPU time to the hypervisor (a row's
+# noise.steal, bench/running/noise.py) is counted as noisy in its verdict. The stored run's 5-second samples
+# ranged from 0-2% to about a tenth.
+STEAL_LEVEL = 0.05
 # Far below the differences the write-ups claim (25% and more): an interval inside 1 +- this says "the same"
 # rather than "could not tell", even where it also excludes 1.
 EQUIVALENCE_MARGIN = 0.02
@@ -128,6 +134,51 @@ def _decide(out, higher_is_better):
         return NOT_SEPARABLE, "equal medians"
     a_better = ratio > 1 if higher_is_better else ratio < 1
     return (HOLDS if a_better else REVERSED), f"p = {p:.3g}"
+
+
+def equivalent_within(margin):
+    """The verdict of an interval inside 1 +- `margin`: "equivalent within \u00b15%"."""
+    return f"equivalent within \u00b1{margin * 100:g}%"
+
+
+def judge_sequential(a, b, rounds_a=None, rounds_b=None, higher_is_better=True, why_missing=None,
+                     margin=sequential.MARGIN, alpha=sequential.ALPHA):
+    """The verdict on "A beats B" by the sequential rule (bench/analysis/sequential.py), for rounds spent until a
+    claim is decided: judge()'s fields (its t interval and sign-flip check stay, as the fixed design's view
+    of the same rounds), with `verdict` from the confidence sequence instead: HOLDS, REVERSED,
+    equivalent_within(margin) or OPEN, and `sequence`: the sequence's decision (its `interval`, `reach_pct`,
+    `rounds_to_decide`, ...). An open claim's `why` bounds it: "any difference is below 12%; about 40 rounds
+    would decide it"."""
+    out = judge(a, b, rounds_a, rounds_b, higher_is_better, why_missing)
+    if out["verdict"] == NOT_MEASURED:
+        return out
+    decision = sequential.decide_rounds(rounds_a, rounds_b, higher_is_better, margin, alpha)
+    out["sequence"] = decision
+    out["test"] = decision["rule"]
+    outcome = decision["outcome"]
+    if outcome == sequential.OPEN:
+        out["verdict"], out["why"] = OPEN, sequential.bound_text(decision)
+    elif outcome == sequential.EQUIVALENT:
+        low, high = decision["interval"]
+        out["verdict"] = equivalent_within(margin)
+        out["why"] = f"the sequence's interval {low:.3g} .. {high:.3g} lies within the margin"
+    else:
+        out["verdict"] = HOLDS if outcome == sequential.HOLDS else REVERSED
+        out["why"] = "the sequence's interval excludes 1"
+    return out
+
+
+def steal_rounds(rows, level=STEAL_LEVEL):
+    """How many of the rounds of `rows` (a claim's runs of both sides) ran with steal above `level` in any of
+    their runs: {"steal_level", "rounds_with_steal", "rounds_with_noise" (rounds whose runs have a noise
+    reading), "max_steal"}."""
+    by_round = {}
+    for row in rows:
+        steal = (row.get("noise") or {}).get("steal")
+        if steal is not None and row.get("round") is not None:
+            by_round[row["round"]] = max(by_round.get(row["round"], 0.0), steal)
+    return {"steal_level": level, "rounds_with_steal": sum(1 for s in by_round.values() if s > level),
+            "rounds_with_noise": len(by_round), "max_steal": max(by_round.values()) if by_round else None}
 
 
 def not_testable(what_it_needs, command):

@@ -85,5 +85,49 @@ class VerdictTest(unittest.TestCase):
         self.assertAlmostEqual(verdict.mann_whitney_p([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]), 2 / 252)
 
 
+class SequentialVerdictTest(unittest.TestCase):
+    def judge(self, a, b, higher_is_better=True):
+        return verdict.judge_sequential(a, b, rounds(a), rounds(b), higher_is_better)
+
+    def test_a_steady_lead_holds_and_the_other_way_is_reversed(self):
+        a, b = [130, 131, 129, 130, 132, 130], [100, 101, 99, 100, 101, 100]
+        v = self.judge(a, b)
+        self.assertEqual(v["verdict"], verdict.HOLDS)
+        self.assertIn("Waudby-Smith", v["test"])
+        self.assertGreater(v["sequence"]["interval"][0], 1)
+        self.assertEqual(self.judge(b, a)["verdict"], verdict.REVERSED)
+        self.assertEqual(self.judge(a, b, higher_is_better=False)["verdict"], verdict.REVERSED)
+
+    def test_the_same_within_a_percent_is_equivalent_within_the_margin(self):
+        a, b = [100, 101, 100, 99, 100, 100], [100, 100, 100, 100, 100.5, 99.5]
+        v = self.judge(a, b)
+        self.assertEqual(v["verdict"], "equivalent within \u00b15%")
+        self.assertEqual(v["verdict"], verdict.equivalent_within(0.05))
+
+    def test_an_open_claim_says_its_bound_and_the_rounds_that_would_decide_it(self):
+        a, b = [110, 90, 105, 95, 112, 88], [100] * 6
+        v = self.judge(a, b)
+        self.assertEqual(v["verdict"], verdict.OPEN)
+        self.assertTrue(v["why"].startswith("any difference is below"), v["why"])
+        self.assertIn("rounds would decide it", v["why"])
+
+    def test_a_missing_side_is_still_not_measured(self):
+        v = verdict.judge_sequential([1, 2, 3], [], why_missing="go skipped")
+        self.assertEqual(v["verdict"], verdict.NOT_MEASURED)
+        self.assertNotIn("sequence", v)
+
+
+class StealRoundsTest(unittest.TestCase):
+    def test_rounds_count_once_whichever_side_had_the_steal(self):
+        rows = [{"round": 0, "noise": {"steal": 0.01}}, {"round": 0, "noise": {"steal": 0.08}},
+                {"round": 1, "noise": {"steal": 0.02}}, {"round": 1, "noise": {"steal": 0.03}},
+                {"round": 2, "noise": {"steal": 0.2}}, {"round": 3}, {"round": 4, "noise": None}]
+        counted = verdict.steal_rounds(rows)
+        self.assertEqual(counted, {"steal_level": 0.05, "rounds_with_steal": 2, "rounds_with_noise": 3,
+                                   "max_steal": 0.2})
+        self.assertEqual(verdict.steal_rounds(rows, level=0.1)["rounds_with_steal"], 1)
+        self.assertEqual(verdict.steal_rounds([])["max_steal"], None)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -291,6 +291,28 @@ FLEET_HOST = Obj("a fleet host's part of a row", {
     "share": opt(NUMBER),
 })
 
+# What else ran while a row was measured (bench/running/noise.py).
+SWITCHES = Obj("a side's context switches and migrations over a run", {
+    "voluntary": Field("int"),
+    "involuntary": Field("int"),
+    "migrations": nullable("int"),
+    "threads": opt("int", nullable=False),
+    "threads_exited": opt("int", nullable=False),
+})
+NOISE = Obj("a run's noise", {
+    "steal": Field("num"),
+    "busy_cpu_s": Field("num"),
+    "server_cpu_s": nullable("num"),
+    "client_cpu_s": Field("num"),
+    "suite_cpu_s": Field("num"),
+    "other_cpu_s": Field("num"),
+    "other_cpu_share": nullable("num"),
+    "cpus": Field("int"),
+    "wall_s": Field("num"),
+    "server": nullable(SWITCHES),
+    "client": Field(SWITCHES),
+})
+
 # Every write-up row: one run of one client against one server in one round (contest.Runner.run_client).
 WRITEUP_ROW = {
     "status": Field(Enum("ok", "failed")),
@@ -313,6 +335,7 @@ WRITEUP_ROW = {
     "server_saturation": opt(NUMBER, since=3),
     "client_saturation": opt(NUMBER, since=3),
     "bottleneck": opt(("str", "null"), since=3),
+    "noise": opt(NOISE, nullable=False, since=3),
 }
 MESSAGE_FIGURES = {
     "msgs_per_s": opt(NUMBER),

@@ -308,11 +308,14 @@ class Runner:
     def _measure(self, server, launch, deadline_s):
         """(row, results): the client run on every client host together, both sides' CPU seconds (the
         server's None when it died meanwhile), wall time and, where server and clients share one host, the
-        TCP segments sent meanwhile (a system-wide counter sees only one end of a link)."""
+        TCP segments sent meanwhile (a system-wide counter sees only one end of a link) and what else the host
+        did meanwhile (`noise`: steal, other load, context switches, where the host's executor reads them)."""
         one_host = all(host.host == self.server_host.host for host in self.client_hosts)
         segments_before = self.server_host.segments_sent() if one_host else None
         server_before = server.cpu_seconds()
+        probe = self.server_host.noise_probe(server.running) if one_host else None
         results = executor.run_together(self.client_hosts, launch, deadline_s)
+        noise = probe.finish() if probe is not None else None
         segments_after = self.server_host.segments_sent() if one_host else None
         server_alive = server.alive()
         cpus = [r.cpu_seconds for r in results]
@@ -323,6 +326,8 @@ class Runner:
                "cpu_clock": executor.TICKS if executor.TICKS in clocks else executor.SCHEDULER}
         if segments_before is not None and segments_after is not None:
             row["tcp_segments"] = segments_after - segments_before
+        if noise is not None:
+            row["noise"] = noise
         return row, results
 
     def _configurations(self, row, server, client_entry, client_result):

@@ -148,6 +148,12 @@ class Executor(abc.ABC):
     def client_cpus(self):
         """How many CPUs a client may use there."""
 
+    def noise_probe(self, server):
+        """A reading of what else happens on this host while a client runs against `server` (a RunningServer):
+        an object whose finish() returns the row's `noise` (bench/running/noise.py); None where the host
+        cannot say."""
+        return None
+
     def segments_sent(self):
         """TCP segments the host has sent so far, where it says; None by default."""
         return None

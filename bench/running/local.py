@@ -17,6 +17,7 @@ from bench.registry import registry
 from bench.running import binaries
 from bench.running import client_process
 from bench.running import executor
+from bench.running import noise
 from bench.running import ports
 from bench.running import process_configuration
 from bench.running import process_cpu
@@ -128,6 +129,9 @@ class LocalExecutor(executor.Executor):
 
     def segments_sent(self):
         return tcp_segments.tcp_segments_sent()
+
+    def noise_probe(self, server):
+        return noise.Probe(server.pid)
 
     def _environment(self, launch):
         return {**os.environ, **launch.env}
