@@ -168,8 +168,8 @@ def decide_summary(n, mean, sd, higher_is_better=True, margin=MARGIN, alpha=ALPH
     return out
 
 
-RULE = (f"asymptotic confidence sequence (Waudby-Smith et al.) on per-round log ratios, t-calibrated, "
-        f"looked at after every round")
+RULE = ("asymptotic confidence sequence (Waudby-Smith et al.) on per-round log ratios, t-calibrated, "
+        "looked at after every round")
 
 
 def decide_rounds(rounds_a, rounds_b, higher_is_better=True, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
