@@ -1,4 +1,4 @@
-// echo client: the echo benchmark's load generator (issue 3). See load_generator.h for the modes.
+// echo client: the echo benchmark's load generator. See load_generator.h for the modes.
 //
 //   bazel run //echo:client -- --port=7000 --clients=3 --duration=10s     # the write-up's load
 //   bazel run //echo:client -- --port=7000 --mode=pingpong --clients=1 --messages=100000

@@ -2,7 +2,7 @@
 // message, checking every echoed byte, and measuring messages/s, round-trip latency and its own CPU
 // per message.
 //
-// Modes (see issue 3):
+// Modes:
 //   stream    the reference "spammer": the message in a tight loop, one write() per message
 //             (--batch messages per write), without waiting; the echoes are read back beside it.
 //             With `rate` the sender is paced (open loop) and latency counts from each message's

@@ -1,5 +1,5 @@
 """The websocket write-up's sink load over three links in the same rounds: loopback, two test hosts joined by
-an unshaped veth link, and two test hosts on a Gigabit link (tools/testnet.sh up --rate=1gbit) (issue 24).
+an unshaped veth link, and two test hosts on a Gigabit link (tools/testnet.sh up --rate=1gbit).
 
   sudo /usr/bin/python3 tools/link_compare.py --bin-dir=bazel-bin --rounds=5 --out=DIR
 

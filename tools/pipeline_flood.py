@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """20 clients write to a running netbench server and never read; prints the server's VmRSS before and
-after (issue 13's reproduction). Each client sends until it has sent the MiB given (16 by default) or
+after (the reproduction of a client flooding the server with pipelined messages). Each client sends until it has sent the MiB given (16 by default) or
 no client could send for 3 s (the server stopped reading from all of them).
 
   bazel-bin/httpfanout/origin --port=9080 --model=epoll & tools/pipeline_flood.py $! 9080 16

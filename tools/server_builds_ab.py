@@ -4,7 +4,7 @@
     tools/server_builds_ab.py --before=/tmp/old/websocket/server --after=bazel-bin/websocket/server \\
         --client=bazel-bin/websocket/client --models=threads,poll,epoll --rounds=5
 
-For issue 22's "the WebSocket echo path lost a tenth": each round runs, for every model, the before
+For "the WebSocket echo path lost a tenth" between two builds: each round runs, for every model, the before
 and the after server (in an order that alternates from round to round), each under the same
 `//websocket:client --clients=4 --mode=echo --pipeline=16 --messages=M` (epoll), and reads the
 server's CPU (utime + stime of every thread, /proc/PID/stat) from just before the client starts to

@@ -1,4 +1,4 @@
-"""Soak: every server in every model under a bounded mixed load, sampled every 10 s (issue 24).
+"""Soak: every server in every model under a bounded mixed load, sampled every 10 s.
 
   tools/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring] [--minutes=5] [--out=DIR]
   /usr/bin/python3 tools/soak.py --bin-dir=bazel-bin [same options]

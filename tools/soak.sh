@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak (issue 24): every server in every model under a bounded mixed load, sampled every 10 s; passes when
+# Soak: every server in every model under a bounded mixed load, sampled every 10 s; passes when
 # RSS and descriptors return to their start (within the bounds' allowance) and no well-behaved client saw an
 # error. Builds the programs, then runs tools/soak.py (see `tools/soak.sh --help` for the load, the
 # allowance and the output):

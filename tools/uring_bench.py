@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 22's server table: system calls and CPU per message of the echo and websocket servers on every model.
+"""The uring server table: system calls and CPU per message of the echo and websocket servers on every model.
 
     bazel build -c opt //echo:server //echo:client //websocket:server //websocket:client \\
         //common:kernel_cost_benchmark
@@ -50,7 +50,7 @@ import time
 from uring_bench_common import ECHO_LOADS, cpu_seconds, median, start_server as start_program_server, write_rounds
 
 MODELS = ["threads", "poll", "epoll", "uring"]
-BASELINES = ["threads", "poll", "epoll"]  # "best other" is the best of these (the issue's targets)
+BASELINES = ["threads", "poll", "epoll"]  # "best other" is the best of these (the targets the uring model was built to meet)
 BEFORE = "uring-before"  # --before_bin_dir's uring, run beside this build's in the same rounds
 # load -> (program, its client's arguments). The websocket load is the issue's "4 clients x 16 in
 # flight": //websocket:server --mode=echo and its client in echo mode, a fixed count of messages

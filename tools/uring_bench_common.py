@@ -1,4 +1,4 @@
-"""What issue 22's benchmarks share: tools/uring_bench.py (the server table) and
+"""What the uring benchmarks share: tools/uring_bench.py (the server table) and
 tools/uring_client_bench.py (the client row) load //echo:server with //echo:client the same way.
 
     from uring_bench_common import ECHO_LOADS, median, start_echo_server, write_rounds

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 22's client row: system calls and CPU per message sent of the client driver on uring and on epoll.
+"""The uring client row: system calls and CPU per message sent of the client driver on uring and on epoll.
 
     bazel build -c opt //echo:server //echo:client //websocket:server //websocket:client \
         //common:kernel_cost_benchmark

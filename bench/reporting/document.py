@@ -20,7 +20,6 @@ Text may hold `code` and **bold**, nothing else of Markdown.
 
 import json
 import os
-import re
 
 from bench.reporting import remote_report
 from bench.reporting import result_schema
@@ -190,57 +189,19 @@ def summary(sections):
     return rows
 
 
-# ---- detail benches and microbenchmarks: their stored notes, tables and summary rows
-
-HEADING = re.compile(r"\n\n## (.+)\n\n")
-OLD_HEADINGS = {"Ratios (the issue's targets)": "Ratios against their targets"}
-
-
-def _markdown_table(text):
-    """(rows, rest) of a Markdown table at the start of `text` (an old document's notes held tables as text)."""
-    lines = text.strip("\n").split("\n")
-    if len(lines) < 2 or not lines[0].startswith("|") or not set(lines[1]) <= set("|-: "):
-        return None, text
-
-    def cells(line):
-        return [c.strip() for c in line.strip().strip("|").split("|")]
-
-    body = []
-    rest = []
-    for index, line in enumerate(lines[2:], start=2):
-        if not line.startswith("|"):
-            rest = lines[index:]
-            break
-        body.append(cells(line))
-    return {"columns": cells(lines[0]), "rows": body}, "\n".join(rest)
-
-
-def _notes_of(text):
-    """A stored document's notes as (paragraphs, tables): a note followed by "## heading" and a table, as
-    the detail benches stored them."""
-    parts = HEADING.split(text)
-    notes, found = [p.strip() for p in parts[0].split("\n\n") if p.strip()], []
-    for heading, body in zip(parts[1::2], parts[2::2]):
-        table, rest = _markdown_table(body)
-        if table:
-            found.append({"caption": OLD_HEADINGS.get(heading, heading), **table})
-        notes += [p.strip() for p in (rest if table else body).split("\n\n") if p.strip()]
-    return notes, found
-
+# ---- the microbenchmarks: their stored notes and summary rows
 
 def bench_section(name, title, doc):
-    notes, extra = _notes_of(doc.get("notes", ""))
+    """A `netbench.bench` document's section (the microbenchmarks): its notes and its summary as a table."""
     rows = doc.get("summary") or []
     columns = []
     for row in rows:
         columns += [k for k, v in row.items() if k not in columns and not isinstance(v, (list, dict))]
     body = [[table_text.format_number(row.get(c)) for c in columns] for row in rows]
-    tables = ([{"caption": "Medians over samples", "columns": columns, "rows": body}] if rows else []) + extra
-    if doc.get("ratios"):
-        tables.append({"caption": "Ratios against their targets", "columns": list(doc["ratios"][0]),
-                       "rows": [[table_text.format_number(r.get(c)) for c in doc["ratios"][0]] for r in doc["ratios"]]})
     return {"id": name.replace("_", "-"), "kind": "bench", "title": title, "source": f"{name}.json",
-            "run": {"partial": True} if doc.get("partial") else {}, "notes": notes, "tables": tables,
+            "run": {"partial": True} if doc.get("partial") else {},
+            "notes": [p.strip() for p in doc.get("notes", "").split("\n\n") if p.strip()],
+            "tables": [{"caption": "Medians over samples", "columns": columns, "rows": body}] if rows else [],
             "verdicts": [], "claims": [], "charts": [], "contestants": [], "failures": []}
 
 

@@ -1,4 +1,4 @@
-"""Where a write-up's two sides run on this machine's CPUs: part of each write-up's design (issue 21).
+"""Where a write-up's two sides run on this machine's CPUs: part of each write-up's design.
 
     shared  server and load may use every CPU, as the write-ups ran them on one machine: the faithful
             reproduction, and the verdict's headline. Go and the JVM size themselves from all the CPUs.

@@ -1,4 +1,4 @@
-"""What configuration a contestant really ran with, read from the running process rather than assumed (issue 21):
+"""What configuration a contestant really ran with, read from the running process rather than assumed:
 the CPUs it may use, how many threads it had at most, and what it says of itself at start (a registry entry's
 `probe`: regexes over its output, such as a Go program's "gomaxprocs 2").
 

@@ -1,4 +1,4 @@
-"""One remote machine reached through OpenSSH, the way the suite runs contestants elsewhere (issue 15): the
+"""One remote machine reached through OpenSSH, the way the suite runs contestants elsewhere: the
 `ssh` client with BatchMode (never a prompt), a ConnectTimeout, and one ControlMaster connection per host, so
 that every later command (start a program, read /proc, copy a binary) rides the same authenticated connection
 instead of paying a handshake. No agent of netbench's own runs there; the remote side needs sshd, a POSIX sh
