@@ -116,12 +116,15 @@ def overall_change(summary):
 
 
 def clock_note(rows):
-    """Which clock the remote rows' CPU figures came from (each row's `cpu_clock`; runs stored before it had
-    one read clock ticks)."""
-    clocks = {r.get("cpu_clock", "ticks") for r in rows if r.get("link") != "loopback"}
+    """Which clock the remote rows' CPU figures came from (each row's `cpu_clock`; runs stored before it was
+    recorded read clock ticks everywhere)."""
+    clocks = {r.get("cpu_clock") for r in rows if r.get("link") != "loopback"}
     if clocks == {"scheduler"}:
         return ("On the remote hosts CPU time is the scheduler's nanosecond clock, read there by netbench's reader "
                 "(//common:process_tree_cpu) as on this machine")
+    if clocks <= {None}:
+        return ("On the remote hosts CPU time was read from /proc (clock ticks, 10 ms at 100 Hz), not the "
+                "scheduler's nanosecond clock (this run predates netbench's remote reader)")
     return ("On the remote hosts CPU time is read from /proc (clock ticks, 10 ms at 100 Hz) where netbench's "
             "reader could not run there, not the scheduler's nanosecond clock")
 
