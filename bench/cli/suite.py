@@ -94,11 +94,10 @@ def run_microbenchmarks(quick, env=None):
             rows.append(row)
             progress.log(f"  {bench['name']}: {tables.format_number(row.get('cpu_ns'))} ns cpu"
                          + (f", {row['GB_per_s']:.2f} GB/s" if "GB_per_s" in row else ""))
-    result_files.write_results("microbenchmarks", rows,
-                               notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
-                               summary_rows=rows,
-                               columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"],
-                               env=env)
+    page = result_files.Page(notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
+                             summary_rows=rows,
+                             columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
+    result_files.write_results("microbenchmarks", rows, page, result_files.Origin(env=env))
 
 
 # Every scenario is a definition (bench/scenarios/catalogue.py) run by the one round loop: the write-ups, and the

@@ -94,8 +94,39 @@ def validate(document, path="registry"):
 
 
 def _entry_problems(entry):
+    """What is wrong with one entry: its fields' names and types first, since every later check reads the
+    fields as their types; then what it is (name, scenario, role), since that says which placeholders and
+    fields it may use; then its values."""
     if not isinstance(entry, dict):
         return ["is not an object"]
+    problems = _field_problems(entry)
+    if problems:
+        return problems
+    problems = _identity_problems(entry)
+    if entry["scenario"] not in SCENARIOS or entry.get("role") not in ROLES:
+        return problems  # no placeholders to check against
+    allowed = _EVERYWHERE | PLACEHOLDERS[(entry["scenario"], entry["role"])]
+    problems += _list_problems(entry)
+    problems += _placeholder_problems("command", entry["command"], allowed)
+    problems += _env_problems(entry, allowed)
+    if entry["role"] == "client":
+        problems += _result_problems(entry)
+    problems += _regex_problems("probe", entry.get("probe", {}))
+    if "ready" in entry:
+        try:
+            re.compile(entry["ready"])
+        except re.error as error:
+            problems.append(f"field 'ready': not a regex: {error}")
+    if entry["scenario"] == "fanout":
+        problems += _fanout_problems(entry, allowed)
+    if "pidfile" in entry and "stop" not in entry:
+        problems.append("field 'stop': a server with a pidfile (a daemon) needs the command that stops it")
+    return problems
+
+
+def _field_problems(entry):
+    """Fields this registry does not know (with the likely one meant), required ones missing for the entry's
+    role, and fields of the wrong JSON type."""
     problems = []
     role = entry.get("role")
     for field in entry:
@@ -109,8 +140,14 @@ def _entry_problems(entry):
             continue
         if not isinstance(entry[field], kind):
             problems.append(f"field '{field}': expected {kind.__name__}, got {type(entry[field]).__name__}")
-    if problems:
-        return problems
+    return problems
+
+
+def _identity_problems(entry):
+    """The name, scenario and role, and fields only the other role has; stops at an unknown scenario or role,
+    after which nothing says what the entry may hold."""
+    problems = []
+    role = entry.get("role")
     if not _NAME.match(entry["name"]):
         problems.append("field 'name': use lower-case letters, digits, '.', '_' and '-'")
     if entry["scenario"] not in SCENARIOS:
@@ -122,42 +159,47 @@ def _entry_problems(entry):
     wrong_role = _CLIENT_ONLY if role == "server" else _SERVER_ONLY
     for field in sorted(wrong_role & set(entry)):
         problems.append(f"field '{field}': only for {'clients' if role == 'server' else 'servers'}")
-    allowed = _EVERYWHERE | PLACEHOLDERS[(entry["scenario"], role)]
+    return problems
+
+
+def _list_problems(entry):
+    """The list fields hold strings only; a command, a version command or requirements must not be empty."""
+    problems = []
     for field in ("command", "version", "stop", "packages", "https_args", "requires"):
         non_empty = field in ("command", "version", "requires")
         if field in entry and (not all(isinstance(x, str) for x in entry[field]) or (non_empty and not entry[field])):
             problems.append(f"field '{field}': expected a {'non-empty ' if non_empty else ''}list of strings")
-    problems += _placeholder_problems("command", entry["command"], allowed)
+    return problems
+
+
+def _env_problems(entry, allowed):
+    problems = []
     for name, value in entry.get("env", {}).items():
         if not isinstance(value, str):
             problems.append(f"field 'env': {name} must be a string")
         else:
             problems += _placeholder_problems(f"env.{name}", [value], allowed)
-    if role == "client":
-        result = entry["result"]
-        for key in sorted(RESULT_KEYS[entry["scenario"]] - set(result)):
-            problems.append(f"field 'result': missing the regex for '{key}'")
-        for key, pattern in result.items():
-            try:
-                if "value" not in re.compile(pattern, re.MULTILINE).groupindex:
-                    problems.append(f"field 'result.{key}': the regex needs a group named 'value'")
-            except (re.error, TypeError) as error:
-                problems.append(f"field 'result.{key}': not a regex: {error}")
-    for key, pattern in entry.get("probe", {}).items():
+    return problems
+
+
+def _result_problems(entry):
+    """A client's result regexes: one for each figure its scenario reports, each with its `value` group."""
+    result = entry["result"]
+    problems = [f"field 'result': missing the regex for '{key}'"
+                for key in sorted(RESULT_KEYS[entry["scenario"]] - set(result))]
+    return problems + _regex_problems("result", result)
+
+
+def _regex_problems(field, patterns):
+    """Regexes over a program's output ({key: pattern}) that compile and have the group named `value` the
+    figure is read from."""
+    problems = []
+    for key, pattern in patterns.items():
         try:
             if "value" not in re.compile(pattern, re.MULTILINE).groupindex:
-                problems.append(f"field 'probe.{key}': the regex needs a group named 'value'")
+                problems.append(f"field '{field}.{key}': the regex needs a group named 'value'")
         except (re.error, TypeError) as error:
-            problems.append(f"field 'probe.{key}': not a regex: {error}")
-    if "ready" in entry:
-        try:
-            re.compile(entry["ready"])
-        except re.error as error:
-            problems.append(f"field 'ready': not a regex: {error}")
-    if entry["scenario"] == "fanout":
-        problems += _fanout_problems(entry, allowed)
-    if "pidfile" in entry and "stop" not in entry:
-        problems.append("field 'stop': a server with a pidfile (a daemon) needs the command that stops it")
+            problems.append(f"field '{field}.{key}': not a regex: {error}")
     return problems
 
 

@@ -12,6 +12,7 @@ repository; text stays text (svg.fonttype none), so the SVG names what it shows.
 """
 
 import collections
+import dataclasses
 import json
 import os
 import statistics
@@ -58,6 +59,17 @@ def machine_line(env):
             f"{env.get('kernel', '?')}; run {env.get('timestamp_utc', '?')}, commit {env.get('git_commit', '?')}")
 
 
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """How a figure's panels sit: `panels` of them, `columns` to a row (default: all in one row), the figure
+    `width` inches wide and `height` inches per row; `sharey`: one y axis for all, so that panels compare."""
+    panels: int = 1
+    columns: int = None
+    width: float = 9.0
+    height: float = 4.2
+    sharey: bool = False
+
+
 class Figures:
     """matplotlib, imported on first use (the suite runs without it, and says so), with the settings above."""
 
@@ -68,11 +80,12 @@ class Figures:
         import matplotlib.ticker as ticker
         self.matplotlib, self.pyplot, self.ticker = matplotlib, pyplot, ticker
 
-    def figure(self, title, env, panels=1, columns=None, width=9.0, height=4.2, sharey=False):
-        columns = columns or panels
-        rows = (panels + columns - 1) // columns
-        figure, axes = self.pyplot.subplots(rows, columns, figsize=(width, height * rows), squeeze=False,
-                                            sharey=sharey)
+    def figure(self, title, env, layout=Layout()):
+        """A figure titled `title` over the machine's line, and its panels' axes in reading order."""
+        columns = layout.columns or layout.panels
+        rows = (layout.panels + columns - 1) // columns
+        figure, axes = self.pyplot.subplots(rows, columns, figsize=(layout.width, layout.height * rows),
+                                            squeeze=False, sharey=layout.sharey)
         figure.suptitle(f"{title}\n{machine_line(env)}")
         figure.netbench_alt = title.split("\n")[0]  # the report's alt text for the image
         return figure, [ax for row in axes for ax in row]
@@ -202,8 +215,8 @@ def echo_writeup(figures, document, out):
     legend_outside(ax, "load (client)")
     paths.append(_save(figures, figure, out, "echo_writeup_rate"))
 
-    figure, axes = figures.figure(f"Echo write-up: CPU time per message, server and load\n({how})", env, panels=2,
-                                  width=11.0)
+    figure, axes = figures.figure(f"Echo write-up: CPU time per message, server and load\n({how})", env,
+                                  Layout(panels=2, width=11.0))
     for ax, side in zip(axes, ("server", "client")):
         grouped(figures, ax, servers, [(load, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, client=load)
                                                for s in servers]) for load in loads], colors)
@@ -252,7 +265,7 @@ def websocket_writeup(figures, document, out):
 
     paths = []
     figure, (ax,) = figures.figure(f"WebSocket write-up: msgs/s as both sides get more threads\n({how})", env,
-                                   height=5.0)
+                                   Layout(height=5.0))
     lines(ax, "msgs_per_s")
     figures.count_axis(ax.yaxis)
     ax.set_ylabel("messages per second (msgs/s)")
@@ -260,7 +273,7 @@ def websocket_writeup(figures, document, out):
     paths.append(_save(figures, figure, out, "websocket_writeup_scaling"))
 
     figure, axes = figures.figure(f"WebSocket write-up: CPU time per message as both sides get more threads\n({how})",
-                                  env, panels=2, width=11.0, height=4.6)
+                                  env, Layout(panels=2, width=11.0, height=4.6))
     for ax, side in zip(axes, ("server", "client")):
         lines(ax, f"{side}_cpu_us_per_msg")
         ax.set_ylabel(f"{side} CPU per message (µs)")
@@ -272,10 +285,20 @@ def websocket_writeup(figures, document, out):
     return paths
 
 
-def fanout_panels(figures, title, env, panels, out, name, floor_servers):
-    """A grid of fan-out dot plots: one panel per (scheme, server), a row per client and condition, wall time on
-    a logarithmic axis, the origin's latency marked where it answers late. `panels`: {(scheme, server): [(label,
-    client, condition or None, Stat)]}."""
+@dataclasses.dataclass(frozen=True)
+class FanoutGrid:
+    """What a grid of fan-out dot plots shows: its `title`, its `panels` ({(scheme, server): [(label, client,
+    condition or None, Stat)]}) and the servers whose origin answers late (`floor_servers`), whose panels
+    mark that delay, the floor no fan-out can beat."""
+    title: str
+    panels: dict
+    floor_servers: list
+
+
+def fanout_panels(figures, env, grid, out, name):
+    """A grid of fan-out dot plots (FanoutGrid): one panel per (scheme, server), a row per client and condition,
+    wall time on a logarithmic axis, the origin's latency marked where it answers late; saved as `name`."""
+    panels = grid.panels
     schemes = list(dict.fromkeys(k[0] for k in panels))
     servers = list(dict.fromkeys(k[1] for k in panels))
     labels = list(dict.fromkeys(entry[0] for entries in panels.values() for entry in entries))
@@ -284,8 +307,9 @@ def fanout_panels(figures, title, env, panels, out, name, floor_servers):
     values = [v for entries in panels.values() for e in entries if e[3] for v in (e[3].low, e[3].high)]
     if not values:  # every run failed: the report's table says why
         return []
-    figure, axes = figures.figure(title, env, panels=len(schemes) * len(servers), columns=len(servers),
-                                  width=4.2 * len(servers) + 1.5, height=0.26 * len(labels) + 1.4, sharey=True)
+    figure, axes = figures.figure(grid.title, env, Layout(panels=len(schemes) * len(servers), columns=len(servers),
+                                                         width=4.2 * len(servers) + 1.5,
+                                                         height=0.26 * len(labels) + 1.4, sharey=True))
     for row, scheme in enumerate(schemes):
         for column, server in enumerate(servers):
             ax = axes[row * len(servers) + column]
@@ -297,7 +321,7 @@ def fanout_panels(figures, title, env, panels, out, name, floor_servers):
                 ax.errorbar([s.median], [y], xerr=[[s.median - s.low], [s.high - s.median]], color=colors[client],
                             marker=markers[condition], markersize=5, capsize=2,
                             markerfacecolor=colors[client] if condition != "reuse" else "white")
-            if server in floor_servers:
+            if server in grid.floor_servers:
                 ax.axvline(FANOUT_FLOOR_S, color="#d62728", linestyle="--", linewidth=1,
                            label="50 ms: the origin's answer delay, the floor")
                 ax.legend(loc="lower right")
@@ -324,7 +348,7 @@ def fanout_writeup(figures, document, out):
              f"{settings.get('reps', '?')} repetitions; whiskers: lowest and highest round"
              + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else "") + ")")
     floor = [s for s in dict.fromkeys(r["server"] for r in rows) if "50ms" in s]
-    return fanout_panels(figures, title, env, panels, out, "fanout_writeup_wall", floor)
+    return fanout_panels(figures, env, FanoutGrid(title, panels, floor), out, "fanout_writeup_wall")
 
 
 # ---- the detail scenarios (bench/scenarios/*_bench.py: rows with server, client (the load), round, status)
@@ -349,8 +373,8 @@ def detail_bench(figures, document, out, name, what):
     legend_outside(ax, "server")
     paths.append(_save(figures, figure, out, f"{name}_rate"))
 
-    figure, axes = figures.figure(f"{what}: CPU time per message by load and server\n({how})", env, panels=2,
-                                  width=12.0)
+    figure, axes = figures.figure(f"{what}: CPU time per message by load and server\n({how})", env,
+                                  Layout(panels=2, width=12.0))
     for ax, side in zip(axes, ("server", "client")):
         log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, client=load)
                                                 for load in loads]) for s in servers], colors)
@@ -365,8 +389,8 @@ def detail_bench(figures, document, out, name, what):
     with_latency = [load for load in loads if any(r.get("p50_us") is not None for r in rows if r["client"] == load)]
     if with_latency:
         figure, axes = figures.figure(f"{what}: latency percentiles where the load measures them\n({how})", env,
-                                      panels=len(with_latency), width=max(9.0, 4.5 * len(with_latency) + 1.5),
-                                      sharey=True)
+                                      Layout(panels=len(with_latency), width=max(9.0, 4.5 * len(with_latency) + 1.5),
+                                             sharey=True))
         for ax, load in zip(axes, with_latency):
             present = [(key, label) for key, label in PERCENTILES
                        if any(r.get(key) is not None for r in rows if r["client"] == load)]
@@ -404,7 +428,7 @@ def httpfanout_bench(figures, document, out):
     title = (f"HTTP fan-out detail scenario: wall time of {requests} concurrent GETs by client\n(median of "
              f"{samples} rounds, whiskers: lowest and highest round)")
     floor = list(dict.fromkeys(r["server"] for r in rows if "50ms" in r["server"]))
-    return fanout_panels(figures, title, env, panels, out, "httpfanout_bench_wall", floor)
+    return fanout_panels(figures, env, FanoutGrid(title, panels, floor), out, "httpfanout_bench_wall")
 
 
 # What the numeric argument of a microbenchmark family means, per binary.
@@ -428,8 +452,8 @@ def microbenchmarks(figures, document, out):
         return []
     columns = 2 if len(binaries) > 1 else 1
     figure, axes = figures.figure("Microbenchmarks: throughput against input size (Google Benchmark, one run, "
-                                  "CPU time)", document["environment"], panels=len(binaries), columns=columns,
-                                  width=12.0, height=4.0)
+                                  "CPU time)", document["environment"],
+                                  Layout(panels=len(binaries), columns=columns, width=12.0, height=4.0))
     for ax, binary in zip(axes, binaries):
         fams = {f: sorted(points) for f, points in families[binary].items() if len(points) >= 2}
         colors = colors_for(fams)

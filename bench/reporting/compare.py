@@ -281,92 +281,137 @@ def _same_commit(a, b):
     return a != "unknown" and b != "unknown" and (a.startswith(b) or b.startswith(a))
 
 
+class _Shared:
+    """One document as the runs that hold it have it: each holder's label, document and environment, side by
+    side, so that every check below reads a figure of all of them the same way."""
+
+    def __init__(self, runs, name):
+        self.holders = [r for r in runs if name in r.documents]
+        self.documents = [r.documents[name] for r in self.holders]
+        self.environments = [d["environment"] for d in self.documents]
+
+    def values(self, getter):
+        """[(run label, getter(document, environment))] over the holders."""
+        return [(r.label, getter(d, e)) for r, d, e in zip(self.holders, self.documents, self.environments)]
+
+
+def _differs(pairs):
+    return len({json.dumps(v, sort_keys=True) for _, v in pairs}) > 1
+
+
+def _listing(pairs, show=str):
+    return ", ".join(f"{label} {show(value)}" for label, value in pairs)
+
+
+# Each check below yields ("warn" or "note", text) for one document; comparability() gathers them. A check sees
+# what one run alone can say (_provenance) or, where two runs or more hold the document, how they differ.
+
+def _provenance(shared):
+    """What a run's own record leaves unknown: a dirty tree, or a document too old to say."""
+    for run, environment in zip(shared.holders, shared.environments):
+        if environment.get("git_dirty"):
+            yield "warn", (f"{run.label} ran from a tree with uncommitted changes (its commit "
+                           f"{_short(environment.get('git_commit'))} is not all that ran)")
+        if "build_mode" not in environment:
+            yield "warn", (f"{run.label} does not record its build mode, sysctls or dirty tree (stored before "
+                           "schema version 2)")
+
+
+def _build(shared):
+    """The programs that ran: their commit and build mode."""
+    commits = shared.values(lambda d, e: _short(e.get("git_commit")))
+    if not all(_same_commit(a, b) for _, a in commits for _, b in commits):
+        yield "warn", "different netbench commits: " + _listing(commits)
+    modes = shared.values(lambda d, e: e.get("build_mode"))
+    if _differs(modes) and all(m for _, m in modes):  # a run that does not record it is warned of above
+        yield "warn", "different build modes: " + _listing(modes)
+
+
+def _cpus(shared):
+    """Where the sides ran: their CPU placement and how many CPUs there were."""
+    placed = shared.values(lambda d, e: ",".join(d.get("settings", {}).get("placements") or
+                                                 (["split"] if d.get("settings", {}).get("pinned") else ["shared"])))
+    if _differs(placed):
+        yield "warn", ("different CPU placements (shared: every CPU for both sides; split: disjoint halves; "
+                       "only the cases of a placement both ran are compared): " + _listing(placed))
+    cpus = shared.values(lambda d, e: (e.get("cores"), e.get("cpus_allowed")))
+    if _differs([(label, c[0]) for label, c in cpus]) or _differs([(label, c[1]) for label, c in cpus
+                                                                    if c[1] is not None]):
+        yield "warn", "different CPU counts: " + _listing(cpus, lambda c: f"{c[0]} cores"
+                                                          + (f" ({c[1]} allowed)" if c[1] not in (None, c[0])
+                                                             else ""))
+
+
+def _loads(shared):
+    """What the runs asked of the programs: their settings, and whether one was only a smoke run."""
+    settings = shared.values(lambda d, e: {k: v for k, v in d.get("settings", {}).items()
+                                           if k not in ("pinned", "placements")})  # placements: _cpus
+    if _differs(settings):
+        keys = sorted({k for _, s in settings for k in s})
+        changed = [k for k in keys if len({json.dumps(s.get(k)) for _, s in settings}) > 1]
+        yield "warn", "different loads: " + "; ".join(
+            f"{k} " + ", ".join(f"{label} {s.get(k)}" for label, s in settings) for k in changed)
+    quick = shared.values(lambda d, e: d.get("notes", "").startswith("QUICK") or
+                          d.get("settings", {}).get("samples") == 1)
+    if _differs(quick):
+        yield "warn", ("a quick smoke run (one round, tiny loads) beside a measurement: "
+                       + ", ".join(label for label, q in quick if q))
+
+
+def _kernel(shared):
+    """The kernel's settings that matter and its measured prices (a syscall, a send, a round trip)."""
+    sysctls = shared.values(lambda d, e: e.get("sysctls"))
+    recorded = [(label, s) for label, s in sysctls if s is not None]
+    for key in sorted({k for _, s in recorded for k in s}):
+        pairs = [(label, s.get(key, "absent")) for label, s in recorded]
+        if _differs(pairs):
+            yield "warn", f"sysctl {key} differs: " + _listing(pairs)
+    prices = shared.values(lambda d, e: e.get("kernel_costs_us") or {})
+    for key in sorted({k for _, p in prices for k in p}):
+        pairs = [(label, p[key]) for label, p in prices if key in p]
+        # Prices wander from run to run; only a factor this large says the machines differ.
+        if len(pairs) > 1 and min(v for _, v in pairs) > 0 and \
+                max(v for _, v in pairs) / min(v for _, v in pairs) > KERNEL_PRICE_FACTOR:
+            yield "warn", (f"kernel price {key} differs by over {KERNEL_PRICE_FACTOR:g}x: "
+                           + _listing(pairs, lambda v: f"{tables.format_number(v)} us"))
+
+
+def _contestants(shared):
+    """The other systems' versions (netbench's own is its commit: _build)."""
+    versions = {}
+    for run, document in zip(shared.holders, shared.documents):
+        for fate in document.get("contestants", []):
+            if fate.get("system") != "netbench" and fate.get("status") == "ran":
+                versions.setdefault(fate["name"], []).append((run.label, fate.get("version")))
+    for contestant, pairs in versions.items():
+        if len(pairs) > 1 and _differs(pairs):
+            yield "warn", f"contestant {contestant} in other versions: " + _listing(pairs)
+
+
+def _by_design(shared):
+    """What differs because the runs are of other machines: noted, not warned of."""
+    for field, what in (("cpu_model", "CPU"), ("kernel", "kernel"), ("os", "operating system")):
+        pairs = shared.values(lambda d, e: e.get(field))
+        if _differs(pairs):
+            yield "note", f"different {what}: " + _listing(pairs)
+
+
+# In the order their findings are listed.
+_BETWEEN_RUNS = (_build, _cpus, _loads, _kernel, _contestants, _by_design)
+
+
 def comparability(runs):
     """Warnings (differences that change outcomes) and notes (differences by design, such as the CPU model),
     each once with the documents it concerns."""
-    found = {}
-
-    def note(kind, text, document):
-        found.setdefault((kind, text), [])
-        if document not in found[(kind, text)]:
-            found[(kind, text)].append(document)
-
+    found = {}  # (kind, text): [document name], in the order first found
     for name in document_names(runs):
-        holders = [r for r in runs if name in r.documents]
-        documents = [r.documents[name] for r in holders]
-        environments = [d["environment"] for d in documents]
-
-        def values(getter):
-            return [(r.label, getter(d, e)) for r, d, e in zip(holders, documents, environments)]
-
-        def differs(pairs):
-            return len({json.dumps(v, sort_keys=True) for _, v in pairs}) > 1
-
-        def listing(pairs, show=str):
-            return ", ".join(f"{label} {show(value)}" for label, value in pairs)
-
-        for run, environment in zip(holders, environments):
-            if environment.get("git_dirty"):
-                note("warn", f"{run.label} ran from a tree with uncommitted changes (its commit "
-                             f"{_short(environment.get('git_commit'))} is not all that ran)", name)
-            if "build_mode" not in environment:
-                note("warn", f"{run.label} does not record its build mode, sysctls or dirty tree (stored before "
-                             "schema version 2)", name)
-        if len(holders) < 2:
-            continue
-        commits = values(lambda d, e: _short(e.get("git_commit")))
-        if not all(_same_commit(a, b) for _, a in commits for _, b in commits):
-            note("warn", "different netbench commits: " + listing(commits), name)
-        modes = values(lambda d, e: e.get("build_mode"))
-        if differs(modes) and all(m for _, m in modes):
-            note("warn", "different build modes: " + listing(modes), name)
-        placed = values(lambda d, e: ",".join(d.get("settings", {}).get("placements") or
-                                              (["split"] if d.get("settings", {}).get("pinned") else ["shared"])))
-        if differs(placed):
-            note("warn", "different CPU placements (shared: every CPU for both sides; split: disjoint halves; "
-                 "only the cases of a placement both ran are compared): " + listing(placed), name)
-        cpus = values(lambda d, e: (e.get("cores"), e.get("cpus_allowed")))
-        if differs([(label, c[0]) for label, c in cpus]) or differs([(label, c[1]) for label, c in cpus
-                                                                      if c[1] is not None]):
-            note("warn", "different CPU counts: " + listing(cpus, lambda c: f"{c[0]} cores"
-                                                           + (f" ({c[1]} allowed)" if c[1] not in (None, c[0])
-                                                              else "")), name)
-        settings = values(lambda d, e: {k: v for k, v in d.get("settings", {}).items()
-                                        if k not in ("pinned", "placements")})
-        if differs(settings):
-            keys = sorted({k for _, s in settings for k in s})
-            changed = [k for k in keys if len({json.dumps(s.get(k)) for _, s in settings}) > 1]
-            note("warn", "different loads: " + "; ".join(
-                f"{k} " + ", ".join(f"{label} {s.get(k)}" for label, s in settings) for k in changed), name)
-        quick = values(lambda d, e: d.get("notes", "").startswith("QUICK") or d.get("settings", {}).get("samples") == 1)
-        if differs(quick):
-            note("warn", "a quick smoke run (one round, tiny loads) beside a measurement: "
-                 + ", ".join(label for label, q in quick if q), name)
-        sysctls = values(lambda d, e: e.get("sysctls"))
-        recorded = [(label, s) for label, s in sysctls if s is not None]
-        for key in sorted({k for _, s in recorded for k in s}):
-            pairs = [(label, s.get(key, "absent")) for label, s in recorded]
-            if differs(pairs):
-                note("warn", f"sysctl {key} differs: " + listing(pairs), name)
-        prices = values(lambda d, e: e.get("kernel_costs_us") or {})
-        for key in sorted({k for _, p in prices for k in p}):
-            pairs = [(label, p[key]) for label, p in prices if key in p]
-            if len(pairs) > 1 and min(v for _, v in pairs) > 0 and \
-                    max(v for _, v in pairs) / min(v for _, v in pairs) > KERNEL_PRICE_FACTOR:
-                note("warn", f"kernel price {key} differs by over {KERNEL_PRICE_FACTOR:g}x: "
-                     + listing(pairs, lambda v: f"{tables.format_number(v)} us"), name)
-        versions = {}
-        for run, document in zip(holders, documents):
-            for fate in document.get("contestants", []):
-                if fate.get("system") != "netbench" and fate.get("status") == "ran":  # netbench's: the commit
-                    versions.setdefault(fate["name"], []).append((run.label, fate.get("version")))
-        for contestant, pairs in versions.items():
-            if len(pairs) > 1 and differs(pairs):
-                note("warn", f"contestant {contestant} in other versions: " + listing(pairs), name)
-        for field, what in (("cpu_model", "CPU"), ("kernel", "kernel"), ("os", "operating system")):
-            pairs = values(lambda d, e: e.get(field))
-            if differs(pairs):
-                note("note", f"different {what}: " + listing(pairs), name)
+        shared = _Shared(runs, name)
+        checks = (_provenance,) + (_BETWEEN_RUNS if len(shared.holders) > 1 else ())
+        for check in checks:
+            for kind, text in check(shared):
+                documents = found.setdefault((kind, text), [])
+                if name not in documents:
+                    documents.append(name)
     warnings = [{"warning": text, "documents": documents} for (kind, text), documents in found.items()
                 if kind == "warn"]
     notes = [{"note": text, "documents": documents} for (kind, text), documents in found.items() if kind == "note"]
@@ -393,29 +438,32 @@ def _shown_path(path):
     return path if relative.startswith("..") else relative
 
 
-def markdown(comparison, runs, warnings, notes, charts):
-    labels = comparison["runs"]
-    out = [f"# Comparison: {' vs '.join(labels)}", ""]
-    if warnings or any(r.invalid for r in runs):
-        out += ["## Warnings: these runs differ in ways that change outcomes", ""]
-        for w in warnings:
-            out.append(f"- {w['warning']} ({', '.join(w['documents'])})")
-        for run in runs:
-            for file_name, errors in run.invalid:
-                out.append(f"- {run.label}/{file_name} does not match its schema and is left out: "
-                           + "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else ""))
-        out.append("")
-    else:
-        out += ["No differences between the runs that change outcomes were found (commit, build mode, --pin, "
+def _warnings_section(runs, warnings):
+    """The warnings first, with the documents left out for not matching their schema; or that there are none."""
+    if not warnings and not any(r.invalid for r in runs):
+        return ["No differences between the runs that change outcomes were found (commit, build mode, --pin, "
                 "CPU count, sysctls, kernel prices, contestants' versions, loads).", ""]
-    if notes:
-        out += ["Differences by design: " + "; ".join(f"{n['note']}" for n in notes) + ".", ""]
-    out += ["Each figure is a run's median over its samples, with the range of its per-round values in "
+    out = ["## Warnings: these runs differ in ways that change outcomes", ""]
+    for w in warnings:
+        out.append(f"- {w['warning']} ({', '.join(w['documents'])})")
+    for run in runs:
+        for file_name, errors in run.invalid:
+            out.append(f"- {run.label}/{file_name} does not match its schema and is left out: "
+                       + "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else ""))
+    return out + [""]
+
+
+def _how_to_read(labels):
+    return ["Each figure is a run's median over its samples, with the range of its per-round values in "
             "brackets; `ratio` is the median over the first run's (" + labels[0] + "); `p` is a two-sided "
             "Mann-Whitney U test of the two runs' samples (bench/analysis/verdict.py), **significant** at p < "
             f"{verdict.ALPHA}. One sample a side (a quick run, a microbenchmark) cannot be tested (`-`).", ""]
-    out += ["## Runs", "", "| run | folder | documents | CPU | cores | kernel | commits | build mode |",
-            "|---|---|---|---|---|---|---|---|"]
+
+
+def _runs_table(runs):
+    """A row per run: its folder and what its documents say of where and from what they ran."""
+    out = ["## Runs", "", "| run | folder | documents | CPU | cores | kernel | commits | build mode |",
+           "|---|---|---|---|---|---|---|---|"]
     for run in runs:
         environments = [d["environment"] for d in run.documents.values()]
         commits = sorted({_short(e.get("git_commit")) + ("-dirty" if e.get("git_dirty") else "")
@@ -427,45 +475,53 @@ def markdown(comparison, runs, warnings, notes, charts):
 
         out.append(f"| {run.label} | `{_shown_path(run.path)}` | {len(run.documents)} | {each('cpu_model')} | "
                    f"{each('cores')} | {each('kernel')} | {', '.join(commits)} | {', '.join(modes)} |")
-    out.append("")
-    by_document = {}
-    for row in comparison["rows"]:
-        by_document.setdefault(row["document"], []).append(row)
-    for document, rows in by_document.items():
-        out += [f"## {document}", ""]
-        for chart in charts.get(document, []):
-            out += [f"![{document} {chart['figure']}]({chart['file']})", ""]
-        held = [e["run"] for e in rows[0]["runs"]]
-        header = ["case", "figure"] + held + [f"{label} / {held[0]}" for label in held[1:]] + \
-                 [f"p ({label})" for label in held[1:]]
-        out += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        for row in rows:
-            entries = row["runs"]
-            cells = [row["case"], row["figure"] + (" (higher is better)" if row["higher_is_better"] else "")]
-            cells += [tables.format_number(e["median"]) + _range(e) for e in entries]
-            cells += [tables.format_number(e["ratio"]) for e in entries[1:]]
-            cells += [_p(e) for e in entries[1:]]
-            out.append("| " + " | ".join(cells) + " |")
-        out.append("")
-        latency = [entry for entry in comparison["latency"] if entry["document"] == document]
-        if latency:
-            out += [f"Latency of {document}, every round's histogram merged (exact bucket counts, "
-                    "bench/analysis/histogram_merge.py), percentiles in us:", "",
-                    "| case | histogram | run | count | p50 | p90 | p99 | p99.9 | p99 / first |",
-                    "|---|---|---|---|---|---|---|---|---|"]
-            for entry in latency:
-                for run_entry in entry["runs"]:
-                    if "error" in run_entry:
-                        out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
-                                   f"not merged: {run_entry['error']} | | | | | |")
-                        continue
-                    p = run_entry["percentiles_us"]
-                    out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
-                               f"{run_entry['count']} | " + " | ".join(tables.format_number(p.get(k))
-                                                                      for k in ("50", "90", "99", "99.9"))
-                               + f" | {tables.format_number((run_entry.get('ratios') or {}).get('99'))} |")
-            out.append("")
-    out += ["## Present in only some runs", ""]
+    return out + [""]
+
+
+def _figures_table(document, rows, charts):
+    """One document's charts, then a row per case and figure: each run's median, its ratio and p."""
+    out = []
+    for chart in charts.get(document, []):
+        out += [f"![{document} {chart['figure']}]({chart['file']})", ""]
+    held = [e["run"] for e in rows[0]["runs"]]
+    header = ["case", "figure"] + held + [f"{label} / {held[0]}" for label in held[1:]] + \
+             [f"p ({label})" for label in held[1:]]
+    out += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for row in rows:
+        entries = row["runs"]
+        cells = [row["case"], row["figure"] + (" (higher is better)" if row["higher_is_better"] else "")]
+        cells += [tables.format_number(e["median"]) + _range(e) for e in entries]
+        cells += [tables.format_number(e["ratio"]) for e in entries[1:]]
+        cells += [_p(e) for e in entries[1:]]
+        out.append("| " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def _latency_table(document, latency):
+    """One document's merged latency histograms: a row per case, histogram and run ([] when it has none)."""
+    if not latency:
+        return []
+    out = [f"Latency of {document}, every round's histogram merged (exact bucket counts, "
+           "bench/analysis/histogram_merge.py), percentiles in us:", "",
+           "| case | histogram | run | count | p50 | p90 | p99 | p99.9 | p99 / first |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for entry in latency:
+        for run_entry in entry["runs"]:
+            if "error" in run_entry:
+                out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
+                           f"not merged: {run_entry['error']} | | | | | |")
+                continue
+            p = run_entry["percentiles_us"]
+            out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
+                       f"{run_entry['count']} | " + " | ".join(tables.format_number(p.get(k))
+                                                              for k in ("50", "90", "99", "99.9"))
+                       + f" | {tables.format_number((run_entry.get('ratios') or {}).get('99'))} |")
+    return out + [""]
+
+
+def _missing_section(comparison):
+    """What only some runs hold, so that nothing left out of the tables goes unsaid."""
+    out = ["## Present in only some runs", ""]
     if not comparison["only_in_some"]:
         out += ["Every document and case is in every run.", ""]
     for entry in comparison["only_in_some"]:
@@ -474,6 +530,27 @@ def markdown(comparison, runs, warnings, notes, charts):
     if comparison["not_compared"]:
         out += ["", "Not compared (documents of a kind this comparison does not cut into cases): "
                 + ", ".join(comparison["not_compared"]) + "."]
+    return out
+
+
+def markdown(comparison, runs, warnings, notes, charts):
+    """COMPARE.md: what may make the runs incomparable first, then the runs, a section per document, and what
+    only some runs hold."""
+    labels = comparison["runs"]
+    out = [f"# Comparison: {' vs '.join(labels)}", ""]
+    out += _warnings_section(runs, warnings)
+    if notes:
+        out += ["Differences by design: " + "; ".join(f"{n['note']}" for n in notes) + ".", ""]
+    out += _how_to_read(labels)
+    out += _runs_table(runs)
+    by_document = {}
+    for row in comparison["rows"]:
+        by_document.setdefault(row["document"], []).append(row)
+    for document, rows in by_document.items():
+        out += [f"## {document}", ""]
+        out += _figures_table(document, rows, charts)
+        out += _latency_table(document, [e for e in comparison["latency"] if e["document"] == document])
+    out += _missing_section(comparison)
     return "\n".join(out) + "\n"
 
 

@@ -5,7 +5,8 @@ another run's folder: a label already taken gets its start time added.
 Every document is checked against its schema (bench/reporting/result_schema.py, results/README.md) when written and
 when read.
 
-    result_files.write_results("microbenchmarks", rows, notes="...", summary_rows=rows, columns=[...])
+    page = result_files.Page(notes="...", summary_rows=rows, columns=[...])
+    result_files.write_results("microbenchmarks", rows, page)   # Origin(env, schema): a stored run's own
     result_files.write_document(path, document)          # any result document, validated
     document = result_files.load_results("httpfanout_bench")
     directory = result_files.start_run()                 # a new run's folder, results_dir() from now on
@@ -14,6 +15,7 @@ A file that cannot be written (a full disk, a read-only folder) raises ResultWri
 errno, after its text has been written to a fallback under $TMPDIR: nothing measured is lost.
 """
 
+import dataclasses
 import errno
 import json
 import os
@@ -98,26 +100,51 @@ def write_text(path, text):
         raise failure from error
 
 
-def write_results(name, cases, notes="", summary_rows=None, columns=None, env=None, schema=None, histograms=None,
-                  partial=False, ratios=None):
-    """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `env` is the
-    run's environment (default: this machine now); `schema` the document's schema tag (default: the current
-    version; a re-rendered run keeps the version it was stored with); `histograms` the clients' latency
-    histograms per case (histogram_merge.merge_case_histograms); `partial` marks an interrupted run (its
-    cases are those that finished)."""
+@dataclasses.dataclass(frozen=True)
+class Page:
+    """What <name>.md shows below the machine's line, each part also kept in the document: the `notes`, the
+    summary table (`summary_rows`, medians over samples, in `columns`' order, default every key) and the
+    `ratios` against their targets (rows)."""
+    notes: str = ""
+    summary_rows: list = None
+    columns: list = None
+    ratios: list = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Origin:
+    """Where the cases were measured (`env`) and the schema tag they are stored under: by default this machine
+    now and the current version; a re-rendered run passes its stored ones, so that it keeps them."""
+    env: dict = None
+    schema: str = None
+
+
+def write_results(name, cases, page=Page(), origin=Origin(), *, histograms=None, partial=False):
+    """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `histograms` are
+    the clients' latency histograms per case (histogram_merge.merge_case_histograms); `partial` marks an
+    interrupted run (its cases are those that finished)."""
     directory = results_dir()
-    document = {"schema": schema or result_schema.current(result_schema.BENCH), "benchmark": name,
-                "environment": env or run_environment.environment(), "cases": cases, "summary": summary_rows or [],
-                "notes": notes}
+    document = {"schema": origin.schema or result_schema.current(result_schema.BENCH), "benchmark": name,
+                "environment": origin.env or run_environment.environment(), "cases": cases,
+                "summary": page.summary_rows or [], "notes": page.notes}
     if histograms:
         document["histograms"] = histograms
-    if ratios:
-        document["ratios"] = ratios
+    if page.ratios:
+        document["ratios"] = page.ratios
     if partial:
         document["partial"] = True
     json_path = os.path.join(directory, f"{name}.json")
     errors = write_document(json_path, document, indent=2)
-    env = document["environment"]
+    md_path = os.path.join(directory, f"{name}.md")
+    write_text(md_path, _page_text(name, document["environment"], page))
+    progress.log(f"wrote {json_path} and {md_path}")
+    if errors:
+        raise result_schema.SchemaError(json_path, errors)
+    return json_path, md_path
+
+
+def _page_text(name, env, page):
+    """<name>.md: the machine and the kernel prices it measured (they explain the figures), then the page."""
     md = [f"# {name}", "",
           f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit {env['git_commit']}, "
           f"{env['timestamp_utc']}", ""]
@@ -125,18 +152,13 @@ def write_results(name, cases, notes="", summary_rows=None, columns=None, env=No
     if costs:
         md += ["Kernel prices measured in this run (us of CPU, //common:kernel_cost_benchmark): "
                + ", ".join(f"{k} {tables.format_number(v)}" for k, v in costs.items()) + ".", ""]
-    if notes:
-        md += [notes, ""]
-    if summary_rows:
-        md += ["## Summary (medians over samples)", "", tables.markdown_table(summary_rows, columns), ""]
-    if ratios:
-        md += ["## Ratios against their targets", "", tables.markdown_table(ratios), ""]
-    md_path = os.path.join(directory, f"{name}.md")
-    write_text(md_path, "\n".join(md))
-    progress.log(f"wrote {json_path} and {md_path}")
-    if errors:
-        raise result_schema.SchemaError(json_path, errors)
-    return json_path, md_path
+    if page.notes:
+        md += [page.notes, ""]
+    if page.summary_rows:
+        md += ["## Summary (medians over samples)", "", tables.markdown_table(page.summary_rows, page.columns), ""]
+    if page.ratios:
+        md += ["## Ratios against their targets", "", tables.markdown_table(page.ratios), ""]
+    return "\n".join(md)
 
 
 def write_document(path, document, indent=1):
