@@ -52,6 +52,7 @@ _FIELDS = {
     "ready": (str, ("server",)), "stop": (list, ()), "pidfile": (str, ()), "schemes": (dict, ()),
     "result": (dict, ("client",)), "https_args": (list, ()), "conditions": (dict, ()),
 }
+_IDENTITY = ("name", "scenario", "role")
 _SERVER_ONLY = {"ready", "stop", "pidfile", "schemes"}
 _CLIENT_ONLY = {"result", "https_args", "conditions", "reference"}
 
@@ -135,7 +136,8 @@ def _field_problems(entry):
             problems.append(f"field '{field}': unknown" + (f" (did you mean '{close[0]}'?)" if close else ""))
     for field, (kind, required_for) in _FIELDS.items():
         if field not in entry:
-            if role in required_for:
+            # What the entry is (its name, scenario and role) is needed whatever its role says.
+            if role in required_for or field in _IDENTITY:
                 problems.append(f"field '{field}': missing")
             continue
         if not isinstance(entry[field], kind):

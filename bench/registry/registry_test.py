@@ -62,6 +62,13 @@ class ValidationTest(unittest.TestCase):
         del entry["ready"]
         self.assertIn('contestant #1 "mine": field \'ready\': missing', problems(entry))
 
+    def test_an_entry_without_a_role_or_name_is_refused_not_crashed_on(self):
+        entry = server()
+        del entry["role"], entry["name"]
+        text = problems(entry)
+        self.assertIn("field 'role': missing", text)
+        self.assertIn("field 'name': missing", text)
+
     def test_a_mistyped_field_is_refused_with_a_suggestion(self):
         entry = server()
         entry["comand"] = entry.pop("command")
