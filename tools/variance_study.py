@@ -36,12 +36,14 @@ Both files are written again after every setting, so Ctrl-C (or a failure) keeps
 finished, the document marked partial. Every run is bounded (echo by its seconds, the others by their
 clients' timeouts and the runner's deadline). Progress lines go to stderr.
 
-How long: on this 2-core VM a 1 s echo run costs about 1.5 s with its overhead, a websocket run about as much
-as its length plus 0.5 s, and a fan-out run of the JVM about 10 s before its repetitions (its start and 3
-warm-up fan-outs). The default study (3 claims x 2 placements x 8 settings x 20 rounds x 2 cases) is about
-25 minutes of echo, 25 of websocket and 100 of fan-out: about 2.5 hours. --quick (3 rounds, lengths 0.25 and
-1) checks that it works: about a minute a claim and placement for echo, several for the fan-out. Run the
-study on a quiet machine: the load of anything else is what it measures.
+How long (measured on this project's 2-core VM, busy at the time): a 1 s echo run costs about 1.35 s with
+its overhead, a websocket run its length and 0.3 s, a fan-out run of the JVM 8-12 s before its repetitions
+(its start and 3 warm-up fan-outs; Go's under 1 s), and a repetition about 0.5 s (JVM) and 0.25 s (Go). The
+default study (3 claims x 2 placements x 8 settings x 20 rounds x 2 cases; the fan-out's 0.25 and 0.5 s both
+come to 1 repetition and run once) is then about 20 minutes of echo, 15 of websocket and 60 of fan-out: about
+1 hour 40 minutes, more on a busy machine. --quick (3 rounds, lengths 0.25 and 1 s) checks that it works:
+under a minute a claim and placement for echo and websocket, about 3 minutes for the fan-out. Run the study on
+a quiet machine: the load of anything else is part of what it measures.
 
 Exit 0 when every setting gave an sd, 1 when one did not (a failed server or client; the rows say why),
 2 for usage, 130 after Ctrl-C.
@@ -488,10 +490,11 @@ def study_claim(study, placement, runner, options, doc, out):
             return True
         doc["calibration"][f"{study.name} {placement}"] = calibration
     seen = set()
+    base = base_length(options["lengths"])
     for setting in settings_of(options["lengths"]):
         load = load_for(study.name, setting["length_s"], calibration)
         key = (json.dumps(load, sort_keys=True), setting["servers"], setting["order"])
-        if key in seen:
+        if key in seen and setting["length_s"] != base:  # the base runs whatever: the other factors need it
             progress.log(f"variance: {study.name} [{placement}] {setting['length_s']:g} s: the same load as a "
                          f"shorter length ({load}); not run again")
             continue

@@ -1,10 +1,13 @@
 """tools/variance_study.py: its analysis on synthetic rows (the sd of each factor's level, the fit of the log
 ratio on steal and other load, the ±% a 20-round verdict resolves), the settings it runs, and its documents;
-with --real, one tiny real setting of the echo claim through the suite's round loop."""
+and one tiny real study of the echo claim (2 rounds of 0.25 s runs, every setting) through the suite's round
+loop, as a process."""
 
+import json
 import math
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -195,6 +198,32 @@ class DocumentTest(unittest.TestCase):
     def test_the_schema_is_another_tools(self):
         from bench.reporting import result_schema
         self.assertEqual(result_schema.other_tool({"schema": study.SCHEMA}), "tools/variance_study.py")
+
+
+class RealRunTest(unittest.TestCase):
+    def test_a_tiny_echo_study_runs_every_setting(self):
+        with tempfile.TemporaryDirectory() as out:
+            result = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                  "variance_study.py"),
+                                     "--claims=echo", "--placements=shared", "--rounds=2", "--lengths=0.25",
+                                     f"--out={out}"], capture_output=True, text=True, timeout=300)
+            with open(os.path.join(out, "variance.json")) as f:
+                doc = json.load(f)
+            if any("cannot run here" in failure for failure in doc["failed"]):
+                self.skipTest(f"the echo claim's contestants cannot run here: {doc['failed']}")
+            self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+            self.assertEqual(doc["schema"], study.SCHEMA)
+            # One base setting (0.25 s, kept, fixed) and three others: per_run, shuffled, abba.
+            settings = {study.setting_key(r["setting"]) for r in doc["rows"]}
+            self.assertEqual(len(settings), 4)
+            self.assertEqual(len(doc["rows"]), 4 * 2 * 2)
+            self.assertTrue(all(r["status"] == "ok" and r["noise"]["steal"] is not None for r in doc["rows"]))
+            lines = [l for l in doc["table"] if l["factor"] != "noise"]
+            self.assertEqual([(l["factor"], l["level"]) for l in lines],
+                             [("length", 0.25), ("servers", "kept"), ("servers", "per_run"), ("order", "fixed"),
+                              ("order", "shuffled"), ("order", "abba")])
+            self.assertTrue(all(l["rounds"] == 2 and l["sd"] is not None for l in lines))
+            self.assertIn("## echo, shared", result.stdout)
 
 
 class CommandLineTest(unittest.TestCase):
