@@ -40,10 +40,11 @@ How long (measured on this project's 2-core VM, busy at the time): a 1 s echo ru
 its overhead, a websocket run its length and 0.3 s, a fan-out run of the JVM 8-12 s before its repetitions
 (its start and 3 warm-up fan-outs; Go's under 1 s), and a repetition about 0.5 s (JVM) and 0.25 s (Go). The
 default study (3 claims x 2 placements x 8 settings x 20 rounds x 2 cases; the fan-out's 0.25 and 0.5 s both
-come to 1 repetition and run once) is then about 20 minutes of echo, 15 of websocket and 60 of fan-out: about
+come to 1 repetition and run once) is then about 20 minutes of echo, 20 of websocket and 60 of fan-out: about
 1 hour 40 minutes, more on a busy machine. --quick (3 rounds, lengths 0.25 and 1 s) checks that it works:
 under a minute a claim and placement for echo and websocket, about 3 minutes for the fan-out. Run the study on
-a quiet machine: the load of anything else is part of what it measures.
+a quiet machine: the load of anything else is part of what it measures. The study prints its own estimate
+as it starts (estimate_s).
 
 Exit 0 when every setting gave an sd, 1 when one did not (a failed server or client; the rows say why),
 2 for usage, 130 after Ctrl-C.
@@ -172,6 +173,34 @@ def factors_of(setting, lengths):
     if setting["length_s"] == base and setting["servers"] == "kept":
         out.append(("order", setting["order"]))
     return out
+
+
+# What a run costs on this project's 2-core VM beyond its length (the --help's "How long"): seconds.
+RUN_OVERHEAD_S = {"echo": 0.35, "websocket": 0.3}
+SERVER_START_S = 0.5
+JVM_START_S, GO_FANOUT_S, JVM_REP_S, GO_REP_S = 10.0, 0.5, 0.5, 0.25
+FANOUT_S_PER_REP = 0.42  # the calibration's pace (the mean of the two clients' fan-outs)
+
+
+def estimate_s(claims, placements, rounds, lengths):
+    """About how long a study takes on this project's 2-core VM, in seconds (calibration rounds aside)."""
+    total = 0.0
+    base = base_length(lengths)
+    for claim in claims:
+        seen, per_round = set(), 0.0
+        for setting in settings_of(lengths):
+            if claim == "fanout":
+                reps = load_for("fanout", setting["length_s"], {"s_per_rep": FANOUT_S_PER_REP})["reps"]
+                key = (reps, setting["servers"], setting["order"])
+                if key in seen and setting["length_s"] != base:
+                    continue
+                seen.add(key)
+                per_round += JVM_START_S + GO_FANOUT_S + reps * (JVM_REP_S + GO_REP_S)
+            else:
+                per_round += 2 * (setting["length_s"] + RUN_OVERHEAD_S[claim])
+            per_round += 2 * SERVER_START_S if setting["servers"] == "per_run" else 0.0
+        total += per_round * rounds * len(placements)
+    return total
 
 
 def policy_for(order):
@@ -568,6 +597,8 @@ def main(argv):
     progress.log(f"variance: claims {', '.join(args.claims)}; placements {', '.join(args.placements)}; "
                  f"{args.rounds} rounds; lengths {', '.join(f'{x:g}' for x in args.lengths)} s; out {args.out}")
     runners = runners_for(args.placements)
+    progress.log(f"variance: about {estimate_s(args.claims, list(runners), args.rounds, args.lengths) / 60:.0f} "
+                 "min on a 2-core VM (--help: how long)")
     finished = True
     try:
         for name in args.claims:

@@ -73,6 +73,13 @@ class SettingsTest(unittest.TestCase):
         self.assertAlmostEqual(study.calibrate("fanout", walls)["s_per_rep"], 1.25)
 
 
+    def test_the_default_study_is_estimated_at_about_100_minutes(self):
+        minutes = study.estimate_s(list(study.CLAIMS), ["shared", "split"], study.ROUNDS, study.LENGTHS_S) / 60
+        self.assertTrue(90 < minutes < 110, minutes)
+        quick = study.estimate_s(["echo"], ["shared"], study.QUICK_ROUNDS, study.QUICK_LENGTHS_S)
+        self.assertTrue(20 < quick < 60, quick)
+
+
 class PairedPointsTest(unittest.TestCase):
     def test_one_log_ratio_per_round_where_both_ran(self):
         rows = pair(0, 1.5, setting()) + pair(1, 0.8, setting()) + pair(2, 2.0, setting())[:1]
