@@ -24,6 +24,7 @@ CURRENT_VERSION = {WRITEUP: 4, BENCH: 2}
 OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools/link_compare.py",
                "netbench.uring_bench": "tools/uring_bench.py",
                "netbench.uring_client_bench": "tools/uring_client_bench.py",
+               "netbench.variance": "tools/variance_study.py",
                # A run's report as data (report.json): rendered from the documents above, never compared.
                "netbench.report": "bench/reporting/document.py"}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
