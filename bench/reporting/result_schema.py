@@ -319,6 +319,7 @@ WRITEUP_ROWS = {
         "wall_s_median": opt(NUMBER),
         "requests_made": opt("int", nullable=False),
         "client_cpu_us_per_req": opt(NUMBER),
+        "client_rep_cpu_us_per_req": opt(NUMBER),
         "server_cpu_us_per_req": opt(NUMBER),
     }),
 }

@@ -223,6 +223,16 @@ def run_websocket(entries, runner, samples, messages, procs=WEBSOCKET_PROCS, con
     return rows, fates
 
 
+def _timed_cpu_us_per_request(found, requests):
+    """The client's own CPU per request over its timed repetitions (what it printed for each: seconds, or
+    netbench's us per request), without its start-up and warm-up; None for a client that prints neither."""
+    if found.get("rep_cpu_us"):
+        return sum(found["rep_cpu_us"]) / len(found["rep_cpu_us"])
+    if found.get("rep_cpu_s") and requests:
+        return sum(found["rep_cpu_s"]) * 1e6 / (requests * len(found["rep_cpu_s"]))
+    return None
+
+
 @_keeps_finished_rows
 def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None, kept=None):
     """`focus`, where given, is {runner key: (server names, client names)}: under that runner only those cells
@@ -274,6 +284,7 @@ def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None, kep
         for side in ("client", "server"):
             seconds = row.get(f"{side}_cpu_s")
             row[f"{side}_cpu_us_per_req"] = seconds * 1e6 / fetched if seconds is not None else None
+        row["client_rep_cpu_us_per_req"] = _timed_cpu_us_per_request(row.get("found", {}), requests)
         row.pop("tcp_segments", None)
         rows.append(row)
         _log_row(prefix, row, "wall_s_median", "s per fan-out (median)")
