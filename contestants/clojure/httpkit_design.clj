@@ -504,7 +504,8 @@
   (if (> now (long (:deadline request)))
     (.fail client request "timed out")
     (let [target ^Target (:target request)]
-      (if-let [conn (take-idle client target now)]
+      ;; A request sent again because a kept connection failed under it goes on a new connection.
+      (if-let [conn (when-not (:retried request) (take-idle client target now))]
         (.send ^Conn conn request)
         (connect client target request)))))
 

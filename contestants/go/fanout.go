@@ -19,6 +19,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,19 @@ func newClient(insecure bool, timeout time.Duration, keepIdle int) *http.Client 
 	return &http.Client{Transport: transport, Timeout: timeout}
 }
 
+// awaitIdle waits until `count` connections were put back in the idle pool, or `bound` passed.
+func awaitIdle(idle <-chan struct{}, count int, bound time.Duration) {
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
+	for i := 0; i < count; i++ {
+		select {
+		case <-idle:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
 // processCPU is the CPU time this process has used, user and system, all threads.
 func processCPU() time.Duration {
 	var usage syscall.Rusage
@@ -57,15 +71,24 @@ func processCPU() time.Duration {
 	return time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
 }
 
-// repetition fetches url n times at once and says how many answered 200 with their whole body.
-func repetition(client *http.Client, url string, n int) (ok, failed, bytes int64, firstError error) {
+// repetition fetches url n times at once and says how many answered 200 with their whole body. Each request's
+// connection, once its body is read, goes back to the idle pool on a goroutine of the transport's own; `idle`,
+// where given, gets a value as each is put back (or refused).
+func repetition(client *http.Client, url string, n int, idle chan<- struct{}) (ok, failed, bytes int64,
+	firstError error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	ctx := context.Background()
+	if idle != nil {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			PutIdleConn: func(error) { idle <- struct{}{} },
+		})
+	}
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			read, err := get(client, url)
+			read, err := get(ctx, client, url)
 			if err != nil {
 				atomic.AddInt64(&failed, 1)
 				mu.Lock()
@@ -83,8 +106,12 @@ func repetition(client *http.Client, url string, n int) (ok, failed, bytes int64
 	return
 }
 
-func get(client *http.Client, url string) (int64, error) {
-	response, err := client.Get(url)
+func get(ctx context.Context, client *http.Client, url string) (int64, error) {
+	request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	response, err := client.Do(request)
 	if err != nil {
 		return 0, err
 	}
@@ -138,10 +165,19 @@ func main() {
 		if i < *warmup {
 			label = fmt.Sprintf("warmup %d", i+1)
 		}
+		var idle chan struct{}
+		if *keep {
+			idle = make(chan struct{}, *n)
+		}
 		dialsBefore, cpuBefore, start := atomic.LoadInt64(&dials), processCPU(), time.Now()
-		ok, failed, bytes, err := repetition(client, *url, *n)
+		ok, failed, bytes, err := repetition(client, *url, *n, idle)
 		wall, cpu := time.Since(start).Seconds(), (processCPU() - cpuBefore).Seconds()
 		opened := atomic.LoadInt64(&dials) - dialsBefore
+		if *keep {
+			// Untimed: the next repetition starts with every connection back in the pool, as a JVM client's
+			// are (its loop pools a connection before it hands the response on).
+			awaitIdle(idle, int(ok), *timeout)
+		}
 		if client != shared {
 			client.CloseIdleConnections()
 		}
