@@ -98,7 +98,10 @@
                                    (or (.startsWith name "HttpClient-") (.startsWith name executor-prefix))))
                  (.keySet (Thread/getAllStackTraces)))))
 
-(defn- process-cpu-nanos []
+(defn- process-cpu-nanos
+  "This process's CPU time so far, every thread (the JVM's own GC and compiler threads included), in
+  nanoseconds; on Linux the JDK counts it in clock ticks (10 ms), so a repetition's figure is within 10 ms."
+  ^long []
   (.getProcessCpuTime ^com.sun.management.OperatingSystemMXBean (ManagementFactory/getOperatingSystemMXBean)))
 
 (defn- repetition

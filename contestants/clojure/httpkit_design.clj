@@ -632,7 +632,10 @@
         (= flag "-version") (do (println (version-line)) (System/exit 0))
         :else (usage-error (str "unknown flag " (pr-str flag)))))))
 
-(defn- process-cpu-nanos ^long []
+(defn- process-cpu-nanos
+  "This process's CPU time so far, every thread (the JVM's own GC and compiler threads included), in
+  nanoseconds; on Linux the JDK counts it in clock ticks (10 ms), so a repetition's figure is within 10 ms."
+  ^long []
   (.getProcessCpuTime ^com.sun.management.OperatingSystemMXBean (ManagementFactory/getOperatingSystemMXBean)))
 
 (defn- repetition
