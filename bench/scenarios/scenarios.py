@@ -280,6 +280,9 @@ def run_fanout(entries, runner, samples, requests, reps, warmup, focus=None, kep
         row["walls_s"] = row.get("found", {}).get("wall_s", [])
         row["wall_s_median"] = medians.median(row["walls_s"])
         fetched = requests * (reps + (warmup if "{warmup}" in " ".join(client["command"]) else 0))
+        said = row.get("found", {}).get("requests_made")
+        if said:  # a client that warms up for a time makes as many as it says
+            fetched = int(said[-1])
         row["requests_made"] = fetched
         for side in ("client", "server"):
             seconds = row.get(f"{side}_cpu_s")

@@ -1,7 +1,8 @@
 #!/usr/bin/env clojure
 ;; The JDK's own asynchronous java.net.http.HttpClient as a careful user configures it, for the "Clojure vs GoLang"
 ;; write-up's fan-out: -n GETs of -url fired at once with sendAsync, then all awaited, timed per repetition, after
-;; -warmup untimed repetitions that let the JIT compile the path (as criterium does). The client speaks HTTP/1.1
+;; -warmup untimed repetitions that let the JIT compile the path, more while -warmup_seconds have not passed (as
+;; criterium warms up). The client speaks HTTP/1.1
 ;; (as http-kit does) and hands its work to a fixed executor of one thread per CPU the process may use, shared by
 ;; every client of the process and shut down at the end; -default-executor leaves the JDK's default (a cached
 ;; thread pool that a burst of 500 grows by hundreds of threads), as this program ran before. By default every
@@ -25,7 +26,7 @@
            (javax.net.ssl SSLContext X509TrustManager)))
 
 (def usage
-  "usage: fanout.clj -url URL [-n 500] [-reps 5] [-warmup 3] [-timeout SECONDS] [-reuse] [-insecure] [-default-executor] | -version")
+  "usage: fanout.clj -url URL [-n 500] [-reps 5] [-warmup 3] [-warmup_seconds 0] [-timeout SECONDS] [-reuse] [-insecure] [-default-executor] | -version")
 
 (defn- version-line []
   (format "Clojure %s on Java %s (%s)"
@@ -43,11 +44,12 @@
       n
       (usage-error (str flag " wants a " (if allow-zero "non-negative" "positive") " integer, got " (pr-str value))))))
 
-(def ^:private numeric-flags {"-n" [:n false] "-reps" [:reps false] "-warmup" [:warmup true] "-timeout" [:timeout false]})
+(def ^:private numeric-flags {"-n" [:n false] "-reps" [:reps false] "-warmup" [:warmup true] "-timeout" [:timeout false]
+                                  "-warmup_seconds" [:warmup-seconds true]})
 
 (defn- parse-args [args]
   (loop [args args
-         options {:n 500 :reps 5 :warmup 3 :timeout 60 :reuse false :insecure false :default-executor false}]
+         options {:n 500 :reps 5 :warmup 3 :warmup-seconds 0 :timeout 60 :reuse false :insecure false :default-executor false}]
     (let [[flag value & more] args]
       (cond
         (empty? args) (if (:url options) options (usage-error "-url is required"))
@@ -121,7 +123,8 @@
             futures)))
 
 (defn -main [& args]
-  (let [{:keys [url n reps warmup timeout reuse insecure default-executor] :as options} (parse-args args)]
+  (let [{:keys [url n reps warmup warmup-seconds timeout reuse insecure default-executor] :as options}
+        (parse-args args)]
     (when insecure
       ;; Read once when the HTTP client's classes load, so it is set before the first client is built.
       (System/setProperty "jdk.internal.httpclient.disableHostnameVerification" "true"))
@@ -129,7 +132,7 @@
                      (.availableProcessors (Runtime/getRuntime)) (if default-executor "the default" "a fixed")))
     ;; No client outlives its bound, whatever the server does.
     (doto (Thread. (fn []
-                     (Thread/sleep (* 1000 timeout (+ reps warmup 1)))
+                     (Thread/sleep (* 1000 (+ warmup-seconds (* timeout (+ reps warmup 2)))))
                      (binding [*out* *err*] (println "fanout.clj: the run outlasted its bound"))
                      (System/exit 1)))
       (.setDaemon true)
@@ -137,21 +140,25 @@
     (let [request (-> (HttpRequest/newBuilder (URI/create url)) (.timeout (Duration/ofSeconds timeout)) (.build))
           executor (when-not default-executor (fixed-executor))
           shared (when reuse (new-client options executor))
-          failed (volatile! false)]
-      (doseq [i (range (+ warmup reps))]
-        (let [client (or shared (new-client options executor))
+          failed (volatile! false)
+          warm-until (+ (System/nanoTime) (* warmup-seconds 1000000000))]
+      (loop [warmed 0 timed 0]
+        (let [warming (or (< warmed warmup) (< (System/nanoTime) warm-until))
+              client (or shared (new-client options executor))
               cpu-before (process-cpu-nanos)
               start (System/nanoTime)
               [ok errors bytes first-error] (repetition client request n)
               wall (/ (- (System/nanoTime) start) 1e9)
               cpu (/ (- (process-cpu-nanos) cpu-before) 1e9)
-              timed (>= i warmup)
-              label (if timed (str "rep " (inc (- i warmup))) (str "warmup " (inc i)))]
+              label (if warming (str "warmup " (inc warmed)) (str "rep " (inc timed)))]
           (println (format "%s: %d ok, %d errors, %d bytes, wall %.3f s, cpu %.3f s, %d client threads"
                            label ok errors bytes wall cpu (client-threads)))
           (when (pos? errors)
             (vreset! failed true)
-            (binding [*out* *err*] (println (str "fanout.clj: " label ": first error: " first-error))))))
+            (binding [*out* *err*] (println (str "fanout.clj: " label ": first error: " first-error))))
+          (cond warming (recur (inc warmed) timed)
+                (< (inc timed) reps) (recur warmed (inc timed))
+                :else (println (format "requests made: %d" (* n (+ warmed reps)))))))
       (when executor (.shutdown executor))
       (flush)
       (System/exit (if @failed 1 0)))))

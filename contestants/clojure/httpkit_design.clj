@@ -8,7 +8,8 @@
 ;; thread per CPU, which delivers the promise each request returned.
 ;;
 ;; The program fires -n GETs of -url at once and derefs their promises, timed per repetition, after -warmup
-;; untimed repetitions that let the JIT compile the path (criterium, which the write-up used, warms up so). By
+;; untimed repetitions that let the JIT compile the path, more while -warmup_seconds have not passed (criterium,
+;; which the write-up used, runs its code for 10 s before it times anything). By
 ;; default every repetition has a client of its own, closed after it (new connections and TLS sessions);
 ;; -reuse keeps one client, and its pool, across them, as the write-up's criterium run did.
 ;;
@@ -593,7 +594,7 @@
 ;; ------------------------------------------------------------------------------------------ command line
 
 (def usage
-  "usage: httpkit_design.clj -url URL [-n 500] [-reps 5] [-warmup 3] [-timeout SECONDS] [-reuse] [-insecure] | -version")
+  "usage: httpkit_design.clj -url URL [-n 500] [-reps 5] [-warmup 3] [-warmup_seconds 0] [-timeout SECONDS] [-reuse] [-insecure] | -version")
 
 (defn- version-line []
   (format "Clojure %s on Java %s (%s)"
@@ -611,11 +612,12 @@
       n
       (usage-error (str flag " wants a " (if allow-zero "non-negative" "positive") " integer, got " (pr-str value))))))
 
-(def ^:private numeric-flags {"-n" [:n false] "-reps" [:reps false] "-warmup" [:warmup true] "-timeout" [:timeout false]})
+(def ^:private numeric-flags {"-n" [:n false] "-reps" [:reps false] "-warmup" [:warmup true] "-timeout" [:timeout false]
+                                  "-warmup_seconds" [:warmup-seconds true]})
 
 (defn- parse-args [args]
   (loop [args args
-         options {:n 500 :reps 5 :warmup 3 :timeout 60 :reuse false :insecure false}]
+         options {:n 500 :reps 5 :warmup 3 :warmup-seconds 0 :timeout 60 :reuse false :insecure false}]
     (let [[flag value & more] args]
       (cond
         (empty? args) (if (:url options) options (usage-error "-url is required"))
@@ -655,20 +657,22 @@
             promises)))
 
 (defn -main [& args]
-  (let [{:keys [url n reps warmup timeout reuse insecure]} (parse-args args)
+  (let [{:keys [url n reps warmup warmup-seconds timeout reuse insecure]} (parse-args args)
         target (target-of url)]
     (println (format "%s: %s, %d processors" program (version-line) (.availableProcessors (Runtime/getRuntime))))
     ;; No client outlives its bound, whatever the server does.
     (doto (Thread. ^Runnable (fn []
-                               (Thread/sleep (* 1000 timeout (+ reps warmup 1)))
+                               (Thread/sleep (* 1000 (+ warmup-seconds (* timeout (+ reps warmup 2)))))
                                (binding [*out* *err*] (println (str program ": the run outlasted its bound")))
                                (System/exit 1)))
       (.setDaemon true)
       (.start))
     (let [shared (when reuse (new-client insecure))
-          failed (volatile! false)]
-      (doseq [i (range (+ warmup reps))]
-        (let [client (or shared (new-client insecure))
+          failed (volatile! false)
+          warm-until (+ (System/nanoTime) (* warmup-seconds 1000000000))]
+      (loop [warmed 0 timed 0]
+        (let [warming (or (< warmed warmup) (< (System/nanoTime) warm-until))
+              client (or shared (new-client insecure))
               opened-before (connections-opened client)
               cpu-before (process-cpu-nanos)
               start (System/nanoTime)
@@ -676,13 +680,16 @@
               wall (/ (- (System/nanoTime) start) 1e9)
               cpu (/ (- (process-cpu-nanos) cpu-before) 1e9)
               opened (- (connections-opened client) opened-before)
-              label (if (>= i warmup) (str "rep " (inc (- i warmup))) (str "warmup " (inc i)))]
+              label (if warming (str "warmup " (inc warmed)) (str "rep " (inc timed)))]
           (when-not shared (close-client client))
           (println (format "%s: %d ok, %d errors, %d bytes, wall %.3f s, cpu %.3f s, %d connections opened"
                            label ok errors bytes wall cpu opened))
           (when (pos? errors)
             (vreset! failed true)
-            (binding [*out* *err*] (println (str program ": " label ": first error: " first-error))))))
+            (binding [*out* *err*] (println (str program ": " label ": first error: " first-error))))
+          (cond warming (recur (inc warmed) timed)
+                (< (inc timed) reps) (recur warmed (inc timed))
+                :else (println (format "requests made: %d" (* n (+ warmed reps)))))))
       (flush)
       (System/exit (if @failed 1 0)))))
 
