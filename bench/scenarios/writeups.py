@@ -430,7 +430,7 @@ def fanout_section(rows, fates, settings):
                         placement=placement))
                     where = f"{placement}, {scheme}" if placement else scheme
                     summary.setdefault(lines[-1]["verdict"], []).append(
-                        f"{text.split(':')[0]}, {jvm_client} ({where})")
+                        f"{text.split(':')[0]} ({jvm_client}, {where})")
     table = ["| placement | server | scheme | client | condition | wall s (median) | per round | client CPU us/req, "
              "timed reps | client CPU us/req, whole process | server CPU us/req | saturated | runs ok |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
