@@ -351,6 +351,7 @@ FANOUT_FIGURES = {
     "wall_s_median": opt(NUMBER),
     "requests_made": opt("int", nullable=False),
     "client_cpu_us_per_req": opt(NUMBER),
+    "client_rep_cpu_us_per_req": opt(NUMBER),
     "server_cpu_us_per_req": opt(NUMBER),
 }
 WRITEUP_ROWS = {

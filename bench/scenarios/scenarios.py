@@ -130,19 +130,35 @@ def websocket_cases(entries, runners, settings):
     return cases, fates
 
 
+def _timed_cpu_us_per_request(found, requests):
+    """The client's own CPU per request over its timed repetitions (what it printed for each: seconds, or
+    netbench's us per request), without its start-up and warm-up; None for a client that prints neither."""
+    if found.get("rep_cpu_us"):
+        return sum(found["rep_cpu_us"]) / len(found["rep_cpu_us"])
+    if found.get("rep_cpu_s") and requests:
+        return sum(found["rep_cpu_s"]) * 1e6 / (requests * len(found["rep_cpu_s"]))
+    return None
+
+
 def fanout_figures(client, settings):
-    """The figures of one fan-out client's run: every timed repetition's wall time, their median, and each
-    side's CPU per request (warm-up included where the client's command takes one)."""
-    fetched = settings["requests"] * (settings["reps"] + (settings["warmup"] if "{warmup}" in " ".join(
-        client["command"]) else 0))
+    """The figures of one fan-out client's run: every timed repetition's wall time, their median, each side's
+    CPU per request over the whole process (warm-up included where the client's command takes one) and the
+    client's own over its timed repetitions."""
+    requests = settings["requests"]
+    planned = requests * (settings["reps"] + (settings["warmup"] if "{warmup}" in " ".join(client["command"])
+                                              else 0))
 
     def figures(row, measured):
         row["walls_s"] = row.get("found", {}).get("wall_s", [])
         row["wall_s_median"] = medians.median(row["walls_s"])
+        said = row.get("found", {}).get("requests_made")
+        # A client that warms up for a time makes as many requests as it says.
+        fetched = int(said[-1]) if said else planned
         row["requests_made"] = fetched
         for side in ("client", "server"):
             seconds = row.get(f"{side}_cpu_s")
             row[f"{side}_cpu_us_per_req"] = seconds * 1e6 / fetched if seconds is not None else None
+        row["client_rep_cpu_us_per_req"] = _timed_cpu_us_per_request(row.get("found", {}), requests)
         row.pop("tcp_segments", None)
     return figures
 
