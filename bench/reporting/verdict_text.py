@@ -6,6 +6,8 @@ and the terminal's summary (bench/reporting/markdown.py, html_report.py, termina
     verdict_text.table_row(line)                # the cells of one row of a verdict table
 """
 
+import math
+
 NOT_TESTABLE = "not testable here"
 SETTLED = ("holds", "reversed")  # the interval says why; so it does for "equivalent within ..."
 
@@ -61,8 +63,12 @@ def rounds(line):
 
 
 def bound(line):
-    """"12%": any difference is below this, the farther end of the verdict's interval from 1."""
-    return f"{line['reach_pct']:.2g}%" if line.get("reach_pct") is not None else "-"
+    """"12%": any difference is below this, the farther end of the verdict's interval from 1 (a verdict stored
+    without it: its t interval's)."""
+    reach = line.get("reach_pct")
+    if reach is None and line.get("ci95") and min(line["ci95"]) > 0:
+        reach = math.expm1(max(abs(math.log(x)) for x in line["ci95"])) * 100
+    return f"{reach:.2g}%" if reach is not None else "-"
 
 
 def steal(line):
