@@ -14,7 +14,8 @@ def _note(row):
     """Under a row of a run that counted them: its rounds, the bound of an open claim, and its steal."""
     if "rounds" not in row:
         return ""
-    said = [f"{row['rounds']} rounds"] + ([row["why"]] if row["verdict"] == "open" and row.get("why") else [])
+    said = ([f"{row['rounds']} rounds"] if row["rounds"] != "-" else []) + (
+        [row["why"]] if row["verdict"] == "open" and row.get("why") else [])
     if row.get("steal", "-") != "-":
         said.append(f"steal {row['steal']}")
     return "; ".join(said)

@@ -120,12 +120,12 @@ class UntilDecided:
 
     def _progress(self, round_index):
         """After a round: the time spent and left of the part's budget and the whole's, and each open claim
-        with its current interval."""
+        with its current interval (from the minimum rounds on: before them none has one)."""
         whole = f"; the whole run's {_spent(self.whole)}" if self.whole is not None else ""
         open_ = self.open()
         lines = [f"{self.name}: {round_index} rounds; its budget {_spent(self.budget)}{whole}; {len(open_)} of "
                  f"{len(self.questions)} claims open"]
-        for question in open_:
+        for question in open_ if round_index >= self.min_rounds else []:  # no interval before them
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
             interval = sequence.get("interval")
             shown = (f"{sequence['geomean_ratio']:.3f} ({interval[0]:.3f} .. {interval[1]:.3f})" if interval
