@@ -36,6 +36,7 @@ Pure functions; SciPy (Debian's python3-scipy) for Lambert's W and the t quantil
 """
 
 import bisect
+import dataclasses
 import functools
 import math
 import random
@@ -124,15 +125,27 @@ def summarize(log_ratios):
     return n, mean, math.sqrt(math.fsum((x - mean) ** 2 for x in log_ratios) / (n - 1))
 
 
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The rule's settings: the equivalence `margin` (a ratio within [1 / (1 + margin), 1 + margin] is "the
+    same"), the error rate `alpha`, and the round count the sequence is tightest at."""
+    margin: float = MARGIN
+    alpha: float = ALPHA
+    tightest_at: int = TIGHTEST_AT
+
+
+DEFAULT = Options()
+
+
 def decide(log_ratios, higher_is_better=True, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
     """The sequential verdict on "A beats B" from the log ratios log(A_i / B_i) of the rounds so far."""
-    return decide_summary(*summarize(log_ratios), higher_is_better=higher_is_better, margin=margin, alpha=alpha,
-                          tightest_at=tightest_at)
+    return decide_summary(*summarize(log_ratios), higher_is_better=higher_is_better,
+                          options=Options(margin, alpha, tightest_at))
 
 
-def decide_summary(n, mean, sd, higher_is_better=True, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
-    """decide() from the rounds' count, mean and sample sd of the log ratio (a round loop keeps these running).
-    Returns:
+def decide_summary(n, mean, sd, higher_is_better=True, options=DEFAULT):
+    """decide() from the rounds' count, mean and sample sd of the log ratio (a round loop keeps these running),
+    under `options` (Options). Returns:
 
         outcome           HOLDS: the interval excludes 1 on the claim's side (A better: above 1 where higher is
                           better); REVERSED: on the other side; EQUIVALENT: it lies within
@@ -148,6 +161,7 @@ def decide_summary(n, mean, sd, higher_is_better=True, margin=MARGIN, alpha=ALPH
                           unknown (under 2 rounds)
         margin, alpha, tightest_at, rule
     """
+    margin, alpha, tightest_at = options.margin, options.alpha, options.tightest_at
     out = {"outcome": OPEN, "rounds": n, "geomean_ratio": None if mean is None else math.exp(mean),
            "interval": None, "sd_log": sd, "reach_pct": None, "rounds_to_decide": None, "margin": margin,
            "alpha": alpha, "tightest_at": tightest_at, "rule": RULE}
@@ -168,15 +182,34 @@ def decide_summary(n, mean, sd, higher_is_better=True, margin=MARGIN, alpha=ALPH
     return out
 
 
+def first_decision(log_ratios, higher_is_better=True, options=DEFAULT):
+    """The decision a round loop that looks after every round and stops a claim once decided reaches: the one
+    at the first round count that decides it, or, when none does, the one at the last. Judging a stored run's
+    rounds this way gives the verdict its run gave, whatever rounds its cells ran after the claim stopped."""
+    stats = _Running()
+    decision = decide_summary(0, None, None, higher_is_better, options)
+    for x in log_ratios:
+        stats.add(x)
+        decision = decide_summary(stats.n, stats.mean, stats.sd(), higher_is_better, options)
+        if decision["outcome"] != OPEN:
+            break
+    return decision
+
+
 RULE = ("asymptotic confidence sequence (Waudby-Smith et al.) on per-round log ratios, t-calibrated, "
         "looked at after every round")
 
 
-def decide_rounds(rounds_a, rounds_b, higher_is_better=True, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
+def log_ratios(rounds_a, rounds_b):
+    """log(A_i / B_i) of two sides' per-round values ({round: value}), paired as paired_ratio.paired_rounds
+    pairs them, in round order."""
+    return [math.log(a / b) for a, b in paired_ratio.paired_rounds(rounds_a, rounds_b)]
+
+
+def decide_rounds(rounds_a, rounds_b, higher_is_better=True, options=DEFAULT):
     """decide() on two sides' per-round values ({round: value}), paired as paired_ratio.paired_rounds pairs
     them."""
-    logs = [math.log(a / b) for a, b in paired_ratio.paired_rounds(rounds_a, rounds_b)]
-    return decide(logs, higher_is_better, margin, alpha, tightest_at)
+    return decide_summary(*summarize(log_ratios(rounds_a, rounds_b)), higher_is_better, options)
 
 
 def bound_text(decision):
@@ -212,39 +245,46 @@ class _Running:
         return math.sqrt(self.m2 / (self.n - 1)) if self.n >= 2 else None
 
 
-def simulate(claims, case_s, budget_s, seed=0, jitter=0.2, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT,
-             max_rounds=None):
+@dataclasses.dataclass(frozen=True)
+class Simulation:
+    """How simulate() draws: its `seed`, each round's duration varying by +-`jitter` (uniform) around its
+    expectation, at most `max_rounds` rounds (None: until decided or out of budget), under `options`."""
+    seed: int = 0
+    jitter: float = 0.2
+    max_rounds: int = None
+    options: Options = DEFAULT
+
+
+def simulate(claims, case_s, budget_s, how=Simulation()):
     """A budgeted round loop on synthetic rounds, as the scheduler runs it on real ones: each round runs the
     cases of the claims still open (a case two open claims share runs once), each open claim gets one log
     ratio drawn from a normal of its `log_mean` and `log_sd`, is decided with decide_summary(), and stops when
     decided. A round starts only when should_start_round() says its expected duration (the sum of its cases'
-    `case_s`) fits; its actual duration varies by +-`jitter` (uniform), so the budget can be passed by at most
-    the last round's excess over its expectation.
+    `case_s`) fits; its actual duration varies by +-`how.jitter`, so the budget can be passed by at most the
+    last round's excess over its expectation.
 
     `claims`: [{"name", "cases": (case_a, case_b), "log_mean", "log_sd", "higher_is_better" (default True)}];
     `case_s`: {case: seconds one run of it takes}. Seeded and deterministic. Returns {"spent_s", "rounds" (the
     rounds run), "last_round_s", "claims": {name: decision dict, with "decided_at_s" where decided}}."""
-    rng = random.Random(seed)
+    rng = random.Random(how.seed)
     running = {c["name"]: _Running() for c in claims}
-    decisions = {c["name"]: decide_summary(0, None, None, margin=margin, alpha=alpha, tightest_at=tightest_at)
-                 for c in claims}
+    decisions = {c["name"]: decide_summary(0, None, None, options=how.options) for c in claims}
     spent, rounds, last = 0.0, 0, 0.0
-    while max_rounds is None or rounds < max_rounds:
+    while how.max_rounds is None or rounds < how.max_rounds:
         open_claims = [c for c in claims if decisions[c["name"]]["outcome"] == OPEN]
         if not open_claims:
             break
         cases = sorted({case for c in open_claims for case in c["cases"]})
-        expected = sum(case_s[case] for case in cases)
-        if not should_start_round(spent, budget_s, expected):
+        if not should_start_round(spent, budget_s, sum(case_s[case] for case in cases)):
             break
-        last = sum(case_s[case] * (1 + jitter * (2 * rng.random() - 1)) for case in cases)
+        last = sum(case_s[case] * (1 + how.jitter * (2 * rng.random() - 1)) for case in cases)
         spent += last
         rounds += 1
         for claim in open_claims:
             stats = running[claim["name"]]
             stats.add(rng.gauss(claim["log_mean"], claim["log_sd"]))
             decision = decide_summary(stats.n, stats.mean, stats.sd(), claim.get("higher_is_better", True),
-                                      margin, alpha, tightest_at)
+                                      how.options)
             if decision["outcome"] != OPEN:
                 decision["decided_at_s"] = spent
             decisions[claim["name"]] = decision

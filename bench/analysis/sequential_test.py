@@ -72,7 +72,7 @@ class BudgetTest(unittest.TestCase):
         claims, case_s = echo_like_claims()
         outcomes, rounds = collections.Counter(), []
         for seed in range(200):
-            run = sequential.simulate(claims, case_s, budget_s=900, seed=seed)
+            run = sequential.simulate(claims, case_s, 900, sequential.Simulation(seed=seed))
             noisy = run["claims"]["noisy"]
             outcomes[noisy["outcome"]] += 1
             rounds.append(noisy["rounds"])
@@ -87,14 +87,14 @@ class BudgetTest(unittest.TestCase):
         claims, case_s = echo_like_claims(noisy_mean=0.0)  # the noisy claim stays open to the end
         for budget_s in (1, 4.9, 5, 30, 31, 100, 333, 1000):
             for seed in range(20):
-                run = sequential.simulate(claims, case_s, budget_s=budget_s, seed=seed, jitter=0.5)
+                run = sequential.simulate(claims, case_s, budget_s, sequential.Simulation(seed=seed, jitter=0.5))
                 self.assertLessEqual(run["spent_s"], budget_s + run["last_round_s"])
                 # A round starts only when its expected length fits, so it passes only by its own excess.
                 self.assertLessEqual(run["spent_s"], budget_s * 1.5 + 1e-9)
 
     def test_rounds_run_only_the_cases_of_open_claims(self):
         claims, case_s = echo_like_claims(noisy_mean=0.0)
-        run = sequential.simulate(claims, case_s, budget_s=1000, seed=1, jitter=0.0, max_rounds=50)
+        run = sequential.simulate(claims, case_s, 1000, sequential.Simulation(seed=1, jitter=0.0, max_rounds=50))
         self.assertEqual(run["rounds"], 50)
         decided = [run["claims"][f"typical{i}"]["rounds"] for i in range(1, 6)]
         # 12 cases at 2.5 s while all are open, then the noisy claim's 2 alone.
@@ -104,6 +104,18 @@ class BudgetTest(unittest.TestCase):
     def test_should_start_round(self):
         self.assertTrue(sequential.should_start_round(1700, 1800, 100))
         self.assertFalse(sequential.should_start_round(1700.5, 1800, 100))
+
+
+class FirstDecisionTest(unittest.TestCase):
+    def test_the_decision_is_the_one_at_the_first_round_that_decides(self):
+        logs = [0.3, 0.31, 0.29, 0.3, -0.5, 0.6, -0.4]  # decided at 3; later rounds would reopen it
+        decision = sequential.first_decision(logs)
+        self.assertEqual((decision["outcome"], decision["rounds"]), (sequential.HOLDS, 3))
+        self.assertEqual(sequential.decide(logs)["outcome"], sequential.OPEN)
+
+    def test_an_undecided_sequence_gives_its_last_look(self):
+        logs = [0.1, -0.1, 0.12, -0.08, 0.05]
+        self.assertEqual(sequential.first_decision(logs), sequential.decide(logs))
 
 
 class EquivalenceTest(unittest.TestCase):

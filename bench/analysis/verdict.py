@@ -141,18 +141,24 @@ def equivalent_within(margin):
     return f"equivalent within \u00b1{margin * 100:g}%"
 
 
-def judge_sequential(a, b, rounds_a=None, rounds_b=None, higher_is_better=True, why_missing=None,
-                     margin=sequential.MARGIN, alpha=sequential.ALPHA):
+def judge_sequential(a, b, rounds_a=None, rounds_b=None, higher_is_better=True, options=sequential.DEFAULT):
     """The verdict on "A beats B" by the sequential rule (bench/analysis/sequential.py), for rounds spent until a
-    claim is decided: judge()'s fields (its t interval and sign-flip check stay, as the fixed design's view
-    of the same rounds), with `verdict` from the confidence sequence instead: HOLDS, REVERSED,
-    equivalent_within(margin) or OPEN, and `sequence`: the sequence's decision (its `interval`, `reach_pct`,
+    claim is decided: sequential_of(judge(...)) under `options` (sequential.Options)."""
+    return sequential_of(judge(a, b, rounds_a, rounds_b, higher_is_better), rounds_a, rounds_b, higher_is_better,
+                         options)
+
+
+def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=sequential.DEFAULT):
+    """A judge() line (`judged`) turned sequential: its fields (the t interval and sign-flip check stay, as the
+    fixed design's view of the same rounds), with `verdict` from the confidence sequence instead, looked at
+    after every round and stopped at the first that decides (sequential.first_decision): HOLDS, REVERSED,
+    equivalent_within(margin) or OPEN; `sequence`: that decision (its `rounds`, `interval`, `reach_pct`,
     `rounds_to_decide`, ...). An open claim's `why` bounds it: "any difference is below 12%; about 40 rounds
     would decide it"."""
-    out = judge(a, b, rounds_a, rounds_b, higher_is_better, why_missing)
+    out = dict(judged)
     if out["verdict"] == NOT_MEASURED:
         return out
-    decision = sequential.decide_rounds(rounds_a, rounds_b, higher_is_better, margin, alpha)
+    decision = sequential.first_decision(sequential.log_ratios(rounds_a, rounds_b), higher_is_better, options)
     out["sequence"] = decision
     out["test"] = decision["rule"]
     outcome = decision["outcome"]
@@ -160,7 +166,7 @@ def judge_sequential(a, b, rounds_a=None, rounds_b=None, higher_is_better=True, 
         out["verdict"], out["why"] = OPEN, sequential.bound_text(decision)
     elif outcome == sequential.EQUIVALENT:
         low, high = decision["interval"]
-        out["verdict"] = equivalent_within(margin)
+        out["verdict"] = equivalent_within(options.margin)
         out["why"] = f"the sequence's interval {low:.3g} .. {high:.3g} lies within the margin"
     else:
         out["verdict"] = HOLDS if outcome == sequential.HOLDS else REVERSED

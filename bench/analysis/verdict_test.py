@@ -112,7 +112,7 @@ class SequentialVerdictTest(unittest.TestCase):
         self.assertIn("rounds would decide it", v["why"])
 
     def test_a_missing_side_is_still_not_measured(self):
-        v = verdict.judge_sequential([1, 2, 3], [], why_missing="go skipped")
+        v = verdict.sequential_of(verdict.judge([1, 2, 3], [], why_missing="go skipped"), None, None)
         self.assertEqual(v["verdict"], verdict.NOT_MEASURED)
         self.assertNotIn("sequence", v)
 

@@ -50,7 +50,54 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual((parsed["samples"], parsed["echo_seconds"], parsed["websocket_messages"],
                           parsed["fanout_samples"], parsed["fanout_reps"], parsed["client_hosts"],
                           parsed["server_host"], parsed["quick"], parsed["compare_loopback"]),
-                         (10, 1.0, 20000, 3, 3, "", None, False, False))
+                         (None, 1.0, 20000, None, 3, "", None, False, False))
+
+
+def resolved(argv):
+    args = suite.command_line().parse_args(argv)
+    suite.design_flags(args)
+    return args
+
+
+class DesignFlagsTest(unittest.TestCase):
+    def refused(self, argv):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as done:
+            suite.main(argv)
+        self.assertEqual(done.exception.code, 2, err.getvalue())
+        return err.getvalue()
+
+    def test_without_rounds_the_write_ups_spend_a_30_minute_budget(self):
+        args = resolved([])
+        self.assertEqual((args.design, args.budget_s, args.margin), ("sequential", 1800.0, 0.05))
+        self.assertEqual((args.samples, args.fanout_samples, args.fixed_rounds), (10, 3, set()))
+
+    def test_budget_spellings(self):
+        for text, seconds in (("30m", 1800), ("1800s", 1800), ("1800", 1800), ("1h", 3600), ("1.5m", 90),
+                              ("3min", 180)):
+            self.assertEqual(resolved([f"--budget={text}"]).budget_s, seconds, text)
+        self.assertEqual(resolved(["--margin=2.5%"]).margin, 0.025)
+
+    def test_a_budget_that_does_not_parse_exits_2(self):
+        for text in ("abc", "30x", "-5m", "0", ""):
+            self.assertIn("--budget", self.refused([f"--budget={text}", "--list"]))
+        self.assertIn("--margin", self.refused(["--margin=80", "--list"]))
+
+    def test_rounds_are_the_fixed_design_and_samples_their_older_spelling(self):
+        for argv in (["--rounds=7"], ["--samples=7"], ["--rounds=7", "--samples=7"]):
+            args = resolved(argv)
+            self.assertEqual((args.design, args.samples, args.fanout_samples), ("fixed", 7, 3))
+        self.assertEqual(resolved(["--quick"]).design, "fixed")
+
+    def test_flags_that_bound_the_same_thing_must_agree(self):
+        self.assertIn("name the same thing", self.refused(["--rounds=7", "--samples=8", "--list"]))
+        self.assertIn("name one", self.refused(["--rounds=7", "--budget=10m", "--list"]))
+        self.assertIn("name one", self.refused(["--samples=7", "--margin=3", "--list"]))
+        self.assertIn("name one", self.refused(["--quick", "--budget=10m", "--list"]))
+
+    def test_fanout_samples_alone_fix_the_fanout_only(self):
+        args = resolved(["--fanout-samples=4"])
+        self.assertEqual((args.design, args.fanout_samples, args.fixed_rounds), ("sequential", 4, {"fanout_samples"}))
 
 
 if __name__ == "__main__":

@@ -21,12 +21,15 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
 """
 
 import argparse
+import dataclasses
 import json
 import os
+import re
 import sys
 import time
 
 from bench.analysis import histogram_merge
+from bench.analysis import sequential
 from bench.registry import registry
 from bench.reporting import charts
 from bench.reporting import document
@@ -45,8 +48,10 @@ from bench.running import contest
 from bench.running import placement as cpu_placement
 from bench.running import progress
 from bench.running import remote_placement
+from bench.running import rounds as round_policies
 from bench.running import scheduler
 from bench.running import ssh_host
+from bench.scenarios import adaptive
 from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
 from bench.scenarios import scenarios
@@ -191,15 +196,56 @@ def _settings(definition, args, placement, runners):
 RUN_NOTES = {}
 
 
-def run_part(definition, entries, args, env, placement=None):
-    """Runs one scenario (a write-up or a detail scenario: its definition) over the chosen contestants through
-    the round loop; writes <document>.json. Interrupted (Ctrl-C), it writes every row that finished,
-    the document marked `partial`, and raises KeyboardInterrupt."""
+@dataclasses.dataclass
+class Part:
+    """One scenario made ready to run: its definition, runners, settings, cases and contestants' fates."""
+    definition: object
+    runners: dict
+    settings: dict
+    cases: list
+    fates: list
+
+    def adaptive(self):
+        return self.settings.get("design") == "sequential"
+
+    def round_s(self):
+        return self.definition.round_s(self.settings, self.cases, self.runners)
+
+
+def prepare_part(definition, entries, args, placement=None):
+    """A scenario's Part over the chosen contestants: adaptive (settings "design": "sequential") where it has
+    claims and the command line fixed no rounds for it."""
     runners = _runners(args, placement, definition)
     settings = _settings(definition, args, placement, runners)
+    if args.design == "sequential" and definition.claims is not None and (
+            definition.flags.get("samples") not in args.fixed_rounds):
+        settings.update(design="sequential", margin=args.margin)
     cases, fates = definition.cases(entries, runners, settings)
-    outcome = scheduler.run(definition.focused(cases), runners,
-                            scheduler.Plan(rounds=settings["samples"], name=definition.name))
+    return Part(definition, runners, settings, definition.focused(cases), fates)
+
+
+def _plan(part, budget, whole):
+    """The round loop's plan of a part: its fixed rounds, or the adaptive policy within `budget` (a
+    rounds.Budget: the part's share of the `whole` run's)."""
+    definition, settings = part.definition, part.settings
+    if not part.adaptive():
+        return scheduler.Plan(rounds=settings["samples"], name=definition.name)
+    settings["budget_s"] = round(budget.seconds, 1)
+    options = sequential.Options(margin=settings["margin"])
+    questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
+    policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
+                                         name=definition.name)
+    return scheduler.Plan(rounds=None, policy=policy, name=definition.name)
+
+
+def run_part(part, args, env, placement=None, budget=None, whole=None):
+    """Runs one scenario (a write-up or a detail scenario: its Part) through the round loop, adaptive parts
+    within `budget` (of the `whole` run's); writes <document>.json. Interrupted (Ctrl-C), it writes every row that finished, the
+    document marked `partial`, and raises KeyboardInterrupt."""
+    definition, runners, settings, fates = part.definition, part.runners, part.settings, part.fates
+    outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole))
+    if part.adaptive():
+        settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
     scenarios.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
     section = definition.section(_on_the_link(rows), fates, settings)
@@ -221,6 +267,18 @@ def run_part(definition, entries, args, env, placement=None):
     if outcome.interrupted:
         raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
+
+
+def share_of(parts, index, whole):
+    """The budget of parts[index], an adaptive part: what is left of the `whole` run's budget, less the
+    expected time of the fixed parts after it, split among the adaptive parts still to run in proportion to
+    their rounds' expected lengths (what an earlier part left unspent is in what is left)."""
+    later = parts[index:]
+    fixed = sum(p.round_s() * p.settings["samples"] for p in later if not p.adaptive())
+    weights = [p.round_s() for p in later if p.adaptive()]
+    left = whole.left() - fixed
+    share = left * parts[index].round_s() / sum(weights) if sum(weights) > 0 else left / len(weights)
+    return round_policies.Budget(max(share, 0.0), clock=whole.clock)
 
 
 def _write_part(definition, document_):
@@ -255,11 +313,18 @@ def command_line():
     """The suite's argparse parser: one spelling per flag (dashes), the underscore spelling kept as an alias."""
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    _flag(parser, "--samples", type=int, default=10, metavar="N",
-          help="interleaved rounds of the echo and websocket write-ups and the detail benches "
-               "(default 10: the most that keeps the main job within 30 minutes with both "
-               "placements; every verdict says the smallest difference its rounds could detect and "
-               "the rounds that would resolve what it saw; a paired interval needs 2)")
+    _flag(parser, "--budget", default=None, metavar="TIME",
+          help="time for the whole run, e.g. 30m, 1800s, 1h (default 30m: the main job with both placements). "
+               "Each write-up spends its share round by round on the claims still open, and stops a claim "
+               "when the sequential rule decides it (holds, reversed, or equivalent within --margin); one "
+               "still open when its share is spent says the bound it reached")
+    _flag(parser, "--rounds", type=int, default=None, metavar="N",
+          help="the fixed design instead: N interleaved rounds of every case (the fan-out: --fanout-samples), "
+               "each claim judged once by its paired t interval")
+    _flag(parser, "--margin", default=None, metavar="PERCENT",
+          help="a difference within +-PERCENT is declared equivalent by the sequential rule (default 5)")
+    _flag(parser, "--samples", type=int, default=None, metavar="N",
+          help="the older spelling of --rounds (given with it, the two must agree)")
     _flag(parser, "--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
     _flag(parser, "--only", default="", metavar="WORDS",
           help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
@@ -279,8 +344,9 @@ def command_line():
                "short run buy more than a few long ones)")
     _flag(parser, "--websocket-messages", type=int, default=20000, metavar="N",
           help="messages per websocket client (default 20,000; the write-up sent 100,000)")
-    _flag(parser, "--fanout-samples", type=int, default=3, metavar="N",
-          help="rounds of the fan-out write-up (default 3)")
+    _flag(parser, "--fanout-samples", type=int, default=None, metavar="N",
+          help="fixed rounds of the fan-out write-up (default 3 with --rounds; given alone, the fan-out runs "
+               "these fixed rounds and the other write-ups adaptively)")
     _flag(parser, "--fanout-reps", type=int, default=3, metavar="N", help="timed fan-outs per client run (default 3)")
     _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
     _flag(parser, "--rerender", nargs="?", const="", default=None, metavar="RUN_FOLDER",
@@ -304,6 +370,51 @@ def command_line():
     return parser
 
 
+# The fixed design's rounds where no flag says (the detail scenarios always, the write-ups with --quick), and
+# the adaptive design's budget: the main job with both placements fits 30 minutes on a 2-core machine.
+DEFAULT_ROUNDS = 10
+DEFAULT_FANOUT_ROUNDS = 3
+DEFAULT_BUDGET = "30m"
+UNITS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600}
+
+
+def parse_duration(text):
+    """Seconds of "30m", "1800s", "1800", "1.5h"; ValueError naming the text otherwise."""
+    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h|)\s*", text or "")
+    if not found or float(found.group(1)) <= 0:
+        raise ValueError(f"--budget={text}: expected a time above 0 such as 30m, 1800s or 1h")
+    return float(found.group(1)) * UNITS[found.group(2)]
+
+
+def parse_margin(text):
+    """The margin as a fraction from a percentage, "5" or "5%"; ValueError otherwise."""
+    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%?\s*", text or "")
+    if not found or not 0 < float(found.group(1)) <= 50:
+        raise ValueError(f"--margin={text}: expected a percentage above 0 and at most 50, such as 5 or 2.5%")
+    return float(found.group(1)) / 100
+
+
+def design_flags(args):
+    """Resolves the flags that bound the rounds into `design` ("fixed" or "sequential"), `samples`,
+    `fanout_samples`, `fixed_rounds` (the rounds flags given), `budget_s` and `margin`; ValueError where two of
+    them disagree: --rounds and --samples with different values, --budget or --margin with fixed rounds."""
+    if args.rounds is not None and args.samples is not None and args.rounds != args.samples:
+        raise ValueError(f"--rounds={args.rounds} and --samples={args.samples} name the same thing: give one")
+    rounds = args.rounds if args.rounds is not None else args.samples
+    fixed = rounds is not None or args.quick
+    if fixed and (args.budget is not None or args.margin is not None):
+        given = "--quick" if rounds is None else f"--rounds={rounds}"
+        named = "--budget" if args.budget is not None else "--margin"
+        raise ValueError(f"{given} fixes the rounds, {named} is for the adaptive design that spends a budget "
+                         "until each claim is decided: name one")
+    args.design = "fixed" if fixed else "sequential"
+    args.fixed_rounds = {"fanout_samples"} if args.fanout_samples is not None else set()
+    args.samples = rounds if rounds is not None else DEFAULT_ROUNDS
+    args.fanout_samples = args.fanout_samples if args.fanout_samples is not None else DEFAULT_FANOUT_ROUNDS
+    args.budget_s = parse_duration(args.budget if args.budget is not None else DEFAULT_BUDGET)
+    args.margin = parse_margin(args.margin) if args.margin is not None else sequential.MARGIN
+
+
 def main(argv):
     parser = command_line()
     return _run(parser, parser.parse_args(argv))
@@ -323,8 +434,12 @@ def _run(parser, args):
             parser.error(f"--{'' if args.pin else 'no-'}pin means --placement={implied[0]}, but --placement="
                          f"{args.placement} was given too: name one")
         args.placements = implied
+    try:
+        design_flags(args)
+    except ValueError as error:
+        parser.error(str(error))
     if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
-        parser.error("--samples, --fanout_samples and --fanout_reps must be at least 1")
+        parser.error("--rounds, --fanout_samples and --fanout_reps must be at least 1")
     remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
                     if getattr(args, f)]
     if remote_flags and not args.server_host:
@@ -362,8 +477,24 @@ def _run(parser, args):
             placement.close()
 
 
+def _prepare_parts(parts, chosen, args, placement, failures):
+    """The Parts of the scenarios to run, in the order they run: adaptive ones with the longest rounds first,
+    so that what a quickly decided part leaves of the budget passes to the parts whose claims need more
+    rounds; then the fixed ones. A part that cannot be prepared is named in `failures`."""
+    prepared = []
+    for name in [p for p in parts if p in catalogue.BY_PART]:
+        try:
+            prepared.append(prepare_part(catalogue.BY_PART[name], chosen, args, placement))
+        except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
+            progress.log(f"{name} failed: {error!r}")
+            failures.append(name)
+    adaptive_parts = sorted((p for p in prepared if p.adaptive()), key=lambda p: -p.round_s())
+    return adaptive_parts + [p for p in prepared if not p.adaptive()]
+
+
 def _run_parts(args, parts, chosen, placement):
     started = time.monotonic()
+    whole = round_policies.Budget(args.budget_s).start()
     progress.log(f"bench: this run's folder: {result_files.results_dir()}")
     # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
     # benchmark in full.
@@ -372,22 +503,25 @@ def _run_parts(args, parts, chosen, placement):
     if "micro" in parts:
         run_microbenchmarks(args.quick, env)
     failures = []
-    for part in [p for p in parts if p in catalogue.BY_PART]:
-        definition = catalogue.BY_PART[part]
-        progress.log(f"==== {part}")
+    prepared = _prepare_parts(parts, chosen, args, placement, failures)
+    for index, part in enumerate(prepared):
+        name = part.definition.name
+        budget = share_of(prepared, index, whole) if part.adaptive() else None
+        progress.log(f"==== {name}" + (f" (adaptive: {budget.seconds:.0f} s of the budget's "
+                                        f"{max(whole.left(), 0):.0f} s left)" if budget else ""))
         try:
-            code = run_part(definition, chosen, args, env, placement)
+            code = run_part(part, args, env, placement, budget, whole)
         except KeyboardInterrupt:
             # The part wrote what finished, marked partial; the report links it, and nothing more runs.
-            return _interrupted(env, part, f"{definition.document}.json")
+            return _interrupted(env, name, f"{part.definition.document}.json")
         except result_files.ResultWriteError as error:
-            progress.log(f"{part}: its results could not be stored: {error}")
+            progress.log(f"{name}: its results could not be stored: {error}")
             code = 1
         except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
-            progress.log(f"{part} failed: {error!r}")
+            progress.log(f"{name} failed: {error!r}")
             code = 1
         if code:
-            failures.append(part)
+            failures.append(name)
     doc = None
     try:
         doc = write_report()

@@ -17,6 +17,7 @@ import json
 import os
 import statistics
 
+from bench.analysis import verdict
 from bench.reporting import old_documents
 from bench.running import progress
 
@@ -485,11 +486,44 @@ def _save(figures, figure, out, name, layout=True):
     return path, figure.netbench_alt
 
 
+def steal_per_round(figures, document, out, name):
+    """The hypervisor's steal in each round (its rows' noise.steal, bench/running/noise.py): every run a dot,
+    the round's highest a line, and the level a verdict counts a round above; nothing for rows without it."""
+    by_round = collections.defaultdict(list)
+    for row in document["rows"]:
+        steal = (row.get("noise") or {}).get("steal")
+        if steal is not None and row.get("round") is not None:
+            by_round[row["round"] + 1].append(steal * 100)
+    if not by_round:
+        return []
+    drawn = (f"; placement {document['settings']['placement_drawn']}"
+             if document.get("settings", {}).get("placement_drawn") else "")
+    figure, (ax,) = figures.figure(f"{name.replace('_', ' ')}: CPU time lost to the hypervisor (steal) per round"
+                                   f"\n(every run a dot{drawn})", document["environment"], Layout(height=3.2))
+    rounds = sorted(by_round)
+    ax.plot([r for r in rounds for _ in by_round[r]], [v for r in rounds for v in by_round[r]], ".",
+            color="tab:blue", alpha=0.5, label="a run")
+    ax.plot(rounds, [max(by_round[r]) for r in rounds], "-", color="tab:blue", linewidth=1, label="round's highest")
+    ax.axhline(verdict.STEAL_LEVEL * 100, linestyle="--", color="tab:red", linewidth=1,
+               label=f"{verdict.STEAL_LEVEL * 100:g}%: counted in the verdicts")
+    ax.set_xlabel("round")
+    ax.set_ylabel("steal (% of all CPUs' time)")
+    ax.set_ylim(bottom=0)
+    legend_outside(ax, "steal")
+    return [_save(figures, figure, out, f"{name}_steal")]
+
+
+def _with_steal(draw, name):
+    """A write-up's charts and, where its rows have a noise reading, its steal per round."""
+    return lambda figures, document, out: draw(figures, document, out) + steal_per_round(figures, document, out,
+                                                                                       name)
+
+
 # Which charts each section of REPORT.md gets, and from which stored file.
 SECTIONS = {
-    "echo_writeup": echo_writeup,
-    "websocket_writeup": websocket_writeup,
-    "fanout_writeup": fanout_writeup,
+    "echo_writeup": _with_steal(echo_writeup, "echo_writeup"),
+    "websocket_writeup": _with_steal(websocket_writeup, "websocket_writeup"),
+    "fanout_writeup": _with_steal(fanout_writeup, "fanout_writeup"),
     "microbenchmarks": microbenchmarks,
     "echo_bench": lambda f, d, o: detail_bench(f, d, o, "echo_bench", "Echo detail bench (netbench vs Go)"),
     "websocket_bench": lambda f, d, o: detail_bench(f, d, o, "websocket_bench",

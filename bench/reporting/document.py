@@ -36,11 +36,21 @@ SAME_RUN_S = 6 * 3600
 METHODOLOGY = [
     "Every figure is a median over interleaved rounds of this run: each round runs every case once, in turn, so "
     "that a slow minute of the machine falls on all of them alike.",
-    "Ratio: the geometric mean of the per-round ratios A/B, with a 95% t interval on their logs "
-    "(bench/analysis/verdict.py): **holds** or **reversed** when it excludes 1, **equivalent within ±2%** when "
-    "it lies inside 0.98 .. 1.02, else **not separable on this machine**; **same configuration here** when both "
+    "Two designs decide a verdict. **Adaptive** (the default, `--budget`): every case runs in the first 3 "
+    "rounds, then each round runs only the cases of the claims still open; after every round each open claim is "
+    "judged by a confidence sequence on its per-round log ratios (bench/analysis/sequential.py: Waudby-Smith et "
+    "al.'s asymptotic one, t-calibrated), valid however often it is looked at, and stops at the first round that "
+    "decides it: **holds** or **reversed** when its interval excludes 1, **equivalent within ±5%** (`--margin`) "
+    "when it lies inside the margin; a claim still undecided when its part's share of the budget is spent is "
+    "**open**, with the bound it reached (any difference is below X%) and the rounds that would decide it at the "
+    "spread seen. **Fixed** (`--rounds=N`): every case in every round, and one 95% t interval on the logs of "
+    "the per-round ratios (bench/analysis/verdict.py): **holds** or **reversed** when it excludes 1, "
+    "**equivalent within ±2%** when it lies inside 0.98 .. 1.02, else **not separable on this machine**.",
+    "Ratio: the geometric mean of the per-round ratios A/B with the verdict's interval; rounds: those it rests "
+    "on; any difference below: the interval's farther end from 1. **Same configuration here** when both "
     "sides ran the same effective configuration (read from the running processes), which is no experiment; "
-    "**not testable here** names the machine and command that can test it.",
+    "**not testable here** names the machine and command that can test it. Steal: the verdict's rounds whose "
+    "runs lost more than 5% of the machine's CPU time to the hypervisor (/proc/stat), of those measured.",
     "p: a sign-flip test of the same ratios, a check (n rounds cannot go below 2 / 2^n). Could detect: "
     "differences above it would have been seen at 80% power. Saturated: per round, the side whose CPU time "
     "reached 90% of wall time x the CPUs it may use (load, server, both, neither).",
@@ -185,7 +195,9 @@ def summary(sections):
                          "under": under or "-", "a": a if testable else "-", "b": b if testable else "-",
                          "measured": verdict_text.measured(line) if testable else "-",
                          "ratio": verdict_text.ratio_interval(line) if testable else "-",
-                         "others": others, "why": verdict_text.why(line) if testable else line.get("why", "")})
+                         "others": others, "why": verdict_text.why(line) if testable else line.get("why", ""),
+                         **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
+                            if testable and "design" in line else {})})
     return rows
 
 

@@ -74,7 +74,8 @@ def inline(text):
 
 
 def verdict_badge(verdict):
-    kind = {"holds": "holds", "reversed": "reversed", "not separable on this machine": "not-separable"}.get(
+    kind = {"holds": "holds", "reversed": "reversed", "not separable on this machine": "not-separable",
+            "open": "not-separable"}.get(
         verdict, "equivalent" if verdict.startswith("equivalent") else "other")
     return f'<span class="v v-{kind}" data-verdict="{html.escape(verdict)}">{html.escape(verdict)}</span>'
 

@@ -13,7 +13,9 @@ and the version rule (a field new in version 2 is optional in a version-1 docume
 """
 
 import json
+import re
 
+from bench.analysis import sequential
 from bench.reporting import old_documents
 
 WRITEUP = "netbench.writeup"
@@ -83,8 +85,14 @@ class MapOf:
 
 
 class Enum:
-    def __init__(self, *values):
-        self.values = values
+    """One of `values`, or a string that `pattern` (a regular expression) matches whole."""
+
+    def __init__(self, *values, pattern=None):
+        self.values, self.pattern = values, pattern
+
+    def allows(self, value):
+        return value in self.values or (self.pattern is not None and isinstance(value, str)
+                                        and re.fullmatch(self.pattern, value) is not None)
 
 
 class Pair:
@@ -126,7 +134,7 @@ def _check(kind, value, path, version, errors):
         if not any(_matches(k, value) for k in kind):
             errors.append(f"{path}: expected {' or '.join(KIND_WORDS[k] for k in kind)}, found {_describe(value)}")
     elif isinstance(kind, Enum):
-        if value not in kind.values:
+        if not kind.allows(value):
             errors.append(f"{path}: expected one of {', '.join(map(repr, kind.values))}, found {_describe(value)}")
     elif isinstance(kind, Pair):
         if not (isinstance(value, list) and len(value) == 2 and all(_matches("int", v) for v in value)):
@@ -221,6 +229,29 @@ CONTESTANT = Obj("a contestant's fate", {
     "tail": opt("str"),
 })
 
+# The rounds of a verdict that ran with the hypervisor's steal above a level (verdict.steal_rounds).
+STEAL = Obj("a verdict's rounds with steal", {
+    "steal_level": Field("num"),
+    "rounds_with_steal": Field("int"),
+    "rounds_with_noise": Field("int"),
+    "max_steal": nullable("num"),
+})
+
+# The sequential rule's decision on a claim (sequential.decide_summary).
+SEQUENCE = Obj("a sequential decision", {
+    "outcome": Field(Enum("holds", "reversed", "equivalent", "open")),
+    "rounds": Field("int"),
+    "geomean_ratio": nullable("num"),
+    "interval": nullable(ListOf("num")),
+    "sd_log": nullable("num"),
+    "reach_pct": nullable("num"),
+    "rounds_to_decide": nullable("int"),
+    "margin": Field("num"),
+    "alpha": Field("num"),
+    "tightest_at": Field("int"),
+    "rule": Field("str"),
+})
+
 VERDICT = Obj("a verdict", {
     "claim": Field("str"),
     "figure": opt("str", nullable=False),
@@ -235,7 +266,7 @@ VERDICT = Obj("a verdict", {
     "per_round_max": opt("num"),
     "p_value": opt("num"),
     # The paired statistics (verdict.py, paired_ratio.py), absent from documents stored before them.
-    "test": opt(Enum("two-sided Mann-Whitney U", "paired t on log ratios")),
+    "test": opt(Enum("two-sided Mann-Whitney U", "paired t on log ratios", sequential.RULE)),
     "rounds_paired": opt("int"),
     "geomean_ratio": opt("num"),
     "ci95": opt(ListOf("num")),
@@ -244,7 +275,14 @@ VERDICT = Obj("a verdict", {
     "detectable_pct": opt("num"),
     "rounds_needed": opt(("int", "str")),
     "verdict": Field(Enum("holds", "reversed", "equivalent within \u00b12%", "not separable on this machine",
-                          "not measured", "not testable here", "same configuration here")),
+                          "not measured", "not testable here", "same configuration here", "open",
+                          pattern="equivalent within \u00b1[0-9.]+%")),
+    # The design that judged it, the bound its interval reached and its rounds' steal; a sequential verdict's
+    # decision (sequential.py). Absent from documents stored before them.
+    "design": opt(Enum("fixed", "sequential"), nullable=False),
+    "reach_pct": opt("num"),
+    "steal": opt(STEAL, nullable=False),
+    "sequence": opt(SEQUENCE, nullable=False),
     "placement": opt(Enum("shared", "split"), nullable=False, since=3),
     "configuration": opt(MapOf(MapOf(("int", "str"))), nullable=False, since=3),
     "bottleneck": opt("str", since=3),
@@ -262,6 +300,10 @@ PLACEMENT = Obj("the hosts of a remote run", {
 
 SETTINGS = Obj("the settings", {
     "samples": Field("int"),
+    # An adaptive write-up's (--budget): the design, the equivalence margin, and its share of the budget, s.
+    "design": opt(Enum("fixed", "sequential"), nullable=False),
+    "margin": opt("num", nullable=False),
+    "budget_s": opt("num", nullable=False),
     "pinned": opt("bool", nullable=False),
     "placements": opt(ListOf(Enum("shared", "split")), nullable=False, since=3),
     "seconds": opt("num", nullable=False),

@@ -6,10 +6,19 @@ said; then where the report is. From the run's document (bench/reporting/documen
 """
 
 
-
-
 def _cut(text, width):
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _note(row):
+    """Under a row of a run that counted them: its rounds, the bound of an open claim, and its steal."""
+    if "rounds" not in row:
+        return ""
+    said = ([f"{row['rounds']} rounds"] if row["rounds"] != "-" else []) + (
+        [row["why"]] if row["verdict"] == "open" and row.get("why") else [])
+    if row.get("steal", "-") != "-":
+        said.append(f"steal {row['steal']}")
+    return "; ".join(said)
 
 
 def render(doc, report_path=None, width=160):
@@ -23,9 +32,12 @@ def render(doc, report_path=None, width=160):
     header = ("claim (the write-up's own load, shared placement)", "verdict", "ratio A/B (95% CI)",
               "other loads and placements")
     widths = [min(max(len(r[i]) for r in rows + [header]), cap) for i, cap in enumerate((50, 29, 22))] if rows else []
-    for row in [header] + rows if rows else []:
+    for row, full in zip([header] + rows, [None] + doc["summary"]) if rows else []:
         fixed = "  ".join(_cut(row[i], widths[i]).ljust(widths[i]) for i in range(3))
         lines.append(_cut(f"  {fixed}  {row[3]}", width))
+        note = _note(full) if full else ""
+        if note:
+            lines.append(_cut(f"    {note}", width))
     if report_path:
         lines.append(f"report: {report_path} (and report.html beside it)")
     return "\n".join(lines)

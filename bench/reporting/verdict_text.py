@@ -6,12 +6,15 @@ and the terminal's summary (bench/reporting/markdown.py, html_report.py, termina
     verdict_text.table_row(line)                # the cells of one row of a verdict table
 """
 
+import math
+
 NOT_TESTABLE = "not testable here"
-SETTLED = ("holds", "reversed", "equivalent within \u00b12%")  # the interval says why
+SETTLED = ("holds", "reversed")  # the interval says why; so it does for "equivalent within ..."
 
 # The verdict second: on a narrow screen it stays in sight beside its claim.
 VERDICT_COLUMNS = ["claim", "verdict", "measured here (A vs B, medians)", "ratio A/B (95% CI)", "per round",
-                   "p (sign flip)", "could detect", "saturated (rounds)", "why"]
+                   "rounds", "any difference below", "p (sign flip)", "could detect", "saturated (rounds)",
+                   "steal (rounds)", "why"]
 
 
 def number(x, digits=3):
@@ -29,8 +32,12 @@ def span(values):
 
 
 def ratio_interval(line):
-    """The paired ratio A/B with its 95% interval, "1.31 (1.28 .. 1.35)"; the ratio of medians where nothing
-    paired."""
+    """The paired ratio A/B with its 95% interval, "1.31 (1.28 .. 1.35)" (a sequential verdict's: the
+    confidence sequence's at the round it stopped); the ratio of medians where nothing paired."""
+    sequence = line.get("sequence") or {}
+    if sequence.get("interval"):
+        low, high = sequence["interval"]
+        return f"{number(sequence['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
     if line.get("ci95"):
         low, high = line["ci95"]
         return f"{number(line['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
@@ -41,23 +48,49 @@ def why(line):
     """What the verdict rests on beyond its interval ("" for a settled one)."""
     if line.get("verdict") == NOT_TESTABLE:
         return f"{line.get('why', '')}; there: `{line.get('command', '')}`"
-    if line.get("why") and line.get("verdict") not in SETTLED:
+    settled = line.get("verdict") in SETTLED or str(line.get("verdict")).startswith("equivalent within")
+    if line.get("why") and not settled:
         return line["why"]
     return ""
+
+
+def rounds(line):
+    """The rounds a verdict rests on: a sequential one's until it was decided, else the paired rounds."""
+    sequence = line.get("sequence")
+    if sequence:
+        return str(sequence["rounds"])
+    return str(line["rounds_paired"]) if line.get("rounds_paired") is not None else "-"
+
+
+def bound(line):
+    """"12%": any difference is below this, the farther end of the verdict's interval from 1 (a verdict stored
+    without it: its t interval's)."""
+    reach = line.get("reach_pct")
+    if reach is None and line.get("ci95") and min(line["ci95"]) > 0:
+        reach = math.expm1(max(abs(math.log(x)) for x in line["ci95"])) * 100
+    return f"{reach:.2g}%" if reach is not None else "-"
+
+
+def steal(line):
+    """"2/14 above 5%": the rounds of the verdict whose runs lost more than the level to the hypervisor."""
+    counted = line.get("steal") or {}
+    if not counted.get("rounds_with_noise"):
+        return "-"
+    return f"{counted['rounds_with_steal']}/{counted['rounds_with_noise']} above {counted['steal_level'] * 100:g}%"
 
 
 def table_row(line):
     """The cells of a verdict table's row (VERDICT_COLUMNS)."""
     if line.get("verdict") == NOT_TESTABLE:
-        return [line["claim"], line["verdict"], "-", "-", "-", "-", "-", "-", why(line)]
+        return [line["claim"], line["verdict"]] + ["-"] * (len(VERDICT_COLUMNS) - 3) + [why(line)]
     if line.get("test") == "two-sided Mann-Whitney U":  # under two rounds to pair: the pooled test decided
         p = f"{number(line.get('p_value'), 2)} (U test)"
     else:
         p = number(line.get("sign_flip_p"), 2)
     detect = f"> {line['detectable_pct']:.2g}%" if line.get("detectable_pct") is not None else "-"
     return [line["claim"], line["verdict"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
-            ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), p, detect,
-            line.get("bottleneck") or "-", why(line)]
+            ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), rounds(line),
+            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), why(line)]
 
 
 def sides(line):

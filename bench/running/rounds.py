@@ -8,10 +8,20 @@ machine (this VM's speed wanders) hits all cases alike and ratios can be taken w
     policy = rounds.Alternating()                # every case, the order reversed every other round (A-B, B-A)
     policy.cases(round_index, cases, rows)       # -> the cases of this round, in the order they run
 
-A policy that spends rounds only where a claim is still open returns fewer cases, and none to stop.
+A policy that spends rounds only where a claim is still open returns fewer cases, and none to stop:
+
+    policy = rounds.UntilDecided(questions, ["shared", "split"], rounds.Budget(600), name="echo")
+    policy.observe(case, runner_key, seconds)    # the scheduler's report of each run's duration
 """
 
+import dataclasses
 import random
+import time
+from typing import Callable, Optional
+
+from bench.analysis import sequential
+from bench.analysis import verdict
+from bench.running import progress
 
 
 class EveryCase:
@@ -43,3 +53,120 @@ class Alternating:
 
     def cases(self, round_index, cases, rows):
         return list(cases) if round_index % 2 == 0 else list(reversed(cases))
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """A claim the adaptive policy follows under one runner: its `name` (for progress lines), its two `cells`
+    (row fields a case's own fields match), the `runner` key whose runs judge it (None: every runner's), and
+    `judge(rows)`, its verdict line from the rows so far (bench/analysis/verdict.py's: "open" until decided,
+    with its `sequence` decision)."""
+    name: str
+    cells: tuple
+    runner: object
+    judge: Callable
+
+
+@dataclasses.dataclass
+class Budget:
+    """Seconds to spend, on `clock`, from the first look at what is left (start())."""
+    seconds: float
+    clock: Callable = time.monotonic
+    started: Optional[float] = None
+
+    def start(self):
+        if self.started is None:
+            self.started = self.clock()
+        return self
+
+    def spent(self):
+        return self.clock() - self.start().started
+
+    def left(self):
+        return self.seconds - self.spent()
+
+
+class UntilDecided:
+    """The adaptive design: every case in the first `min_rounds` rounds (a paired interval for every claim,
+    the tables for the cases no claim needs), then, each round, only the cases of the questions still open,
+    under the runners that judge them; every question is judged after every round and stops once decided. The
+    run stops when none is open, or when the next round, at its cases' last measured durations, would not fit
+    `budget` (sequential.should_start_round): it passes the budget by at most one round's misestimate.
+    `whole` is the budget of the whole run this part is a share of, for progress lines."""
+
+    def __init__(self, questions, runners, budget, whole=None, min_rounds=sequential.MIN_ROUNDS, name=""):
+        self.questions, self.runners, self.budget, self.whole = list(questions), list(runners), budget, whole
+        self.min_rounds, self.name = min_rounds, name
+        self.lines = {}  # question name -> its latest verdict line
+        self.durations = {}  # (case label, runner key) -> seconds of its last run
+        self.stopped = None  # why the run stopped
+
+    def observe(self, case, runner, seconds):
+        """The scheduler's report of one run: its case, runner key and duration."""
+        self.durations[(case.label(), runner)] = seconds
+
+    def open(self):
+        return [q for q in self.questions if (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
+
+    def cases(self, round_index, cases, rows):
+        self.budget.start()
+        if round_index > 0:
+            for question in self.open():
+                self.lines[question.name] = question.judge(rows)
+            progress.log(self._progress(round_index))
+        chosen = list(cases) if round_index < self.min_rounds else self._needed(cases)
+        if not chosen:
+            self.stopped = f"every claim decided after {round_index} rounds"
+        elif not sequential.should_start_round(self.budget.spent(), self.budget.seconds, self._expected(chosen)):
+            self.stopped = (f"the next round (about {self._expected(chosen):.0f} s) does not fit the "
+                            f"{max(self.budget.left(), 0):.0f} s left; {len(self.open())} claim(s) open")
+            chosen = []
+        if self.stopped:
+            progress.log(f"{self.name}: stopped: {self.stopped}")
+        return chosen
+
+    def _needed(self, cases):
+        """The cases of the open questions, each limited to the runners whose questions need it."""
+        out = []
+        for case in cases:
+            keys = {q.runner for q in self.open() if any(_matches(case.fields, cell) for cell in q.cells)}
+            if None in keys:
+                keys = set(self.runners)
+            skip = tuple(dict.fromkeys(list(case.skip_runners) + [k for k in self.runners if k not in keys]))
+            if any(k not in skip for k in self.runners):
+                out.append(dataclasses.replace(case, skip_runners=skip) if skip != case.skip_runners else case)
+        return out
+
+    def _expected(self, chosen):
+        """A round of `chosen`, at each run's last measured duration (unmeasured: the mean of those measured)."""
+        known = list(self.durations.values())
+        guess = sum(known) / len(known) if known else 0.0
+        return sum(self.durations.get((case.label(), key), guess)
+                   for case in chosen for key in self.runners if key not in case.skip_runners)
+
+    def _progress(self, round_index):
+        """After a round: the time spent and left of the part's budget and the whole's, and each open claim
+        with its current interval (from the minimum rounds on: before them none has one)."""
+        whole = f"; the whole run's {_spent(self.whole)}" if self.whole is not None else ""
+        open_ = self.open()
+        lines = [f"{self.name}: {round_index} rounds; its budget {_spent(self.budget)}{whole}; {len(open_)} of "
+                 f"{len(self.questions)} claims open"]
+        for question in open_ if round_index >= self.min_rounds else []:  # no interval before them
+            sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
+            interval = sequence.get("interval")
+            shown = (f"{sequence['geomean_ratio']:.3f} ({interval[0]:.3f} .. {interval[1]:.3f})" if interval
+                     else "too few rounds")
+            lines.append(f"  open: {question.name}: {shown}")
+        return "\n".join(lines)
+
+
+def _matches(fields, cell):
+    return all(fields.get(k) == v for k, v in cell.items())
+
+
+def _spent(budget):
+    return f"{_minutes(budget.spent())} spent, {_minutes(budget.left())} left"
+
+
+def _minutes(seconds):
+    seconds = max(seconds, 0)
+    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"

@@ -20,6 +20,7 @@ import itertools
 import json
 import os
 import tempfile
+import time
 from typing import Callable, Optional
 
 from bench.running import progress
@@ -73,12 +74,14 @@ class Case:
 @dataclasses.dataclass
 class Plan:
     """How a scenario is run: at most `rounds` rounds (None: until the policy chooses no case), the policy that
-    chooses each round's cases (rounds.EveryCase: the fixed design), the name progress lines carry, and
-    `on_row`, called with each row as it comes."""
+    chooses each round's cases (rounds.EveryCase: the fixed design; a policy with `observe(case, runner key,
+    seconds)` is told each run's duration on `clock`), the name progress lines carry, and `on_row`, called with
+    each row as it comes."""
     rounds: Optional[int]
     policy: object = dataclasses.field(default_factory=round_policies.EveryCase)
     name: str = ""
     on_row: Optional[Callable] = None
+    clock: Callable = time.monotonic
 
 
 @dataclasses.dataclass
@@ -198,7 +201,10 @@ def run(cases, runners, plan):
                 for key, runner in runners.items():
                     if key in case.skip_runners:
                         continue
+                    started = plan.clock()
                     row = loop.run_case(round_index, case, key, runner)
+                    if hasattr(plan.policy, "observe"):
+                        plan.policy.observe(case, key, plan.clock() - started)
                     loop.outcome.rows.append(row)
                     _log(plan, round_index, case, key, row)
                     if plan.on_row is not None:

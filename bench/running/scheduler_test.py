@@ -1,9 +1,11 @@
 """Tests of the one round loop (bench/running/scheduler.py) over a fake runner: the order of the runs, a server
 that does not start, Ctrl-C in the middle of a round, servers of their own per run, and a policy that chooses
-fewer cases."""
+fewer cases, and the adaptive policy (rounds.UntilDecided) on a fake clock: the minimum rounds, only the open
+claims' cases after them, and the budget."""
 
 import unittest
 
+from bench.running import rounds
 from bench.running import scheduler
 
 
@@ -130,6 +132,113 @@ class RoundLoopTest(unittest.TestCase):
         self.assertEqual([(r["server"], r["placement"]) for r in outcome.rows],
                          [("a", "shared"), ("b", "shared"), ("b", "shared")])
         self.assertEqual(runners["split"].runs, ["x->b"])
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class ClockedRunner(FakeRunner):
+    """A FakeRunner whose every client run moves `clock` on by the next of `seconds` (cycled)."""
+
+    def __init__(self, clock, seconds=(1.0,)):
+        super().__init__()
+        self.clock, self.seconds = clock, list(seconds)
+
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, on_result=None):
+        self.clock.now += self.seconds[len(self.runs) % len(self.seconds)]
+        return super().run_client(entry, server, values, extra_args, bound_s, on_result)
+
+
+def question(name, a, b, decided_after=None, runner="shared"):
+    """A claim on cells a and b ((server, client)) that is decided once `decided_after` rounds of its runner
+    hold both cells (never: None)."""
+    cells = ({"server": a[0], "client": a[1]}, {"server": b[0], "client": b[1]})
+
+    def judge(rows):
+        seen = {r["round"] for r in rows if r["server"] == a[0] and r["client"] == a[1]
+                and r["placement"] == (runner or "shared")}
+        decided = decided_after is not None and len(seen) >= decided_after
+        return {"verdict": "holds" if decided else "open",
+                "sequence": {"geomean_ratio": 1.1, "interval": [0.9, 1.3] if len(seen) >= 3 else None}}
+    return rounds.Question(name, cells, runner, judge)
+
+
+FIVE = [case("a", "x"), case("b", "x"), case("a", "y"), case("b", "y"), case("c", "z")]
+
+
+def adaptive(questions, budget_s, clock, runners=("shared",)):
+    return rounds.UntilDecided(questions, runners, rounds.Budget(budget_s, clock=clock), name="test")
+
+
+class AdaptiveRoundsTest(unittest.TestCase):
+    def run_adaptive(self, policy, clock, runner):
+        return scheduler.run(FIVE, runner, scheduler.Plan(rounds=None, policy=policy, clock=clock))
+
+    def test_the_minimum_rounds_run_every_case_even_when_every_claim_is_decided(self):
+        clock = FakeClock()
+        policy = adaptive([question("q", ("a", "x"), ("b", "x"), decided_after=0)], 1000, clock)
+        outcome = self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        self.assertEqual(sorted({r["round"] for r in outcome.rows}), [0, 1, 2])
+        self.assertEqual(len(outcome.rows), 15)
+        self.assertIn("every claim decided", policy.stopped)
+
+    def test_a_decided_claims_cases_stop_and_the_open_ones_run_until_the_budget(self):
+        clock = FakeClock()
+        questions = [question("decided", ("a", "x"), ("b", "x"), decided_after=4),
+                     question("open", ("a", "y"), ("b", "y"))]
+        policy = adaptive(questions, 30, clock)
+        outcome = self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        by_round = {}
+        for row in outcome.rows:
+            by_round.setdefault(row["round"], []).append(row["server"] + row["client"])
+        self.assertEqual(by_round[2], ["ax", "bx", "ay", "by", "cz"])  # the minimum rounds: every case
+        self.assertEqual(by_round[3], ["ax", "bx", "ay", "by"])  # no claim needs cz
+        self.assertTrue(all(by_round[k] == ["ay", "by"] for k in by_round if k > 3))
+        # 15 s of minimum rounds, 4 s, then 2 s a round while 2 s fit in the 30 s: 21, 23, ..., 29.
+        self.assertEqual(clock.now, 29)
+        self.assertEqual(max(by_round), 8)
+        self.assertIn("does not fit", policy.stopped)
+
+    def test_the_budget_is_never_passed_by_more_than_one_round(self):
+        for budget_s in (0.5, 3, 7, 16, 29.5, 40, 77):
+            for pattern in ((1.0,), (0.5, 1.5), (0.2, 3.0, 0.7), (2.0, 0.1, 0.1, 0.1)):
+                clock = FakeClock()
+                runner = ClockedRunner(clock, pattern)
+                starts = []
+                policy = adaptive([question("open", ("a", "y"), ("b", "y"))], budget_s, clock)
+                looked = policy.cases
+                policy.cases = lambda i, c, r: starts.append(clock.now) or looked(i, c, r)
+                outcome = self.run_adaptive(policy, clock, {"shared": runner})
+                last_round_s = clock.now - starts[-2] if len(starts) > 1 else 0
+                self.assertLessEqual(clock.now, budget_s + last_round_s, (budget_s, pattern))
+                self.assertGreaterEqual(len(outcome.rows), 5)  # the first round always runs
+
+    def test_an_open_claim_runs_its_cases_only_under_the_runner_it_is_open_in(self):
+        clock = FakeClock()
+        questions = [question("shared", ("a", "x"), ("b", "x")),
+                     question("split", ("a", "x"), ("b", "x"), decided_after=3, runner="split")]
+        policy = adaptive(questions, 40, clock, runners=("shared", "split"))
+        runners = {"shared": ClockedRunner(clock), "split": ClockedRunner(clock)}
+        outcome = self.run_adaptive(policy, clock, runners)
+        late = [(r["server"] + r["client"], r["placement"]) for r in outcome.rows if r["round"] >= 3]
+        self.assertTrue(late)
+        self.assertEqual(set(late), {("ax", "shared"), ("bx", "shared")})
+        self.assertLessEqual(clock.now, 40 + 2)
+
+    def test_progress_says_the_budget_and_each_open_claims_interval(self):
+        clock = FakeClock()
+        policy = adaptive([question("open one", ("a", "y"), ("b", "y"))], 100, clock)
+        for index in range(3):
+            policy.cases(index, FIVE, [])
+            clock.now += 10
+        text = policy._progress(3)
+        self.assertIn("its budget 0m30s spent, 1m10s left", text)
+        self.assertIn("open: open one", text)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,10 @@ class Definition:
     `focus` {runner name: {row field: values}}: under that runner only the cases whose fields match run;
     `placements` the CPU placements it runs under (None: those the command line chose); `merge_histograms` the
     row fields of a case whose clients' latency histograms are merged over its rounds into the document (None:
-    they stay in the rows)."""
+    they stay in the rows); `claims(rows)` its claims (writeups.Claim, from rows or from its cases' fields: the
+    adaptive round policy's questions; None: a scenario judged by its fixed rounds only); `case_s(settings)`
+    about how long one run of a case takes, in seconds (the stored runs' mean), to split a time budget among
+    the parts in proportion to their rounds' lengths."""
     name: str
     document: str
     settings: dict
@@ -33,6 +36,15 @@ class Definition:
     focus: dict = dataclasses.field(default_factory=dict)
     placements: Optional[tuple] = None
     merge_histograms: Optional[tuple] = None
+    claims: Optional[Callable] = None
+    case_s: Optional[Callable] = None
+
+    def round_s(self, settings, cases, runners):
+        """About how long one round of every case under every runner takes (0 where `case_s` is unknown)."""
+        if self.case_s is None:
+            return 0.0
+        runs = sum(1 for case in cases for key in runners if key not in case.skip_runners)
+        return runs * self.case_s(settings)
 
     def settings_for(self, flags, quick=False):
         """The settings of one run: the defaults, the command line's values where it has them (`flags` maps a

@@ -16,9 +16,11 @@ run there. Nothing in a verdict is written by hand.
 """
 
 import dataclasses
+import math
 import statistics
 
 from bench.analysis import medians
+from bench.analysis import sequential
 from bench.running import placement as cpu_placement
 from bench.running import process_configuration
 from bench.analysis import verdict
@@ -87,8 +89,10 @@ def not_testable(text, why, command):
     return {"claim": text, **verdict.not_testable(why, command)}
 
 
-def claim_line(claim, rows, fates, placement=None):
-    """One claim's verdict, within one `placement` (its name opens the claim when the rows have several)."""
+def claim_line(claim, rows, fates, placement=None, options=None):
+    """One claim's verdict, within one `placement` (its name opens the claim when the rows have several): the
+    fixed design's, or with `options` (sequential.Options) the sequential rule's, each with its bound
+    (`reach_pct`) and its rounds' steal (`steal`)."""
     a, b, figure = claim.a, claim.b, claim.figure
     if placement is not None:
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
@@ -97,9 +101,11 @@ def claim_line(claim, rows, fates, placement=None):
     samples_b, rounds_b = _samples(cells_b, figure)
     judged = verdict.judge(samples_a, samples_b, rounds_a, rounds_b, claim.higher_is_better,
                            why_missing=_why_missing(fates, *claim.names))
+    if options is not None:
+        judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
     several = len(placements_of(rows)) > 1
     line = {"claim": (f"[{placement}] " if placement and several else "") + claim.text, "figure": figure, "a": a,
-            "b": b, **judged}
+            "b": b, **judged, **_bound_and_steal(judged, cells_a + cells_b, rounds_a, rounds_b)}
     if placement is not None:
         line["placement"] = placement
     configuration = {f"{side}_{role}": config for side, cells in (("a", cells_a), ("b", cells_b))
@@ -114,6 +120,21 @@ def claim_line(claim, rows, fates, placement=None):
         note = "the load was saturated in most rounds of both sides: msgs/s measured the load generator"
         line["why"] = f"{line['why']}; {note}" if line.get("why") else note
     return line
+
+
+def _bound_and_steal(judged, cells, rounds_a, rounds_b):
+    """The verdict's bound, "any difference is below reach_pct%" (from the sequence's interval, or the fixed
+    design's t interval), and the steal of the rounds it used (a sequential verdict: those up to its decision)."""
+    sequence = judged.get("sequence")
+    out = {"design": "sequential" if sequence else "fixed"}
+    if sequence:
+        out["reach_pct"] = sequence["reach_pct"]
+        used = sorted(set(rounds_a or {}) & set(rounds_b or {}))[:sequence["rounds"]]
+        cells = [r for r in cells if r.get("round") in used]
+    elif judged.get("ci95"):
+        out["reach_pct"] = math.expm1(max(abs(math.log(x)) for x in judged["ci95"])) * 100
+    out["steal"] = verdict.steal_rounds(cells)
+    return out
 
 
 def _configuration(cells):
@@ -217,14 +238,14 @@ def _entries(claims, rows):
     return entries + [(c, None) for c in claims if not isinstance(c, Claim) or not c.per_placement]
 
 
-def _line_of(claim, placement, rows, fates, stored):
-    """A claim's verdict: computed from the rows, or, re-rendering (`stored`: the verdicts a run kept), the
-    stored line of the same cells, figure and placement; a claim that is already a line, as it is (or its
-    stored self)."""
+def _line_of(claim, placement, rows, fates, stored, options=None):
+    """A claim's verdict: computed from the rows (by the sequential rule with `options`), or, re-rendering
+    (`stored`: the verdicts a run kept), the stored line of the same cells, figure and placement; a claim that
+    is already a line, as it is (or its stored self)."""
     if not isinstance(claim, Claim):
         return dict(claim) if stored is None else next((s for s in stored if s.get("claim") == claim["claim"]), None)
     if stored is None:
-        return claim_line(claim, rows, fates, placement=placement)
+        return claim_line(claim, rows, fates, placement=placement, options=options)
     a, b = _cell(claim.a, placement), _cell(claim.b, placement)
     return next((s for s in stored if s.get("a") == a and s.get("b") == b and s.get("figure") == claim.figure),
                 None)
@@ -234,13 +255,13 @@ def _cell(cell, placement):
     return {**cell, "placement": placement} if placement is not None else cell
 
 
-def _judged(claims, rows, fates, stored=None):
+def _judged(claims, rows, fates, stored=None, options=None):
     """(lines, groups, where): each claim's verdict line (_line_of), the lines grouped by question
     ({question, headline, others}: indexes into lines, the headline the write-up's own load under the shared
     placement), and each line's placement and variant. A stored line no claim matches keeps its own group."""
     lines, groups, where = [], {}, []
     for claim, placement in _entries(claims, rows):
-        line = _line_of(claim, placement, rows, fates, stored)
+        line = _line_of(claim, placement, rows, fates, stored, options)
         if line is None or line in lines:
             continue
         is_claim = isinstance(claim, Claim)
@@ -272,13 +293,31 @@ def judge(claims, rows, fates):
 def section_of(head, rows, fates, claims, stored, tables):
     """A section as data, what the renderers (bench/reporting/) show: `head` has its id, kind ("writeup" or
     "detail"), title, and where it has them the write-up's claim, what was measured and notes; `claims` are
-    judged here (or matched to `stored`, the verdicts a run kept, re-rendering it)."""
-    lines, groups, where = _judged(claims, rows, fates, stored)
+    judged here (or matched to `stored`, the verdicts a run kept, re-rendering it), by the sequential rule where
+    `head` has `options` (sequential_options(settings))."""
+    lines, groups, where = _judged(claims, rows, fates, stored, head.get("options"))
     return {"id": head["id"], "kind": head.get("kind", "writeup"), "title": head["title"],
             "claim": head.get("claim", ""), "measured": head.get("measured", ""),
             "placements": [{"name": p, "answers": cpu_placement.ANSWERS[p]} for p in placements_of(rows) if p],
             "verdicts": lines, "claims": groups, "where": where, "tables": list(tables),
             "notes": list(head.get("notes", ())), "failures": _failures(rows), "contestants": fates, "charts": []}
+
+
+def sequential_options(settings):
+    """The sequential rule's options where the run was adaptive (settings "design": "sequential"), else None."""
+    if settings.get("design") != "sequential":
+        return None
+    return sequential.Options(margin=settings.get("margin", sequential.MARGIN))
+
+
+def rounds_text(settings):
+    """How many rounds ran: "10 interleaved rounds", or, adaptive, the most any case ran and how they were
+    spent."""
+    if settings.get("design") != "sequential":
+        return f"{settings['samples']} interleaved rounds"
+    budget = f" of a {settings['budget_s'] / 60:.3g}-minute share of the budget" if settings.get("budget_s") else ""
+    return (f"up to {settings['samples']} interleaved rounds{budget} (every case in the first "
+            f"{sequential.MIN_ROUNDS}, then only the cases of the claims still open)")
 
 
 def _table(caption, columns, rows):
@@ -327,11 +366,12 @@ def echo_section(rows, fates, settings, claims, stored=None):
     columns = ["placement", "server", "load", "msgs/s", "msgs/s per round", "server CPU us/msg",
                "client CPU us/msg", "segments/msg", "server as it ran", "saturated", "runs ok"]
     measured = (f"{settings['clients']} connections writing 22-byte messages for {settings['seconds']:g} s per run "
-                f"(not 180 s), {settings['samples']} interleaved rounds, every server under every load, in each "
+                f"(not 180 s), {rounds_text(settings)}, every server under every load, in each "
                 "placement. A = the first system named, B = Go at its default.")
     caption = ("Medians over rounds; CPU per message written, the scheduler's exact run time of each whole "
                "process; the server's configuration read from the running process.")
-    head = {"id": "echo", "title": "Echo: does Racket beat Go?", "claim": ECHO_CLAIM, "measured": measured}
+    head = {"id": "echo", "title": "Echo: does Racket beat Go?", "claim": ECHO_CLAIM, "measured": measured,
+            "options": sequential_options(settings)}
     return section_of(head, rows, fates, claims, stored, [_table(caption, columns, table)])
 
 
@@ -379,11 +419,11 @@ def websocket_section(rows, fates, settings, claims, stored=None):
             tables.append(_grid(f"{client} against {server}{where}, CPU per message, server / client (us)", grid,
                                 _cpu_cell))
     measured = (f"{settings['messages']:,} \"hello, world!\" text messages per client to a sink server, "
-                f"{settings['samples']} interleaved rounds; each table has the write-up's shape (rows: clients, "
+                f"{rounds_text(settings)}; each table has the write-up's shape (rows: clients, "
                 "columns: GOMAXPROCS, or netbench's event loops, set alike on both sides), in each placement; a "
                 "column whose threads exceed the CPUs a side may use is marked oversubscribed.")
     head = {"id": "websocket", "title": "WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?",
-            "claim": WEBSOCKET_CLAIM, "measured": measured}
+            "claim": WEBSOCKET_CLAIM, "measured": measured, "options": sequential_options(settings)}
     return section_of(head, rows, fates, claims, stored, tables)
 
 
@@ -428,7 +468,7 @@ def fanout_section(rows, fates, settings, claims, stored=None):
     measured = (f"{settings['requests']} concurrent GETs of a 25,600-byte page per repetition, {settings['reps']} "
                 f"timed repetitions per run after {settings['warmup']} untimed ones (for the clients that take "
                 "them: the JVM clients, to warm the JIT, and more until 5 s have passed, as criterium runs code for "
-                "10 s before it times it; go-keep, to fill its pool; and netbench), in interleaved rounds; a verdict "
+                f"10 s before it times it; go-keep, to fill its pool; and netbench), {rounds_text(settings)}; a verdict "
                 "pairs each round's median repetition with the other side's in the same round. The write-up fetched "
                 "a remote site, so the origin answering after 50 ms is its faithful copy; the two sides of the "
                 "write-up did not run alike, so each condition is judged, for each JVM client against Go: cold (new "
@@ -442,5 +482,5 @@ def fanout_section(rows, fates, settings, claims, stored=None):
                "CPU time during each (curl prints none), and over the whole process, start-up (the JVM's class "
                "loading and JIT) and warm-up repetitions included.")
     head = {"id": "fanout", "title": "Fan-out: does the JVM fetch 500 URLs faster than Go?", "claim": FANOUT_CLAIM,
-            "measured": measured}
+            "measured": measured, "options": sequential_options(settings)}
     return section_of(head, rows, fates, claims, stored, [_table(caption, columns, table)])

@@ -1,0 +1,120 @@
+"""The echo write-up run adaptively on synthetic rounds (bench/scenarios/adaptive.py over the round loop, with a
+runner whose rates are scripted and a clock moved by each run): a steady lead is decided in the minimum rounds
+and its cells stop, a tie that never settles runs until the budget, and the verdict lines the section then
+gives are the ones the run stopped at, with their rounds, bound and steal, rendered."""
+
+import random
+import unittest
+
+from bench.analysis import sequential
+from bench.analysis import verdict
+from bench.reporting import verdict_text
+from bench.running import rounds
+from bench.running import scheduler
+from bench.scenarios import adaptive
+from bench.scenarios import writeup_definitions
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class Server:
+    def __init__(self, name):
+        self.name = name
+
+    def alive(self):
+        return True
+
+
+class ScriptedRunner:
+    """contest.Runner's calls, in memory: each client run takes 1 s on `clock`; racket runs 30% above go
+    (within 1%), go-gomaxprocs1 at go's rate with a 30% spread, and every tenth run loses 8% to steal."""
+
+    placement_name = "shared"
+    link = None
+
+    def __init__(self, clock):
+        self.clock, self.rng, self.runs = clock, random.Random(7), 0
+
+    def start_server(self, entry, values=None, extra_args=(), url_template=None):
+        return Server(entry["name"])
+
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, on_result=None):
+        self.clock.now += 1.0
+        self.runs += 1
+        rate = {"racket": 130000 * self.rng.uniform(0.99, 1.01), "go": 100000 * self.rng.uniform(0.99, 1.01),
+                "go-gomaxprocs1": 100000 * self.rng.uniform(0.7, 1.3)}[server.name]
+        return {"status": "ok", "found": {"msgs_per_s": [rate], "messages": [rate]},
+                "noise": {"steal": 0.08 if self.runs % 10 == 0 else 0.01}}
+
+    def stop_all(self):
+        pass
+
+
+SERVERS = ("racket", "go", "go-gomaxprocs1")
+FATES = [{"name": n, "role": "server", "status": "ran", "command": n, "version": "1"} for n in SERVERS]
+
+
+def echo_cases():
+    return [scheduler.Case(fields={"server": s, "client": "go-spammer"}, server=scheduler.ServerSpec({"name": s}),
+                           client={"name": "go-spammer"}, figures=_figures) for s in SERVERS]
+
+
+def _figures(row, measured):
+    row["msgs_per_s"] = row["found"]["msgs_per_s"][0]
+
+
+class AdaptiveEchoTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        clock = Clock()
+        runners = {"shared": ScriptedRunner(clock)}
+        cases = echo_cases()
+        options = sequential.Options(margin=0.05)
+        questions = adaptive.questions(writeup_definitions.ECHO, cases, runners, FATES, options)
+        cls.policy = rounds.UntilDecided(questions, list(runners), rounds.Budget(60, clock=clock), name="echo")
+        cls.outcome = scheduler.run(cases, runners, scheduler.Plan(rounds=None, policy=cls.policy, clock=clock))
+        cls.clock = clock
+        settings = {"clients": 3, "seconds": 1.0, "design": "sequential", "margin": 0.05, "budget_s": 60,
+                    "samples": max(r["round"] for r in cls.outcome.rows) + 1}
+        cls.section = writeup_definitions.ECHO.section(cls.outcome.rows, FATES, settings)
+
+    def line(self, start):
+        return next(v for v in self.section["verdicts"] if v["claim"].startswith(start))
+
+    def test_the_steady_lead_is_decided_in_the_minimum_rounds_and_its_cells_stop(self):
+        racket = self.line("Racket beats Go")
+        self.assertEqual(racket["verdict"], verdict.HOLDS)
+        self.assertEqual(racket["sequence"]["rounds"], sequential.MIN_ROUNDS)
+        self.assertEqual({r["round"] for r in self.outcome.rows if r["server"] == "racket"}, {0, 1, 2})
+
+    def test_the_unsettled_claim_runs_until_the_budget_and_is_bounded(self):
+        tie = self.line("Go with GOMAXPROCS=1")
+        self.assertEqual(tie["verdict"], verdict.OPEN)
+        self.assertTrue(tie["why"].startswith("any difference is below"), tie["why"])
+        self.assertGreater(tie["sequence"]["rounds"], 20)
+        self.assertIn("does not fit", self.policy.stopped)
+        self.assertLessEqual(self.clock.now, 60 + 2)  # one round of its two cells, at most, past the budget
+
+    def test_a_missing_figure_is_not_measured_and_stops_at_once(self):
+        self.assertEqual(self.line("Racket spends less")["verdict"], verdict.NOT_MEASURED)
+
+    def test_a_rendered_line_has_its_rounds_bound_and_steal(self):
+        tie = self.line("Go with GOMAXPROCS=1")
+        cells = dict(zip(verdict_text.VERDICT_COLUMNS, verdict_text.table_row(tie)))
+        self.assertEqual(cells["rounds"], str(tie["sequence"]["rounds"]))
+        self.assertEqual(cells["any difference below"], f"{tie['reach_pct']:.2g}%")
+        self.assertRegex(cells["steal (rounds)"], r"^[1-9][0-9]*/[0-9]+ above 5%$")
+        self.assertIn("rounds would decide it", cells["why"])
+        self.assertEqual((tie["design"], tie["steal"]["steal_level"]), ("sequential", verdict.STEAL_LEVEL))
+        racket = dict(zip(verdict_text.VERDICT_COLUMNS, verdict_text.table_row(self.line("Racket beats Go"))))
+        self.assertEqual((racket["rounds"], racket["why"]), ("3", ""))
+
+
+if __name__ == "__main__":
+    unittest.main()
