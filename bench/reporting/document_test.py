@@ -15,6 +15,7 @@ from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import terminal
 from bench.scenarios import catalogue
+from bench.scenarios import writeups
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 MAIN = os.path.join(DATA, "linux-x86_64-2cpu")
@@ -86,8 +87,10 @@ class StoredRunsTest(unittest.TestCase):
         self.assertEqual((row["a"], row["b"]), ("racket", "go"))
         self.assertEqual(row["under"], "shared, go-spammer")
         self.assertIn("(of 3)", row["others"])
-        fanout = [r for r in doc["summary"] if r["section"] == "fanout"]
-        self.assertEqual(len(fanout), 1)
+        # The stored fan-out ran the JDK's HttpClient as "jvm": its lines are kept as the older claims they are,
+        # one row, not matched to today's claims of the same cells.
+        fanout = [r["question"] for r in doc["summary"] if r["section"] == "fanout"]
+        self.assertEqual(fanout, [f"Fan-out: {writeups.OLDER_CLAIMS}"])
 
     def test_a_report_holds_only_its_own_runs_documents(self):
         doc = self.docs[next(d for d in self.docs if os.path.normpath(d) == os.path.normpath(MAIN))]

@@ -103,9 +103,7 @@ def claim_line(claim, rows, fates, placement=None, options=None):
                            why_missing=_why_missing(fates, *claim.names))
     if options is not None:
         judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
-    several = len(placements_of(rows)) > 1
-    line = {"claim": (f"[{placement}] " if placement and several else "") + claim.text, "figure": figure, "a": a,
-            "b": b, **judged, **_bound_and_steal(judged, cells_a + cells_b, rounds_a, rounds_b)}
+    line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged, **_bound_and_steal(judged, cells_a + cells_b, rounds_a, rounds_b)}
     if placement is not None:
         line["placement"] = placement
     configuration = {f"{side}_{role}": config for side, cells in (("a", cells_a), ("b", cells_b))
@@ -231,6 +229,10 @@ def _failures(rows):
     return out
 
 
+# The question under which a re-rendered run's verdicts of claims this version no longer makes are kept.
+OLDER_CLAIMS = "the claims as an older version of netbench made them (as stored)"
+
+
 def _entries(claims, rows):
     """(claim, placement) in the order they are judged: each per-placement claim within every placement of the
     rows, then the others; a claim that is already a line (not testable here) comes with placement None."""
@@ -240,15 +242,23 @@ def _entries(claims, rows):
 
 def _line_of(claim, placement, rows, fates, stored, options=None):
     """A claim's verdict: computed from the rows (by the sequential rule with `options`), or, re-rendering
-    (`stored`: the verdicts a run kept), the stored line of the same cells, figure and placement; a claim that
-    is already a line, as it is (or its stored self)."""
+    (`stored`: the verdicts a run kept), the stored line of the same claim: its words, cells, figure and
+    placement (a contestant's name can come to mean another program, so the cells alone do not say it is the
+    same claim); a claim that is already a line, as it is (or its stored self)."""
     if not isinstance(claim, Claim):
         return dict(claim) if stored is None else next((s for s in stored if s.get("claim") == claim["claim"]), None)
     if stored is None:
         return claim_line(claim, rows, fates, placement=placement, options=options)
     a, b = _cell(claim.a, placement), _cell(claim.b, placement)
-    return next((s for s in stored if s.get("a") == a and s.get("b") == b and s.get("figure") == claim.figure),
-                None)
+    text = _claim_text(claim, rows, placement)
+    return next((s for s in stored if s.get("a") == a and s.get("b") == b and s.get("figure") == claim.figure
+                 and s.get("claim") == text), None)
+
+
+def _claim_text(claim, rows, placement):
+    """A claim's words in its verdict line: its placement's name first when the rows have several."""
+    several = len(placements_of(rows)) > 1
+    return (f"[{placement}] " if placement and several else "") + claim.text
 
 
 def _cell(cell, placement):
@@ -275,8 +285,10 @@ def _judged(claims, rows, fates, stored=None, options=None):
         lines.append(line)
         where.append({"placement": placement, "variant": claim.variant if is_claim else None})
     for line in stored or []:
-        if line not in lines:
-            groups[line["claim"]] = {"question": line["claim"], "headline": len(lines), "others": []}
+        if line not in lines:  # a claim this version no longer makes: shown as stored, one group for them all
+            group = groups.setdefault(OLDER_CLAIMS, {"question": OLDER_CLAIMS, "headline": len(lines), "others": []})
+            if group["headline"] != len(lines):
+                group["others"].append(len(lines))
             lines.append(line)
             where.append({"placement": line.get("placement"), "variant": None})
     for group in groups.values():
@@ -296,6 +308,9 @@ def section_of(head, rows, fates, claims, stored, tables):
     judged here (or matched to `stored`, the verdicts a run kept, re-rendering it), by the sequential rule where
     `head` has `options` (sequential_options(settings))."""
     lines, groups, where = _judged(claims, rows, fates, stored, head.get("options"))
+    for group in groups:  # the summary's row says which write-up the older claims were of
+        if group["question"] == OLDER_CLAIMS:
+            group["question"] = f"{head['title'].split(':')[0]}: {OLDER_CLAIMS}"
     return {"id": head["id"], "kind": head.get("kind", "writeup"), "title": head["title"],
             "claim": head.get("claim", ""), "measured": head.get("measured", ""),
             "placements": [{"name": p, "answers": cpu_placement.ANSWERS[p]} for p in placements_of(rows) if p],

@@ -88,7 +88,8 @@ class SectionDataTest(unittest.TestCase):
         section = writeup_definitions.FANOUT.section([], [], {"requests": 500, "reps": 3, "warmup": 3, "samples": 3},
                                                      [old])
         self.assertEqual(section["verdicts"], [old])
-        self.assertEqual(section["claims"], [{"question": old["claim"], "headline": 0, "others": []}])
+        self.assertEqual(section["claims"], [{"question": f"Fan-out: {writeups.OLDER_CLAIMS}", "headline": 0,
+                                              "others": []}])
 
 
 class WebsocketSectionTest(unittest.TestCase):
