@@ -219,7 +219,9 @@ def bound_text(decision):
     needed = decision["rounds_to_decide"]
     more = (f"about {needed} rounds would decide it" if needed is not None else
             f"more than {ROUNDS_CAP} rounds would decide it at the spread seen")
-    return f"any difference is below {decision['reach_pct']:.3g}%; {more}"
+    reach = decision["reach_pct"]
+    shown = f"{reach:.3g}" if reach < 999.5 else f"{reach:.0f}"  # 1234, not 1.23e+03
+    return f"any difference is below {shown}%; {more}"
 
 
 def should_start_round(spent_s, budget_s, round_s):

@@ -115,7 +115,8 @@ def _decide_paired(out, higher_is_better):
     if needed is None:
         return NOT_SEPARABLE, "the interval holds 1; no difference seen"
     seen = abs(out["geomean_ratio"] - 1) * 100
-    return NOT_SEPARABLE, f"the interval holds 1; {needed} rounds would resolve the {seen:.2g}% seen"
+    shown = f"{seen:.2g}" if seen < 99.5 else f"{seen:.0f}"  # 520, not 5.2e+02
+    return NOT_SEPARABLE, f"the interval holds 1; {needed} rounds would resolve the {shown}% seen"
 
 
 def _decide(out, higher_is_better):

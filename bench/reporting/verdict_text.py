@@ -62,13 +62,18 @@ def rounds(line):
     return str(line["rounds_paired"]) if line.get("rounds_paired") is not None else "-"
 
 
+def percent(x):
+    """"12%", "4.5%", "520%": two significant digits, never in e-notation."""
+    return f"{x:.2g}%" if abs(x) < 99.5 else f"{x:.0f}%"
+
+
 def bound(line):
     """"12%": any difference is below this, the farther end of the verdict's interval from 1 (a verdict stored
     without it: its t interval's)."""
     reach = line.get("reach_pct")
     if reach is None and line.get("ci95") and min(line["ci95"]) > 0:
         reach = math.expm1(max(abs(math.log(x)) for x in line["ci95"])) * 100
-    return f"{reach:.2g}%" if reach is not None else "-"
+    return percent(reach) if reach is not None else "-"
 
 
 def steal(line):
@@ -87,7 +92,7 @@ def table_row(line):
         p = f"{number(line.get('p_value'), 2)} (U test)"
     else:
         p = number(line.get("sign_flip_p"), 2)
-    detect = f"> {line['detectable_pct']:.2g}%" if line.get("detectable_pct") is not None else "-"
+    detect = f"> {percent(line['detectable_pct'])}" if line.get("detectable_pct") is not None else "-"
     return [line["claim"], line["verdict"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
             ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), rounds(line),
             bound(line), p, detect, line.get("bottleneck") or "-", steal(line), why(line)]
