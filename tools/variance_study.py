@@ -426,7 +426,7 @@ def draw_charts(doc, out):
         design = [l for l in doc["table"] if l["factor"] in ("order", "servers") and l["sd"] is not None]
         if design:
             figure, axes = figures.figure("sd of the per-round log ratio by order and by server lifetime",
-                                          doc["environment"], panels=2, sharey=True)
+                                          doc["environment"], charts.Layout(panels=2, sharey=True))
             for ax, factor, levels in ((axes[0], "order", ORDERS), (axes[1], "servers", SERVERS)):
                 series = list(dict.fromkeys((l["study"], l["placement"]) for l in design))
                 width = 0.8 / max(1, len(series))
