@@ -112,11 +112,6 @@ def _of_the_run(stored):
     return env, ours, others
 
 
-def run_documents(directory, definitions):
-    """(the run's environment, the names of its documents, the names of other runs' documents) in a folder."""
-    return _of_the_run(_stored(directory, [d.document for d in definitions] + [MICROBENCHMARKS[0]]))
-
-
 def _run_of(env, label):
     return {"label": label, "commit": env.get("git_commit"), "dirty": env.get("git_dirty"),
             "time": env.get("timestamp_utc"),

@@ -6,6 +6,7 @@ missing binary each stop the run with an error that names the host, and no proce
 process's CPU read on a host through SSH (netbench's reader there) and directly (the namespaces share this
 machine's kernel and PIDs) agree. Needs root (tagged netns, as //:testnet_test)."""
 
+import functools
 import random
 import string
 import subprocess
@@ -46,6 +47,7 @@ def run_cases(cases_of, entries, runners, rounds, settings):
     return outcome.rows, fates
 
 
+@functools.cache  # one build, one answer: asked once, not per assertion
 def reader_clock():
     """The clock this build's CPU reader gives the test hosts, which share this kernel and file system: the
     scheduler's, except in the portable build (--config=libcxx), whose platform layer has no /proc to list a
