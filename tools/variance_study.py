@@ -116,7 +116,7 @@ STUDIES = {
     "echo": lambda: Study("echo", definitions.ECHO, _echo_claim(), {"clients": 3}),
     "websocket": lambda: Study("websocket", definitions.WEBSOCKET, _websocket_claim(),
                                {"connections": (4,), "procs": (1, 2)}),
-    "fanout": lambda: Study("fanout", definitions.FANOUT, _fanout_claim(), {"requests": 500, "warmup": 3}),
+    "fanout": lambda: Study("fanout", definitions.FANOUT, _fanout_claim(), {"requests": 500, "warmup": 3, "warmup_seconds": 5}),
 }
 
 # The load a calibration round runs, and the figure of its rows that says how long the load took.
@@ -552,7 +552,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="tools/variance_study.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claims", default=",".join(CLAIMS), help="comma-separated: echo, websocket, fanout")
-    parser.add_argument("--placements", default=",".join(cpu_placement.NAMES), help="shared, split or both")
+    parser.add_argument("--placements", default=",".join(cpu_placement.NAMES), help="comma-separated: shared, split (default: both)")
     parser.add_argument("--rounds", type=int, default=None, help=f"rounds per setting (default {ROUNDS}; "
                         f"--quick: {QUICK_ROUNDS})")
     parser.add_argument("--lengths", default=None, help="run lengths in seconds (default "

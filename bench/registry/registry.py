@@ -36,7 +36,7 @@ PLACEHOLDERS = {
     ("websocket", "server"): {"port", "procs"},
     ("websocket", "client"): {"url", "clients", "messages", "procs"},
     ("fanout", "server"): {"port"},
-    ("fanout", "client"): {"url", "requests", "reps", "warmup"},
+    ("fanout", "client"): {"url", "requests", "reps", "warmup", "warmup_seconds"},
 }
 # What each client must report, as a regex with a group named `value` over its standard output.
 RESULT_KEYS = {"echo": {"msgs_per_s", "messages"}, "websocket": {"msgs_per_s", "messages"},

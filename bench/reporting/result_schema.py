@@ -312,6 +312,8 @@ SETTINGS = Obj("the settings", {
     "requests": opt("int", nullable=False),
     "reps": opt("int", nullable=False),
     "warmup": opt("int", nullable=False),
+    # The JVM fan-out clients' warm-up, at least this long (criterium-style), beside the `warmup` repetitions.
+    "warmup_seconds": opt("num", nullable=False),
     "hosts": opt(PLACEMENT, nullable=False, since=2),
     "rate": opt("int", nullable=False),
     "echo_messages": opt("int", nullable=False),

@@ -86,8 +86,9 @@ class Budget:
 
 
 class UntilDecided:
-    """The adaptive design: every case in the first `min_rounds` rounds (a paired interval for every claim,
-    the tables for the cases no claim needs), then, each round, only the cases of the questions still open,
+    """The adaptive design: every case in the first round (the tables' cases that no claim needs run once),
+    the cases of every question until `min_rounds` rounds (a paired interval for every claim), then, each
+    round, only the cases of the questions still open,
     under the runners that judge them; every question is judged after every round and stops once decided. The
     run stops when none is open, or when the next round, at its cases' last measured durations, would not fit
     `budget` (sequential.should_start_round): it passes the budget by at most one round's misestimate.
@@ -113,7 +114,10 @@ class UntilDecided:
             for question in self.open():
                 self.lines[question.name] = question.judge(rows)
             progress.log(self._progress(round_index))
-        chosen = list(cases) if round_index < self.min_rounds else self._needed(cases)
+        if round_index == 0:
+            chosen = list(cases)
+        else:
+            chosen = self._needed(cases, self.questions if round_index < self.min_rounds else self.open())
         if not chosen:
             self.stopped = f"every claim decided after {round_index} rounds"
         elif not sequential.should_start_round(self.budget.spent(), self.budget.seconds, self._expected(chosen)):
@@ -124,11 +128,11 @@ class UntilDecided:
             progress.log(f"{self.name}: stopped: {self.stopped}")
         return chosen
 
-    def _needed(self, cases):
-        """The cases of the open questions, each limited to the runners whose questions need it."""
+    def _needed(self, cases, questions):
+        """The cases of `questions`, each limited to the runners whose questions need it."""
         out = []
         for case in cases:
-            keys = {q.runner for q in self.open() if any(_matches(case.fields, cell) for cell in q.cells)}
+            keys = {q.runner for q in questions if any(_matches(case.fields, cell) for cell in q.cells)}
             if None in keys:
                 keys = set(self.runners)
             skip = tuple(dict.fromkeys(list(case.skip_runners) + [k for k in self.runners if k not in keys]))

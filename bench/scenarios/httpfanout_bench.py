@@ -73,7 +73,8 @@ def cases(entries, runners, settings):
                                                                if scheme == "https" else [])
                 out.append(scheduler.Case(
                     fields={"server": target["name"], "scheme": scheme, "client": client["name"]}, server=server,
-                    client=client, values={"requests": settings["requests"], "reps": settings["reps"], "warmup": 0},
+                    client=client, values={"requests": settings["requests"], "reps": settings["reps"], "warmup": 0,
+                            "warmup_seconds": 0},
                     extra_args=tuple(extra), bound_s=60 + settings["reps"] * 30, figures=figures_of(client, settings),
                     shown=("wall_s_median", "s per fan-out")))
     return out, fates

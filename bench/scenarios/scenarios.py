@@ -178,6 +178,7 @@ def fanout_cases(entries, runners, settings):
                         fields={"server": server["name"], "scheme": scheme, "client": client["name"],
                                 "condition": condition},
                         server=target, client=client, extra_args=tuple(extra), bound_s=60 + (reps + warmup) * 60,
-                        values={"requests": settings["requests"], "reps": reps, "warmup": warmup},
+                        values={"requests": settings["requests"], "reps": reps, "warmup": warmup,
+                                "warmup_seconds": settings.get("warmup_seconds", 0)},
                         figures=fanout_figures(client, settings), shown=("wall_s_median", "s per fan-out")))
     return cases, fates

@@ -331,8 +331,9 @@ def rounds_text(settings):
     if settings.get("design") != "sequential":
         return f"{settings['samples']} interleaved rounds"
     budget = f" of a {settings['budget_s'] / 60:.3g}-minute share of the budget" if settings.get("budget_s") else ""
-    return (f"up to {settings['samples']} interleaved rounds{budget} (every case in the first "
-            f"{sequential.MIN_ROUNDS}, then only the cases of the claims still open)")
+    return (f"up to {settings['samples']} interleaved rounds{budget} (every case in the first, the claims' "
+            f"cases in the first {sequential.MIN_ROUNDS}, then only the cases of the claims still open; a case no "
+            "claim compares ran once)")
 
 
 def _table(caption, columns, rows):
@@ -482,8 +483,9 @@ def fanout_section(rows, fates, settings, claims, stored=None):
                "runs ok"]
     measured = (f"{settings['requests']} concurrent GETs of a 25,600-byte page per repetition, {settings['reps']} "
                 f"timed repetitions per run after {settings['warmup']} untimed ones (for the clients that take "
-                "them: the JVM clients, to warm the JIT, and more until 5 s have passed, as criterium runs code for "
-                f"10 s before it times it; go-keep, to fill its pool; and netbench), {rounds_text(settings)}; a verdict "
+                f"them: the JVM clients, to warm the JIT, and more until {settings.get('warmup_seconds', 5):g} s have "
+                "passed, as criterium runs code for 10 s before it times it; go-keep, to fill its pool; and netbench), "
+                f"{rounds_text(settings)}; a verdict "
                 "pairs each round's median repetition with the other side's in the same round. The write-up fetched "
                 "a remote site, so the origin answering after 50 ms is its faithful copy; the two sides of the "
                 "write-up did not run alike, so each condition is judged, for each JVM client against Go: cold (new "
