@@ -417,7 +417,14 @@ def design_flags(args):
 
 def main(argv):
     parser = command_line()
-    return _run(parser, parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    try:
+        return _run(parser, args)
+    except KeyboardInterrupt:
+        # A part's rounds keep what they measured themselves (run_part); this is Ctrl-C anywhere else.
+        progress.log("bench: interrupted (Ctrl-C) outside a part's rounds; nothing more runs, and every part "
+                     "that finished is in the run's folder")
+        return 130
 
 
 def _run(parser, args):
@@ -496,14 +503,19 @@ def _run_parts(args, parts, chosen, placement):
     started = time.monotonic()
     whole = round_policies.Budget(args.budget_s).start()
     progress.log(f"bench: this run's folder: {result_files.results_dir()}")
-    # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
-    # benchmark in full.
-    costs = kernel_costs.measure_kernel_costs() if set(parts) - {"micro"} else None
-    env = run_environment.environment(costs)
-    if "micro" in parts:
-        run_microbenchmarks(args.quick, env)
     failures = []
-    prepared = _prepare_parts(parts, chosen, args, placement, failures)
+    try:
+        # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
+        # benchmark in full.
+        costs = kernel_costs.measure_kernel_costs() if set(parts) - {"micro"} else None
+        env = run_environment.environment(costs)
+        if "micro" in parts:
+            run_microbenchmarks(args.quick, env)
+        prepared = _prepare_parts(parts, chosen, args, placement, failures)
+    except KeyboardInterrupt:
+        progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
+                     f"and checking the contestants); no round ran. The run's folder: {result_files.results_dir()}")
+        return 130
     for index, part in enumerate(prepared):
         name = part.definition.name
         budget = share_of(prepared, index, whole) if part.adaptive() else None

@@ -1,6 +1,6 @@
 """The suite as a real process (`python3 -m bench.cli.suite`, as `bazel run //:bench` starts it), stopped or
 starved the ways a long run can be: Ctrl-C (SIGINT) in a detail scenario keeps every run that finished in its
-JSON, marked partial, and exits 130; results on a full disk (a filled 64 KiB tmpfs: ENOSPC, which root meets
+JSON, marked partial, and exits 130, and before the first round it exits 130 with a line, not a traceback; results on a full disk (a filled 64 KiB tmpfs: ENOSPC, which root meets
 as anyone does) fail naming the path and errno, keep the measured document in a fallback under $TMPDIR, and
 exit non-zero."""
 
@@ -62,6 +62,24 @@ class InterruptedDetailScenarioTest(unittest.TestCase):
         self.assertIn("echo-models interrupted: keeping the", log)
         self.assertTrue(os.path.exists(os.path.join(results, "REPORT.md")))
         self.assertTrue(os.path.exists(os.path.join(results, "report.html")))
+
+
+class InterruptedPreparationTest(unittest.TestCase):
+    def test_ctrl_c_before_the_first_round_says_so_and_exits_130(self):
+        results, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
+        process = suite(["--only=echo", "--quick", "--placement=shared"], results, tmp)
+        logged = []
+        # The run names its folder, then measures the kernel's costs and prepares its parts: Ctrl-C there.
+        for line in process.stderr:
+            logged.append(line)
+            if line.startswith("bench: this run's folder: "):
+                process.send_signal(signal.SIGINT)
+                break
+        _, rest = process.communicate(timeout=300)
+        log = "".join(logged) + rest
+        self.assertEqual(process.returncode, 130, log)
+        self.assertIn("bench: interrupted (Ctrl-C)", log)
+        self.assertNotIn("Traceback", log)
 
 
 class FullDiskTest(unittest.TestCase):

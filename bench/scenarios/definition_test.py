@@ -1,9 +1,11 @@
 """Scenario definitions as data (bench/scenarios/definition.py, writeup_definitions.py, catalogue.py): the
 settings of a run come from the defaults, the command line's values where it gave them and --quick, with no
-guessing which value was a default; a definition's focus keeps a case from the runners it is out of focus for;
+guessing which value was a default; a definition's focus keeps a case from the runners it is out of focus for,
+and the fan-out's JVM clients run against the write-up's origin only;
 every part the command line names has a definition and a document of its own."""
 
 import unittest
+from unittest import mock
 
 from bench.running import scheduler
 from bench.scenarios import catalogue
@@ -25,12 +27,22 @@ class SettingsTest(unittest.TestCase):
         self.assertEqual(settings, {"seconds": 10.0, "rate": 50000, "samples": 3})
 
 
-class FocusTest(unittest.TestCase):
-    def test_the_fanout_split_placement_runs_only_the_claims_cells(self):
-        def case(server, client):
-            return scheduler.Case(fields={"server": server, "scheme": "http", "client": client, "condition": "fresh"},
-                                  server=scheduler.ServerSpec({"name": server}), client={"name": client})
+def case(server, client):
+    return scheduler.Case(fields={"server": server, "scheme": "http", "client": client, "condition": "fresh"},
+                          server=scheduler.ServerSpec({"name": server}), client={"name": client})
 
+
+class FocusTest(unittest.TestCase):
+    def test_the_jvm_clients_run_against_the_writeups_origin_only(self):
+        every = [case(server, client) for server in ("origin-50ms", "origin-0ms", "nginx")
+                 for client in ("jvm", "jdk-tuned", "jdk-default", "go", "curl")]
+        with mock.patch.object(writeup_definitions.scenarios, "fanout_cases", return_value=(every, [])):
+            cases, _ = writeup_definitions.FANOUT.cases([], {}, {})
+        kept = [(c.fields["server"], c.fields["client"]) for c in cases]
+        self.assertEqual(kept, [("origin-50ms", c) for c in ("jvm", "jdk-tuned", "jdk-default", "go", "curl")]
+                         + [(s, c) for s in ("origin-0ms", "nginx") for c in ("go", "curl")])
+
+    def test_the_fanout_split_placement_runs_only_the_claims_cells(self):
         cases = writeup_definitions.FANOUT.focused([case("origin-50ms", "go"), case("origin-0ms", "go"),
                                                     case("origin-50ms", "curl")])
         self.assertEqual([c.skip_runners for c in cases], [(), ("split",), ("split",)])
