@@ -221,7 +221,7 @@ def prepare_part(definition, entries, args, placement=None):
             definition.flags.get("samples") not in args.fixed_rounds):
         settings.update(design="sequential", margin=args.margin)
     cases, fates = definition.cases(entries, runners, settings)
-    return Part(definition, runners, settings, definition.focused(cases), fates)
+    return Part(definition, runners, settings, cases, fates)
 
 
 def _plan(part, budget, whole):
@@ -271,13 +271,16 @@ def run_part(part, args, env, placement=None, budget=None, whole=None):
 
 def share_of(parts, index, whole):
     """The budget of parts[index], an adaptive part: what is left of the `whole` run's budget, less the
-    expected time of the fixed parts after it, split among the adaptive parts still to run in proportion to
-    their rounds' expected lengths (what an earlier part left unspent is in what is left)."""
+    expected time of the fixed parts after it, split equally among the adaptive parts still to run, and at
+    least one round of the part's every case where that much is left (its table). A part whose claims are
+    decided early leaves the rest of its share to the parts after it. Equal, not in proportion to a round's
+    length: a write-up with long rounds (the fan-out's JVM runs) decides its large differences in few rounds,
+    while the echo's 1 s runs are the noisiest and need the most of them."""
     later = parts[index:]
     fixed = sum(p.round_s() * p.settings["samples"] for p in later if not p.adaptive())
-    weights = [p.round_s() for p in later if p.adaptive()]
+    adaptive_parts = sum(1 for p in later if p.adaptive())
     left = whole.left() - fixed
-    share = left * parts[index].round_s() / sum(weights) if sum(weights) > 0 else left / len(weights)
+    share = max(left / adaptive_parts, min(left, parts[index].round_s()))
     return round_policies.Budget(max(share, 0.0), clock=whole.clock)
 
 

@@ -197,6 +197,7 @@ def run(cases, runners, plan):
             chosen = plan.policy.cases(round_index, cases, loop.outcome.rows)
             if not chosen:
                 break
+            first_row = len(loop.outcome.rows)
             for case in chosen:
                 for key, runner in runners.items():
                     if key in case.skip_runners:
@@ -209,6 +210,13 @@ def run(cases, runners, plan):
                     _log(plan, round_index, case, key, row)
                     if plan.on_row is not None:
                         plan.on_row(row)
+            ran = loop.outcome.rows[first_row:]
+            if ran and all(r["status"] != "ok" for r in ran):
+                # Its servers died or will not start: the next round would fail as fast, and an adaptive
+                # policy would repeat such rounds until its budget is spent, since nothing gets decided.
+                progress.log(f"{plan.name + ': ' if plan.name else ''}every run of round {round_index + 1} "
+                             "failed; no more rounds")
+                break
     except KeyboardInterrupt:
         loop.outcome.interrupted = True
         progress.log(f"{plan.name} interrupted: keeping the {len(loop.outcome.rows)} run(s) that finished "

@@ -1,6 +1,6 @@
 """Tests of the one round loop (bench/running/scheduler.py) over a fake runner: the order of the runs, a server
-that does not start, Ctrl-C in the middle of a round, servers of their own per run, and a policy that chooses
-fewer cases, and the adaptive policy (rounds.UntilDecided) on a fake clock: the minimum rounds, only the open
+that does not start, servers that die (a round whose every run failed ends the loop), Ctrl-C in the middle of a
+round, servers of their own per run, and a policy that chooses fewer cases, and the adaptive policy (rounds.UntilDecided) on a fake clock: the minimum rounds, only the open
 claims' cases after them, and the budget."""
 
 import unittest
@@ -132,6 +132,27 @@ class RoundLoopTest(unittest.TestCase):
         self.assertEqual([(r["server"], r["placement"]) for r in outcome.rows],
                          [("a", "shared"), ("b", "shared"), ("b", "shared")])
         self.assertEqual(runners["split"].runs, ["x->b"])
+
+
+class DyingServerTest(unittest.TestCase):
+    def test_a_round_whose_every_run_failed_ends_the_loop(self):
+        clock = FakeClock()
+        runner = ClockedRunner(clock)
+        original = runner.run_client
+
+        def run_client(entry, server, values, extra_args=(), bound_s=60, on_result=None):
+            row = original(entry, server, values, extra_args, bound_s, on_result)
+            if len(runner.runs) > 4:  # the servers die after the first round's four runs
+                for s in list(runner.servers):
+                    runner.stop(s)
+            return row if server.alive() else {"status": "failed", "error": "the server is not running"}
+
+        runner.run_client = run_client
+        policy = adaptive([question("open", ("a", "x"), ("b", "x"))], 10_000, clock)
+        outcome = scheduler.run(FIVE[:4], {"shared": runner}, scheduler.Plan(rounds=None, policy=policy, clock=clock))
+        failed_rounds = {r["round"] for r in outcome.rows if r["status"] != "ok"}
+        self.assertEqual(max(r["round"] for r in outcome.rows), max(failed_rounds))
+        self.assertLessEqual(max(r["round"] for r in outcome.rows), 2)  # not until the budget's 10,000 s
 
 
 class FakeClock:

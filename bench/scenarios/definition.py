@@ -18,7 +18,6 @@ class Definition:
     command-line value it comes from} (`samples`, the rounds, among them); `cases(entries, runners, settings)`
     gives its scheduler.Cases and the contestants' fates; `section(rows, fates, settings)` its claims' verdicts
     and Markdown; `link_keys` the row fields of a case when it runs over other hosts (None: this machine only);
-    `focus` {runner name: {row field: values}}: under that runner only the cases whose fields match run;
     `placements` the CPU placements it runs under (None: those the command line chose); `merge_histograms` the
     row fields of a case whose clients' latency histograms are merged over its rounds into the document (None:
     they stay in the rows); `claims(rows)` its claims (writeups.Claim, from rows or from its cases' fields: the
@@ -33,7 +32,6 @@ class Definition:
     cases: Callable
     section: Callable
     link_keys: Optional[tuple] = None
-    focus: dict = dataclasses.field(default_factory=dict)
     placements: Optional[tuple] = None
     merge_histograms: Optional[tuple] = None
     claims: Optional[Callable] = None
@@ -51,14 +49,3 @@ class Definition:
         command-line name to its value; a value of None keeps the default), then --quick's."""
         chosen = {name: flags[flag] for name, flag in self.flags.items() if flags.get(flag) is not None}
         return {**self.settings, **chosen, **(self.quick if quick else {})}
-
-    def focused(self, cases):
-        """`cases` with each limited to the runners its fields are in focus for (`focus`)."""
-        if not self.focus:
-            return cases
-        out = []
-        for case in cases:
-            outside = [key for key, match in self.focus.items()
-                       if any(case.fields.get(field) not in values for field, values in match.items())]
-            out.append(dataclasses.replace(case, skip_runners=tuple(outside)) if outside else case)
-        return out

@@ -1,7 +1,6 @@
 """Scenario definitions as data (bench/scenarios/definition.py, writeup_definitions.py, catalogue.py): the
 settings of a run come from the defaults, the command line's values where it gave them and --quick, with no
-guessing which value was a default; a definition's focus keeps a case from the runners it is out of focus for,
-and the fan-out's JVM clients run against the write-up's origin only;
+guessing which value was a default; the fan-out's JVM clients run against the write-up's origin only;
 every part the command line names has a definition and a document of its own."""
 
 import unittest
@@ -32,7 +31,7 @@ def case(server, client):
                           server=scheduler.ServerSpec({"name": server}), client={"name": client})
 
 
-class FocusTest(unittest.TestCase):
+class FanoutCasesTest(unittest.TestCase):
     def test_the_jvm_clients_run_against_the_writeups_origin_only(self):
         every = [case(server, client) for server in ("origin-50ms", "origin-0ms", "nginx")
                  for client in ("jvm", "jdk-tuned", "jdk-default", "go", "curl")]
@@ -41,11 +40,6 @@ class FocusTest(unittest.TestCase):
         kept = [(c.fields["server"], c.fields["client"]) for c in cases]
         self.assertEqual(kept, [("origin-50ms", c) for c in ("jvm", "jdk-tuned", "jdk-default", "go", "curl")]
                          + [(s, c) for s in ("origin-0ms", "nginx") for c in ("go", "curl")])
-
-    def test_the_fanout_split_placement_runs_only_the_claims_cells(self):
-        cases = writeup_definitions.FANOUT.focused([case("origin-50ms", "go"), case("origin-0ms", "go"),
-                                                    case("origin-50ms", "curl")])
-        self.assertEqual([c.skip_runners for c in cases], [(), ("split",), ("split",)])
 
 
 class CatalogueTest(unittest.TestCase):
