@@ -336,7 +336,8 @@ FLEET_HOST = Obj("a fleet host's part of a row", {
     "share": opt(NUMBER),
 })
 
-# What else ran while a row was measured (bench/running/noise.py).
+# What else ran on the server's host while a row was measured (bench/running/noise.py; remote_noise.py for a
+# server over SSH). The client and suite figures are null where the clients ran on other hosts.
 SWITCHES = Obj("a side's context switches and migrations over a run", {
     "voluntary": Field("int"),
     "involuntary": Field("int"),
@@ -348,14 +349,14 @@ NOISE = Obj("a run's noise", {
     "steal": Field("num"),
     "busy_cpu_s": Field("num"),
     "server_cpu_s": nullable("num"),
-    "client_cpu_s": Field("num"),
-    "suite_cpu_s": Field("num"),
+    "client_cpu_s": nullable("num"),
+    "suite_cpu_s": nullable("num"),
     "other_cpu_s": Field("num"),
     "other_cpu_share": nullable("num"),
     "cpus": Field("int"),
     "wall_s": Field("num"),
     "server": nullable(SWITCHES),
-    "client": Field(SWITCHES),
+    "client": nullable(SWITCHES),
 })
 
 # Every write-up row: one run of one client against one server in one round (contest.Runner.run_client).

@@ -307,13 +307,14 @@ class Runner:
 
     def _measure(self, server, launch, deadline_s):
         """(row, results): the client run on every client host together, both sides' CPU seconds (the
-        server's None when it died meanwhile), wall time and, where server and clients share one host, the
-        TCP segments sent meanwhile (a system-wide counter sees only one end of a link) and what else the host
-        did meanwhile (`noise`: steal, other load, context switches, where the host's executor reads them)."""
+        server's None when it died meanwhile), wall time, where server and clients share one host the TCP
+        segments sent meanwhile (a system-wide counter sees only one end of a link), and what else the server's
+        host did meanwhile (`noise`: steal, other load, context switches, where its executor reads them, this
+        machine or a host over SSH; the client figures only where the clients ran there too)."""
         one_host = all(host.host == self.server_host.host for host in self.client_hosts)
         segments_before = self.server_host.segments_sent() if one_host else None
         server_before = server.cpu_seconds()
-        probe = self.server_host.noise_probe(server.running) if one_host else None
+        probe = self.server_host.noise_probe(server.running, clients_here=one_host)
         results = executor.run_together(self.client_hosts, launch, deadline_s)
         noise = probe.finish() if probe is not None else None
         segments_after = self.server_host.segments_sent() if one_host else None

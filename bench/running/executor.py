@@ -17,8 +17,9 @@ then `result` of each (`run_together` does all of it).
 
 A new placement is one class here and one object the runner is given: a subclass of Executor that implements
 the abstract methods below (unavailable, resolve, address, free_port, start_server, start_client,
-client_cpus; prepare, refuses, segments_sent and close where the place needs them), and a placement whose
-`executors(server_here, client_here)` returns (the server's executor, [the clients' executors]):
+client_cpus; prepare, refuses, noise_probe, segments_sent and close where the place needs them), and a
+placement whose `executors(server_here, client_here)` returns (the server's executor, [the clients'
+executors]):
 `contest.Runner(placement=...)` then runs every scenario there unchanged.
 
 CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included) where
@@ -148,10 +149,11 @@ class Executor(abc.ABC):
     def client_cpus(self):
         """How many CPUs a client may use there."""
 
-    def noise_probe(self, server):
-        """A reading of what else happens on this host while a client runs against `server` (a RunningServer):
-        an object whose finish() returns the row's `noise` (bench/running/noise.py); None where the host
-        cannot say."""
+    def noise_probe(self, server, clients_here=True):
+        """A reading of what else happens on this host, the server's, while clients run against `server` (a
+        RunningServer): an object whose finish() returns the row's `noise` (bench/running/noise.py) or None;
+        None where the host cannot say. `clients_here`: whether the clients run on this host too (where they
+        do not, the reading has no client figures)."""
         return None
 
     def segments_sent(self):

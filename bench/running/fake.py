@@ -5,6 +5,7 @@ no process runs; servers and clients do what the test scripted, and the executor
     servers.script_server("srv", output="listening on 1\\n", cpu_per_check=0.25)
     clients = fake.FakeExecutor(host="client-a")
     clients.script_client("load", fake.ClientScript(stdout="rate: 10\\n", cpu_s=0.5))
+    servers.noise = {"steal": 0.01}                 # what its noise probes read (None: none, by default)
     runner = contest.Runner(placement=fake.FakePlacement(servers, [clients]))
 
 A program is known by the basename of its argv[0]; one that was not scripted does not start ("not found").
@@ -76,6 +77,14 @@ class _Pending(executor.PendingClient):
         return self.run()
 
 
+class _Probe:
+    def __init__(self, reading):
+        self.reading = reading
+
+    def finish(self):
+        return dict(self.reading)
+
+
 class FakeExecutor(executor.Executor):
     """A host in memory; `host` is its name in rows (None: as this machine)."""
 
@@ -87,6 +96,8 @@ class FakeExecutor(executor.Executor):
         self.started = []  # every FakeServer started
         self.launches = []  # every client Launch run
         self.server_host = self  # whose servers a client that `kills_server` stops (FakePlacement sets it)
+        self.noise = None  # the reading its noise probes give; None: it gives no probe, as by default
+        self.noise_probes = []  # (the server's PID, clients_here) of every noise probe asked for
         self._ports = iter(range(40000, 50000))
 
     def script_server(self, program, output="ready\n", cpu_per_check=0.25):
@@ -109,6 +120,10 @@ class FakeExecutor(executor.Executor):
 
     def client_cpus(self):
         return self.cpus
+
+    def noise_probe(self, server, clients_here=True):
+        self.noise_probes.append((server.pid, clients_here))
+        return _Probe(self.noise) if self.noise is not None else None
 
     def start_server(self, launch, ready, timeout_s=30):
         program = os.path.basename(launch.argv[0])

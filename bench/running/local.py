@@ -130,8 +130,8 @@ class LocalExecutor(executor.Executor):
     def segments_sent(self):
         return tcp_segments.tcp_segments_sent()
 
-    def noise_probe(self, server):
-        return noise.Probe(server.pid)
+    def noise_probe(self, server, clients_here=True):
+        return noise.Probe(server.pid, clients_here=clients_here)
 
     def _environment(self, launch):
         return {**os.environ, **launch.env}

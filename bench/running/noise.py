@@ -1,6 +1,6 @@
-"""What else happened on this machine while one run was measured: the hypervisor's steal, the CPU that anything
-other than the measured processes used, and each side's context switches and CPU migrations, as deltas over
-the run. A verdict counts the rounds that ran with steal above a level (bench/analysis/verdict.py).
+"""What else happened on the server's machine while one run was measured: the hypervisor's steal, the CPU that
+anything other than the measured processes used, and each side's context switches and CPU migrations, as
+deltas over the run. A verdict counts the rounds that ran with steal above a level (bench/analysis/verdict.py).
 
     probe = noise.Probe(server_pid)         # just before the client starts
     result = client_process.run_client(...)
@@ -27,7 +27,10 @@ Where each number comes from, and how exact it is:
   client           context switches from the same rusage as its CPU (every thread, exited ones included);
                    migrations: None (a reaped process has no scheduler file left to read)
 
-Local runs only: a server on another host gets no server reading and the system figures are this machine's.
+Every figure is of the server's machine. Where the clients run elsewhere (a client fleet over SSH), the client
+fields are None and other_cpu_s is busy - server - suite. A server on another host is read over its SSH
+connection (remote_noise.py): the same /proc files there, parsed by the functions below, its CPU from the
+host's executor, and client_cpu_s, suite_cpu_s and client None (the suite and the clients are not there).
 """
 
 import os
@@ -38,33 +41,63 @@ from bench.running import process_cpu
 
 STAT = "/proc/stat"
 _TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+_SWITCHES = ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")
+_MIGRATIONS = "se.nr_migrations"
+_STAT_NAMES = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 
 
-def cpu_ticks(stat_path=STAT):
-    """{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "cpus"}: /proc/stat's totals over
-    every CPU, in ticks, and the number of CPUs it lists."""
-    with open(stat_path) as f:
-        lines = f.read().splitlines()
-    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
-    values = [int(v) for v in lines[0].split()[1:len(names) + 1]]
-    ticks = dict(zip(names, values + [0] * (len(names) - len(values))))
+def parse_stat(text):
+    """{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "cpus"} of a /proc/stat text:
+    the totals over every CPU, in ticks (a column the kernel does not give reads as 0), and the number of
+    CPUs it lists. ValueError when its first line is not the `cpu` totals."""
+    lines = text.splitlines()
+    if not lines or lines[0].split()[:1] != ["cpu"]:
+        raise ValueError(f"not a /proc/stat text: {text[:40]!r}")
+    values = [int(v) for v in lines[0].split()[1:len(_STAT_NAMES) + 1]]
+    ticks = dict(zip(_STAT_NAMES, values + [0] * (len(_STAT_NAMES) - len(values))))
     ticks["cpus"] = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
     return ticks
 
 
-def _fields(path, wanted):
-    """{name: int} of the `name: value` lines of a /proc file that are in `wanted`."""
+def cpu_ticks(stat_path=STAT):
+    """parse_stat of this machine's /proc/stat (or of the file at `stat_path`)."""
+    with open(stat_path) as f:
+        return parse_stat(f.read())
+
+
+def parse_fields(text, wanted):
+    """{name: int} of the `name: value` lines of a /proc text that are in `wanted` (a line whose value is not
+    a number is left out)."""
     found = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        name = name.strip()
+        if name in wanted:
+            try:
+                found[name] = int(float(value.split()[0]))
+            except (ValueError, IndexError):
+                pass
+    return found
+
+
+def parse_thread(text):
+    """{"voluntary", "involuntary", "migrations"} of one thread from the text of its status file followed by
+    its sched file's (migrations None where the sched text is missing); None when the status text lacks the
+    switch counts (the thread ended while it was read)."""
+    fields = parse_fields(text, _SWITCHES + (_MIGRATIONS,))
+    if not all(name in fields for name in _SWITCHES):
+        return None
+    return {"voluntary": fields["voluntary_ctxt_switches"], "involuntary": fields["nonvoluntary_ctxt_switches"],
+            "migrations": fields.get(_MIGRATIONS)}
+
+
+def _text_of(path):
+    """A /proc file's text, or "" where it is gone or unreadable."""
     try:
         with open(path) as f:
-            for line in f:
-                name, _, value = line.partition(":")
-                name = name.strip()
-                if name in wanted:
-                    found[name] = int(float(value.split()[0]))
-    except (OSError, ValueError, IndexError):
-        pass
-    return found
+            return f.read()
+    except OSError:
+        return ""
 
 
 def thread_counters(pids):
@@ -77,15 +110,53 @@ def thread_counters(pids):
         except OSError:  # exited meanwhile
             continue
         for tid in tids:
-            status = _fields(f"/proc/{pid}/task/{tid}/status",
-                             ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"))
-            if len(status) < 2:
-                continue
-            sched = _fields(f"/proc/{pid}/task/{tid}/sched", ("se.nr_migrations",))
-            counters[(pid, tid)] = {"voluntary": status["voluntary_ctxt_switches"],
-                                    "involuntary": status["nonvoluntary_ctxt_switches"],
-                                    "migrations": sched.get("se.nr_migrations")}
+            task = f"/proc/{pid}/task/{tid}"
+            counted = parse_thread(_text_of(f"{task}/status") + _text_of(f"{task}/sched"))
+            if counted is not None:
+                counters[(pid, tid)] = counted
     return counters
+
+
+def switches(before, after):
+    """The row's `server` part from two thread_counters readings (the same keys, from any host): the switches
+    and migrations of the threads alive at the end since the first reading (a thread that started during the
+    run counts whole), their number, and how many threads of the first reading ended. Migrations None
+    where any thread's are unknown."""
+    out = {"voluntary": 0, "involuntary": 0, "migrations": 0, "threads": len(after),
+           "threads_exited": sum(1 for key in before if key not in after)}
+    for key, now in after.items():
+        then = before.get(key, {"voluntary": 0, "involuntary": 0, "migrations": 0})
+        for name in ("voluntary", "involuntary"):
+            out[name] += now[name] - then[name]
+        if out["migrations"] is not None and now["migrations"] is not None and then["migrations"] is not None:
+            out["migrations"] += now["migrations"] - then["migrations"]
+        else:
+            out["migrations"] = None
+    return out
+
+
+def reading(ticks_before, ticks_after, ticks_per_s, wall_s, server_cpu_s, server, client_cpu_s=None,
+            suite_cpu_s=None, client=None):
+    """The row's `noise` (fields in the module's docstring) of two parse_stat readings of the server's host,
+    whose clock ticks `ticks_per_s` a second, and the figures of the measured processes over the same run
+    (None for a side that is not on that host or not known)."""
+    delta = {k: ticks_after[k] - ticks_before[k] for k in ticks_after if k != "cpus"}
+    all_ticks = sum(delta.values())
+    busy_s = (delta["user"] + delta["nice"] + delta["system"] + delta["irq"] + delta["softirq"]) / ticks_per_s
+    other = max(0.0, busy_s - (server_cpu_s or 0.0) - (client_cpu_s or 0.0) - (suite_cpu_s or 0.0))
+    return {
+        "steal": delta["steal"] / all_ticks if all_ticks > 0 else 0.0,
+        "busy_cpu_s": busy_s,
+        "server_cpu_s": server_cpu_s,
+        "client_cpu_s": client_cpu_s,
+        "suite_cpu_s": suite_cpu_s,
+        "other_cpu_s": other,
+        "other_cpu_share": min(1.0, other * ticks_per_s / all_ticks) if all_ticks > 0 else None,
+        "cpus": ticks_after["cpus"],
+        "wall_s": wall_s,
+        "server": server,
+        "client": client,
+    }
 
 
 def _tree(pid):
@@ -104,12 +175,15 @@ def _cpu_of(pids):
 
 
 class Probe:
-    """One run's noise: construct it just before the measured client starts, call finish() once it has been
-    reaped. `server_pid`: the server's process (its tree is read at both ends), or None for no server here."""
+    """One run's noise on this machine: construct it just before the measured client starts, call finish()
+    once it has been reaped. `server_pid`: the server's process (its tree is read at both ends), or None for
+    no server here; `clients_here`: False where the clients run on other hosts (the client fields are then
+    None, and this process's reaped children, its SSH sessions, count as other load)."""
 
-    def __init__(self, server_pid=None, stat_path=STAT):
+    def __init__(self, server_pid=None, stat_path=STAT, clients_here=True):
         self._stat_path = stat_path
         self._server_pid = server_pid
+        self._clients_here = clients_here
         self._server_pids = _tree(server_pid)
         self._threads = thread_counters(self._server_pids)
         self._server_cpu = _cpu_of(self._server_pids)
@@ -129,38 +203,13 @@ class Probe:
         if pids:
             # A process that started during the run (a worker) counts whole; one that exited is lost.
             server_cpu = sum(now - self._server_cpu.get(pid, 0.0) for pid, now in _cpu_of(pids).items())
-        delta = {k: ticks[k] - self._ticks[k] for k in ticks if k != "cpus"}
-        all_ticks = sum(delta.values())
-        busy_s = (delta["user"] + delta["nice"] + delta["system"] + delta["irq"] + delta["softirq"]) / _TICKS_PER_S
-        client_cpu = (children.ru_utime - self._children.ru_utime) + (children.ru_stime - self._children.ru_stime)
+        client_cpu = client = None
+        if self._clients_here:
+            client_cpu = ((children.ru_utime - self._children.ru_utime)
+                          + (children.ru_stime - self._children.ru_stime))
+            client = {"voluntary": children.ru_nvcsw - self._children.ru_nvcsw,
+                      "involuntary": children.ru_nivcsw - self._children.ru_nivcsw, "migrations": None}
         suite_cpu = (own.ru_utime - self._self.ru_utime) + (own.ru_stime - self._self.ru_stime)
-        other = max(0.0, busy_s - (server_cpu or 0.0) - client_cpu - suite_cpu)
-        return {
-            "steal": delta["steal"] / all_ticks if all_ticks > 0 else 0.0,
-            "busy_cpu_s": busy_s,
-            "server_cpu_s": server_cpu,
-            "client_cpu_s": client_cpu,
-            "suite_cpu_s": suite_cpu,
-            "other_cpu_s": other,
-            "other_cpu_share": min(1.0, other * _TICKS_PER_S / all_ticks) if all_ticks > 0 else None,
-            "cpus": ticks["cpus"],
-            "wall_s": wall_s,
-            "server": self._server_switches(pids) if pids else None,
-            "client": {"voluntary": children.ru_nvcsw - self._children.ru_nvcsw,
-                       "involuntary": children.ru_nivcsw - self._children.ru_nivcsw, "migrations": None},
-        }
-
-    def _server_switches(self, pids):
-        after = thread_counters(pids)
-        out = {"voluntary": 0, "involuntary": 0, "migrations": 0, "threads": len(after),
-               "threads_exited": sum(1 for key in self._threads if key not in after)}
-        for key, now in after.items():
-            before = self._threads.get(key, {"voluntary": 0, "involuntary": 0, "migrations": 0})
-            for name in ("voluntary", "involuntary"):
-                out[name] += now[name] - before[name]
-            if out["migrations"] is not None and now["migrations"] is not None \
-                    and before["migrations"] is not None:
-                out["migrations"] += now["migrations"] - before["migrations"]
-            else:
-                out["migrations"] = None
-        return out
+        return reading(self._ticks, ticks, _TICKS_PER_S, wall_s, server_cpu,
+                       switches(self._threads, thread_counters(pids)) if pids else None,
+                       client_cpu_s=client_cpu, suite_cpu_s=suite_cpu, client=client)

@@ -1,7 +1,8 @@
 """Tests of a run's noise readings (bench/running/noise.py) on real processes: a server that waits for each line
-switches for each, a reaped client's switches and CPU land on the client, a thread that ends during the run
-is counted as gone, steal and the other load are fractions, and steal's arithmetic on a /proc/stat written
-here."""
+switches for each, a reaped client's switches and CPU land on the client (and on nothing where the clients
+are elsewhere), a thread that ends during the run is counted as gone, steal and the other load are fractions,
+and the parsing and arithmetic on /proc texts written here: steal's share, a thread's status and sched
+files, the switches of threads that came and went, the other load without the sides that are not there."""
 
 import os
 import subprocess
@@ -93,6 +94,15 @@ class ProbeTest(unittest.TestCase):
         self.assertIsNone(reading["server"])
         self.assertIsNone(reading["server_cpu_s"])
 
+    def test_clients_on_other_hosts_leave_the_client_figures_out(self):
+        probe = noise.Probe(None, clients_here=False)
+        subprocess.run(["/bin/true"], check=True)  # a child of the suite's, as an SSH session to a client host is
+        reading = probe.finish()
+        self.assertIsNone(reading["client"])
+        self.assertIsNone(reading["client_cpu_s"])
+        self.assertGreaterEqual(reading["suite_cpu_s"], 0)
+        self.assertGreaterEqual(reading["other_cpu_s"], 0)
+
     def test_steal_and_the_other_load_are_fractions(self):
         with ServerProcess() as server:
             probe = noise.Probe(server.process.pid)
@@ -135,6 +145,97 @@ class StatTest(unittest.TestCase):
                 f.write("cpu  10 0 5 100\ncpu0 10 0 5 100\n")
             ticks = noise.cpu_ticks(path)
         self.assertEqual((ticks["user"], ticks["idle"], ticks["steal"], ticks["cpus"]), (10, 100, 0, 1))
+
+
+# A thread's status file (the lines the probe reads among others) and its sched file, as Linux writes them.
+STATUS = """Name:\tserver
+State:\tS (sleeping)
+Tgid:\t4242
+Cpus_allowed_list:\t0-1
+voluntary_ctxt_switches:\t120
+nonvoluntary_ctxt_switches:\t7
+"""
+SCHED = """server (4242, #threads: 2)
+-------------------------------------------------------------------
+se.exec_start                                :      14387489.482464
+se.sum_exec_runtime                          :             12.500000
+se.nr_migrations                             :                    3
+nr_switches                                  :                  127
+nr_voluntary_switches                        :                  120
+"""
+
+
+class ParseTest(unittest.TestCase):
+    def test_a_stat_text_gives_its_totals_and_cpus(self):
+        ticks = noise.parse_stat("cpu  10 1 5 100 2 3 4 6 0 0\ncpu0 5 0 2 50 1 1 2 3 0 0\n"
+                                 "cpu1 5 1 3 50 1 2 2 3 0 0\nintr 99\nctxt 12345\n")
+        self.assertEqual(ticks, {"user": 10, "nice": 1, "system": 5, "idle": 100, "iowait": 2, "irq": 3,
+                                 "softirq": 4, "steal": 6, "cpus": 2})
+
+    def test_a_text_that_is_not_proc_stat_is_refused(self):
+        for text in ("", "ssh: connect to host 10.0.0.9: Connection refused\n", "cpu0 1 2 3\n"):
+            with self.assertRaises(ValueError):
+                noise.parse_stat(text)
+
+    def test_a_thread_s_switches_and_migrations(self):
+        self.assertEqual(noise.parse_thread(STATUS + SCHED), {"voluntary": 120, "involuntary": 7, "migrations": 3})
+
+    def test_a_thread_without_a_sched_file_has_no_migrations(self):
+        self.assertEqual(noise.parse_thread(STATUS), {"voluntary": 120, "involuntary": 7, "migrations": None})
+
+    def test_a_thread_whose_status_is_gone_is_not_counted(self):
+        self.assertIsNone(noise.parse_thread(""))
+        self.assertIsNone(noise.parse_thread(SCHED))
+        self.assertIsNone(noise.parse_thread("voluntary_ctxt_switches:\t5\n"))  # cut short while it ended
+
+    def test_only_the_wanted_fields_with_numbers(self):
+        self.assertEqual(noise.parse_fields("a: 1\nb:\tx\nc : 2.5 ms\nd: 4\n", ("a", "b", "c")),
+                         {"a": 1, "c": 2})
+
+
+class SwitchesTest(unittest.TestCase):
+    def test_threads_that_came_and_went(self):
+        before = {(1, 1): {"voluntary": 10, "involuntary": 2, "migrations": 1},
+                  (1, 2): {"voluntary": 5, "involuntary": 5, "migrations": 0}}
+        after = {(1, 1): {"voluntary": 30, "involuntary": 3, "migrations": 4},
+                 (1, 3): {"voluntary": 7, "involuntary": 1, "migrations": 2}}  # started during the run: whole
+        self.assertEqual(noise.switches(before, after), {"voluntary": 27, "involuntary": 2, "migrations": 5,
+                                                          "threads": 2, "threads_exited": 1})
+
+    def test_one_thread_without_migrations_makes_them_unknown(self):
+        before = {(1, 1): {"voluntary": 1, "involuntary": 0, "migrations": None}}
+        after = {(1, 1): {"voluntary": 4, "involuntary": 1, "migrations": None},
+                 (1, 2): {"voluntary": 1, "involuntary": 0, "migrations": 3}}
+        self.assertIsNone(noise.switches(before, after)["migrations"])
+        self.assertEqual(noise.switches(before, after)["voluntary"], 4)
+
+
+class ReadingTest(unittest.TestCase):
+    BEFORE = {"user": 1000, "nice": 0, "system": 500, "idle": 4000, "iowait": 0, "irq": 0, "softirq": 0,
+              "steal": 100, "cpus": 4}
+    AFTER = {**BEFORE, "user": 1300, "system": 600, "idle": 4550, "steal": 150}  # 400 busy of 1000 ticks
+
+    def test_without_the_clients_and_the_suite_the_other_load_is_busy_less_the_server(self):
+        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, 1.5, None)
+        self.assertAlmostEqual(reading["steal"], 0.05)
+        self.assertAlmostEqual(reading["busy_cpu_s"], 4.0)
+        self.assertAlmostEqual(reading["other_cpu_s"], 2.5)
+        self.assertAlmostEqual(reading["other_cpu_share"], 0.25)
+        self.assertEqual((reading["client_cpu_s"], reading["suite_cpu_s"], reading["client"]), (None, None, None))
+        self.assertEqual((reading["cpus"], reading["wall_s"]), (4, 2.5))
+
+    def test_every_side_there_is_taken_off_the_other_load_down_to_none(self):
+        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, 1.5, None, client_cpu_s=2.0, suite_cpu_s=0.25)
+        self.assertAlmostEqual(reading["other_cpu_s"], 0.25)
+        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, 3.0, None, client_cpu_s=2.0, suite_cpu_s=0.25)
+        self.assertEqual(reading["other_cpu_s"], 0.0)
+
+    def test_the_host_s_clock_ticks_give_the_seconds(self):
+        self.assertAlmostEqual(noise.reading(self.BEFORE, self.AFTER, 250, 1.0, None, None)["busy_cpu_s"], 1.6)
+
+    def test_no_tick_counted_is_no_share(self):
+        reading = noise.reading(self.BEFORE, self.BEFORE, 100, 0.001, 0.0, None)
+        self.assertEqual((reading["steal"], reading["other_cpu_share"]), (0.0, None))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""The suite's remote hosts over SSH (issue 15), end to end as root: network namespaces made by
+"""The suite's remote hosts over SSH, end to end as root: network namespaces made by
 tools/testnet.sh act as three machines running Debian's sshd (bench/running/ssh_testbed.py), and a fourth has none.
 The scenarios run a server in one and a fleet of two clients in the others, beside the same case on loopback
-in the same rounds; a fleet's row is exactly the sum of its hosts'; an unreachable host, a refused key and a
+in the same rounds; a fleet's row is exactly the sum of its hosts', and its noise is the server host's, read
+over SSH (steal, the server's switches, no client figures); an unreachable host, a refused key and a
 missing binary each stop the run with an error that names the host, and no process is left on any host. One
 process's CPU read on a host through SSH (netbench's reader there) and directly (the namespaces share this
 machine's kernel and PIDs) agree. Needs root (tagged netns, as //:testnet_test)."""
@@ -113,9 +114,23 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertEqual(row["cpu_clock"], reader_clock())  # the reader ran on every host it could
         self.assertEqual({h["cpu_clock"] for h in hosts}, {reader_clock()})
         self.assertEqual(bool(row.get("histograms")), histograms)  # the sink-mode WebSocket client has none
+        self.assert_server_host_noise(row["noise"])
         for name, histogram in row.get("histograms", {}).items():
             self.assertEqual(histogram["count"], sum(h["histogram_counts"][name] for h in hosts))
             self.assertEqual(histogram["count"], sum(n for _, n in histogram["buckets"]))
+
+    def assert_server_host_noise(self, noise):
+        """The server host's reading over SSH: its steal, a server that switched as it served, and no client
+        figures (the clients ran on the other hosts)."""
+        self.assertGreaterEqual(noise["steal"], 0)
+        self.assertLessEqual(noise["steal"], 1)
+        server = noise["server"]
+        self.assertIsNotNone(server, noise)
+        self.assertGreater(server["voluntary"] + server["involuntary"], 0, noise)
+        self.assertGreaterEqual(server["threads"], 1)
+        self.assertIsNotNone(noise["server_cpu_s"])
+        self.assertGreaterEqual(noise["other_cpu_s"], 0)
+        self.assertEqual((noise["client_cpu_s"], noise["suite_cpu_s"], noise["client"]), (None, None, None))
 
     def test_echo_server_and_a_fleet_of_two_beside_loopback(self):
         entries = shipped("echo", "netbench-poll", "netbench-echo-client")

@@ -1,6 +1,7 @@
 """The runner's own logic over the in-memory executor (bench/running/fake.py): the status chain of a client
 run on one host and on a fleet (the server died, hung, exited N, printed no X, ok), failed rows that keep
-what the client printed, a server that does not start, and stop_all. The same runner over real processes is
+what the client printed, a server that does not start, stop_all, and the server host's noise reading, with
+or without its clients there. The same runner over real processes is
 contest_test.py (this machine) and remote_hosts_test.py (SSH)."""
 
 import unittest
@@ -47,6 +48,13 @@ class OneHostTest(unittest.TestCase):
         self.assertEqual(len(seen), 1)
         self.assertEqual(self.clients.launches[0].argv, ["/fake/contestants/fake/load", "127.0.0.1:40000"])
         self.assertIsNone(self.clients.launches[0].document_flag)
+
+    def test_the_server_host_s_noise_is_read_with_the_clients_there(self):
+        self.assertNotIn("noise", self.run_client(OK))  # a host that gives no probe
+        self.servers.noise = {"steal": 0.02}
+        row = self.run_client(OK)
+        self.assertEqual(row["noise"], {"steal": 0.02})
+        self.assertEqual(self.servers.noise_probes, [(self.server.pid(), True)] * 2)
 
     def test_a_client_that_exits_non_zero_fails_with_its_last_lines(self):
         row = self.run_client(fake.ClientScript(stdout="rate: 1\n", stderr="bad flag --x\n", returncode=3))
@@ -133,6 +141,13 @@ class FleetTest(unittest.TestCase):
         self.assertNotIn("tcp_segments", row)
         # netbench's own clients are asked for their run documents, to merge their histograms.
         self.assertEqual([launch.document_flag for launch in self.a.launches + self.b.launches], ["--json"] * 2)
+
+    def test_the_server_host_s_noise_is_read_without_the_clients_there(self):
+        self.servers.noise = {"steal": 0.03}
+        row = self.run_fleet(OK, OK)
+        self.assertEqual(row["noise"], {"steal": 0.03})
+        self.assertEqual(self.servers.noise_probes, [(self.server.pid(), False)])
+        self.assertEqual(self.a.noise_probes + self.b.noise_probes, [])  # the client hosts are not asked
 
     def test_the_write_ups_systems_are_not_asked_for_a_run_document(self):
         self.run_fleet(OK, OK, token="//contestants/go")

@@ -27,6 +27,7 @@ from bench.running import client_process
 from bench.running import executor
 from bench.running import local
 from bench.running import process_configuration
+from bench.running import remote_noise
 from bench.running import remote_program
 from bench.running import ssh_host
 
@@ -264,6 +265,10 @@ class SshExecutor(executor.Executor):
             return self.read_tree(pid).get("cpu_ns", 0) / 1e9
         result = self.ssh.run(["cat", f"/proc/{pid}/stat"], timeout_s=30)
         return remote_program.ticks_of_process(result.stdout) / self.clock_ticks
+
+    def noise_probe(self, server, clients_here=True):
+        # The host's own /proc, read over SSH: the clients' figures are never there (remote_noise.py).
+        return remote_noise.RemoteProbe(self, server.pid)
 
     def start_server(self, launch, ready, timeout_s=30):
         try:
