@@ -103,18 +103,25 @@ class FanoutClientTest(unittest.TestCase):
         accepted = _ORIGIN_STOP.search(server.output)
         self.assertIsNotNone(accepted, server.output)
         opened = [int(r[6]) for r in found]
-        self.assertEqual(int(accepted.group(1)), sum(opened), f"the origin accepted other connections:\n{found}")
+        if KIND == "go":
+            # Go counts the dials net/http starts. One started for a request that another connection then
+            # served may not have connected when the client exits (seen: 1 of 490 on a busy machine), so the
+            # origin accepts at most what the client counts: it never opens a connection it does not count.
+            self.assertLessEqual(int(accepted.group(1)), sum(opened), f"the client hid connections:\n{found}")
+        else:
+            self.assertEqual(int(accepted.group(1)), sum(opened), f"the origin accepted other connections:\n{found}")
         if KIND != "go":
             self.assertEqual(opened[1:], [0] * (REPS - 1), found)
         elif not tls:
             # net/http pools a connection only once its write loop reported the request written, waiting 50 ms
             # at most (maxWriteWaitBeforeConnReuse), so busy CPUs drop some kept connections, how many depending
             # on the load. What -keep must do is keep them where the default transport cannot: -reuse (net/http's
-            # default, 2 idle connections per host) reopens all but 2 in every repetition.
+            # default, 2 idle connections per host) reopens almost every one in every repetition (all but 2 when
+            # the 500 requests start together; a few fewer on a loaded machine, where a connection freed early
+            # in a repetition serves a request that starts late).
             with origin(tls) as server:
                 _, default = run_reps(self, client_argv(origin_url(server, tls), n, warmup=0, extra=["-reuse"]), n)
             reopened_by_default = sum(int(r[6]) for r in default[1:])
-            self.assertGreaterEqual(reopened_by_default, (n - 2) * (REPS - 1), default)
             self.assertLess(sum(opened[1:]), reopened_by_default, found)
         # Go over TLS: 500 handshakes at once on two busy cores can miss that 50 ms for every connection (seen: 500
         # of 500 redialed with a build beside it), so only the origin's count above, the client's own, holds.
