@@ -116,7 +116,7 @@ STUDIES = {
     "echo": lambda: Study("echo", definitions.ECHO, _echo_claim(), {"clients": 3}),
     "websocket": lambda: Study("websocket", definitions.WEBSOCKET, _websocket_claim(),
                                {"connections": (4,), "procs": (1, 2)}),
-    "fanout": lambda: Study("fanout", definitions.FANOUT, _fanout_claim(), {"requests": 500, "warmup": 3, "warmup_seconds": 5}),
+    "fanout": lambda: Study("fanout", definitions.FANOUT, _fanout_claim(), {"requests": 500, "warmup": 3, "warmup_seconds": 10}),
 }
 
 # The load a calibration round runs, and the figure of its rows that says how long the load took.

@@ -198,12 +198,23 @@ RUN_NOTES = {}
 
 @dataclasses.dataclass
 class Part:
-    """One scenario made ready to run: its definition, runners, settings, cases and contestants' fates."""
+    """One scenario made ready to run: its definition, runners, settings, cases and contestants' fates; once
+    run, its scheduler Outcome and, adaptive, its round policy (which a later pass resumes)."""
     definition: object
     runners: dict
     settings: dict
     cases: list
     fates: list
+    outcome: object = None
+    policy: object = None
+
+    def wants_more(self):
+        """Adaptive and stopped by its budget with claims open: more of the budget would be spent on it."""
+        return self.policy is not None and self.policy.wants_more()
+
+    def next_round_s(self):
+        """The expected length of its next round, where it wants more (its open claims' cases)."""
+        return self.policy.next_round_s(self.cases)
 
     def adaptive(self):
         return self.settings.get("design") == "sequential"
@@ -226,24 +237,29 @@ def prepare_part(definition, entries, args, placement=None):
 
 def _plan(part, budget, whole):
     """The round loop's plan of a part: its fixed rounds, or the adaptive policy within `budget` (a
-    rounds.Budget: the part's share of the `whole` run's)."""
+    rounds.Budget: the part's share of the `whole` run's); a part run before resumes its policy."""
     definition, settings = part.definition, part.settings
     if not part.adaptive():
         return scheduler.Plan(rounds=settings["samples"], name=definition.name)
-    settings["budget_s"] = round(budget.seconds, 1)
-    options = sequential.Options(margin=settings["margin"])
-    questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
-    policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
-                                         name=definition.name)
-    return scheduler.Plan(rounds=None, policy=policy, name=definition.name)
+    settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
+    if part.policy is None:
+        options = sequential.Options(margin=settings["margin"])
+        questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
+        part.policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
+                                                  name=definition.name)
+    else:
+        part.policy.resume(budget)
+    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name)
 
 
 def run_part(part, args, env, placement=None, budget=None, whole=None):
     """Runs one scenario (a write-up or a detail scenario: its Part) through the round loop, adaptive parts
-    within `budget` (of the `whole` run's); writes <document>.json. Interrupted (Ctrl-C), it writes every row that finished, the
-    document marked `partial`, and raises KeyboardInterrupt."""
+    within `budget` (of the `whole` run's); writes <document>.json. Run again, an adaptive part goes on from
+    its last round with its claims still open, and its document is written again with every round.
+    Interrupted (Ctrl-C), it writes every row that finished, the document marked `partial`, and raises
+    KeyboardInterrupt."""
     definition, runners, settings, fates = part.definition, part.runners, part.settings, part.fates
-    outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole))
+    outcome = part.outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole), resume=part.outcome)
     if part.adaptive():
         settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
     scenarios.note_failures(fates, outcome.failed_servers)
@@ -284,6 +300,44 @@ def share_of(parts, index, whole):
     return round_policies.Budget(max(share, 0.0), clock=whole.clock)
 
 
+def spend_budget(parts, whole, run_one):
+    """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
+    (share_of), then, while that leaves any, the passes of _next_pass; `run_one(part, budget)` runs a part
+    (budget None for a fixed one) and returns its exit code. Returns {index in parts: its last code}."""
+    codes = {}
+    passes = [(index, share_of) for index in range(len(parts))]
+    while passes:
+        rows_before = _rows_run(parts)
+        for index, share in passes:
+            part = parts[index]
+            budget = share(parts, index, whole) if part.adaptive() else None
+            if part.outcome and budget.seconds < part.next_round_s():
+                continue  # not one more round of its open claims fits in what it would get
+            codes[index] = run_one(part, budget)
+        passes = _next_pass(parts, whole) if _rows_run(parts) > rows_before else []
+    return codes
+
+
+def _rows_run(parts):
+    return sum(len(p.outcome.rows) for p in parts if p.outcome)
+
+
+def _next_pass(parts, whole):
+    """One loop over every write-up's open claims: once each part has spent its share, what is left of the
+    `whole` run's budget (a part decided early leaves some) goes to the parts stopped by their share with
+    claims still open, in turn, each an equal split of what is left then, as in the first pass. Empty when
+    none is open or what is left would not buy any of them a round (the policy stops at once then, so that
+    a part that got nothing is not asked again)."""
+    waiting = [i for i, p in enumerate(parts) if p.wants_more()]
+    if not waiting or whole.left() <= 0:
+        return []
+
+    def share(parts_, index, whole_):
+        after = [i for i in waiting if i >= index]
+        return round_policies.Budget(max(whole_.left(), 0.0) / len(after), clock=whole_.clock)
+    return [(i, share) for i in waiting]
+
+
 def _write_part(definition, document_):
     directory = result_files.results_dir()
     errors = result_files.write_document(os.path.join(directory, f"{definition.document}.json"), document_)
@@ -319,8 +373,9 @@ def command_line():
     _flag(parser, "--budget", default=None, metavar="TIME",
           help="time for the whole run, e.g. 30m, 1800s, 1h (default 30m: the main job with both placements). "
                "Each write-up spends its share round by round on the claims still open, and stops a claim "
-               "when the sequential rule decides it (holds, reversed, or equivalent within --margin); one "
-               "still open when its share is spent says the bound it reached")
+               "when the sequential rule decides it (holds, reversed, or equivalent within --margin); what the "
+               "write-ups leave then goes to the ones with claims still open; a claim open when the budget "
+               "is spent says the bound it reached")
     _flag(parser, "--rounds", type=int, default=None, metavar="N",
           help="the fixed design instead: N interleaved rounds of every case (the fan-out: --fanout-samples), "
                "each claim judged once by its paired t interval")
@@ -519,24 +574,32 @@ def _run_parts(args, parts, chosen, placement):
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
                      f"and checking the contestants); no round ran. The run's folder: {result_files.results_dir()}")
         return 130
-    for index, part in enumerate(prepared):
+    interrupted = []
+
+    def run_one(part, budget):
         name = part.definition.name
-        budget = share_of(prepared, index, whole) if part.adaptive() else None
-        progress.log(f"==== {name}" + (f" (adaptive: {budget.seconds:.0f} s of the budget's "
-                                        f"{max(whole.left(), 0):.0f} s left)" if budget else ""))
+        progress.log(f"==== {name}" + (" (again: its claims still open)" if part.outcome else "")
+                     + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s "
+                        "left)" if budget else ""))
         try:
-            code = run_part(part, args, env, placement, budget, whole)
+            return run_part(part, args, env, placement, budget, whole)
         except KeyboardInterrupt:
-            # The part wrote what finished, marked partial; the report links it, and nothing more runs.
-            return _interrupted(env, name, f"{part.definition.document}.json")
+            interrupted.append(part)
+            raise
         except result_files.ResultWriteError as error:
             progress.log(f"{name}: its results could not be stored: {error}")
-            code = 1
         except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
             progress.log(f"{name} failed: {error!r}")
-            code = 1
-        if code:
-            failures.append(name)
+        part.policy = None  # not run again
+        return 1
+
+    try:
+        codes = spend_budget(prepared, whole, run_one)
+    except KeyboardInterrupt:
+        # The part wrote what finished, marked partial; the report links it, and nothing more runs.
+        part = interrupted[0]
+        return _interrupted(env, part.definition.name, f"{part.definition.document}.json")
+    failures += [prepared[index].definition.name for index, code in sorted(codes.items()) if code]
     doc = None
     try:
         doc = write_report()

@@ -12,6 +12,7 @@ A policy that spends rounds only where a claim is still open returns fewer cases
 
     policy = rounds.UntilDecided(questions, ["shared", "split"], rounds.Budget(600), name="echo")
     policy.observe(case, runner_key, seconds)    # the scheduler's report of each run's duration
+    policy.wants_more(), policy.resume(rounds.Budget(120))   # out of budget with claims open: go on
 """
 
 import dataclasses
@@ -100,10 +101,24 @@ class UntilDecided:
         self.lines = {}  # question name -> its latest verdict line
         self.durations = {}  # (case label, runner key) -> seconds of its last run
         self.stopped = None  # why the run stopped
+        self.out_of_budget = False  # it stopped with claims open because the next round did not fit
 
     def observe(self, case, runner, seconds):
         """The scheduler's report of one run: its case, runner key and duration."""
         self.durations[(case.label(), runner)] = seconds
+
+    def resume(self, budget):
+        """Goes on, within `budget`, from where the budget stopped it: the scheduler's next round (numbered
+        after the last) judges what is still open and runs only its cases."""
+        self.budget, self.stopped, self.out_of_budget = budget, None, False
+
+    def next_round_s(self, cases):
+        """The expected seconds of the next round of `cases` past the minimum rounds: the open claims' cases."""
+        return self._expected(self._needed(cases, self.open()))
+
+    def wants_more(self):
+        """Whether more budget would be spent: the last one ran out with claims still open."""
+        return self.out_of_budget and bool(self.open())
 
     def open(self):
         return [q for q in self.questions if (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
@@ -123,6 +138,7 @@ class UntilDecided:
         elif not sequential.should_start_round(self.budget.spent(), self.budget.seconds, self._expected(chosen)):
             self.stopped = (f"the next round (about {self._expected(chosen):.0f} s) does not fit the "
                             f"{max(self.budget.left(), 0):.0f} s left; {len(self.open())} claim(s) open")
+            self.out_of_budget = True
             chosen = []
         if self.stopped:
             progress.log(f"{self.name}: stopped: {self.stopped}")

@@ -101,10 +101,11 @@ def placement_fields(runner):
 class _Loop:
     """The state of one run: its runners, the servers started so far, the rows and the failures."""
 
-    def __init__(self, runners, plan):
+    def __init__(self, runners, plan, resume=None):
         self.runners, self.plan = runners, plan
         self.servers = {}  # (runner key, server key) -> Server, or None when it did not start
-        self.outcome = Outcome(rows=[], failed_servers={})
+        self.outcome = resume if resume is not None else Outcome(rows=[], failed_servers={})
+        self.outcome.interrupted = False
 
     def server_for(self, key, runner, spec):
         """(the started server, None) or (None, the Failure that kept it from starting)."""
@@ -187,13 +188,19 @@ def _log(plan, round_index, case, key, row):
     progress.log(f"{plan.name + ' ' if plan.name else ''}round {round_index + 1}{total}: {case.label()}{where}: {said}")
 
 
-def run(cases, runners, plan):
+def run(cases, runners, plan, resume=None):
     """Runs `cases` in rounds under every runner of `runners` ({name: contest.Runner}, or one Runner) as `plan`
-    says; returns an Outcome. Ctrl-C ends it with the rows that finished; every server is stopped."""
+    says; returns an Outcome. Ctrl-C ends it with the rows that finished; every server is stopped.
+
+    `resume`: the Outcome of an earlier run of the same cases, which this one goes on from: its rounds are
+    numbered after that one's last, its rows come first in the Outcome returned (the same object), and its
+    servers start afresh (the earlier run stopped them)."""
     runners = dict(runners) if isinstance(runners, dict) else {None: runners}
-    loop = _Loop(runners, plan)
+    loop = _Loop(runners, plan, resume)
+    first_round = max((r["round"] + 1 for r in loop.outcome.rows), default=0)
     try:
-        for round_index in (range(plan.rounds) if plan.rounds is not None else itertools.count()):
+        for round_index in (range(first_round, plan.rounds) if plan.rounds is not None
+                            else itertools.count(first_round)):
             chosen = plan.policy.cases(round_index, cases, loop.outcome.rows)
             if not chosen:
                 break

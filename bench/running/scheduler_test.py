@@ -255,6 +255,35 @@ class AdaptiveRoundsTest(unittest.TestCase):
         self.assertEqual(set(late), {("ax", "shared"), ("bx", "shared")})
         self.assertLessEqual(clock.now, 40 + 2)
 
+    def test_a_run_stopped_by_its_budget_goes_on_from_its_last_round_with_more(self):
+        clock = FakeClock()
+        questions = [question("decided", ("a", "x"), ("b", "x"), decided_after=3),
+                     question("open", ("a", "y"), ("b", "y"))]
+        policy = adaptive(questions, 20, clock)
+        runner = ClockedRunner(clock)
+        outcome = self.run_adaptive(policy, clock, {"shared": runner})
+        self.assertTrue(policy.wants_more())
+        first = len(outcome.rows)
+        last_round = max(r["round"] for r in outcome.rows)
+        self.assertEqual(policy.next_round_s(FIVE), 2)  # the open claim's two cases, 1 s each
+
+        policy.resume(rounds.Budget(6, clock=clock))
+        again = scheduler.run(FIVE, {"shared": runner}, scheduler.Plan(rounds=None, policy=policy, clock=clock),
+                              resume=outcome)
+        self.assertIs(again, outcome)
+        later = outcome.rows[first:]
+        # Numbered on from the last round, only the open claim's cases, as many rounds as the 6 s buy.
+        self.assertEqual([r["round"] for r in later], [last_round + 1] * 2 + [last_round + 2] * 2
+                         + [last_round + 3] * 2)
+        self.assertEqual({r["server"] + r["client"] for r in later}, {"ay", "by"})
+        self.assertTrue(policy.wants_more())
+
+    def test_a_run_whose_claims_are_all_decided_wants_no_more(self):
+        clock = FakeClock()
+        policy = adaptive([question("q", ("a", "x"), ("b", "x"), decided_after=3)], 1000, clock)
+        self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        self.assertFalse(policy.wants_more())
+
     def test_progress_says_the_budget_and_each_open_claims_interval(self):
         clock = FakeClock()
         policy = adaptive([question("open one", ("a", "y"), ("b", "y"))], 100, clock)

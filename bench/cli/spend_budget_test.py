@@ -1,0 +1,134 @@
+"""How the main job spends its budget over the write-ups (suite.spend_budget), on a fake clock with stand-in
+parts: each part runs once within its share; what a part decided early leaves goes, in later passes, to the
+parts stopped by their share with claims still open; the whole budget is never passed by more than a round;
+a part that raised is not run again, and nothing loops when no round fits."""
+
+import unittest
+
+from bench.cli import suite
+from bench.running import rounds
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class Outcome:
+    def __init__(self):
+        self.rows = []
+
+
+class StandInPart:
+    """A part whose every round takes `seconds` and whose claims are decided after `decide_after` rounds
+    (None: never). It spends whole rounds of each budget it gets, as the round policy does; a fixed one
+    (adaptive=False) runs its 2 rounds."""
+
+    def __init__(self, name, clock, seconds, decide_after=None, adaptive=True, raises=False):
+        self.name, self.clock, self.seconds, self.decide_after = name, clock, seconds, decide_after
+        self._adaptive, self.raises = adaptive, raises
+        self.outcome = None
+        self.policy = object() if adaptive else None
+        self.settings = {"samples": 2}
+        self.budgets = []
+        self.stopped_by_budget = False
+
+    def adaptive(self):
+        return self._adaptive
+
+    def round_s(self):
+        return self.seconds
+
+    def next_round_s(self):
+        return self.seconds
+
+    def rounds(self):
+        return len(self.outcome.rows) if self.outcome else 0
+
+    def decided(self):
+        return self.decide_after is not None and self.rounds() >= self.decide_after
+
+    def wants_more(self):
+        return self.policy is not None and self.stopped_by_budget and not self.decided()
+
+    def run(self, budget):
+        self.budgets.append(budget.seconds if budget else None)
+        self.outcome = self.outcome or Outcome()
+        if not self._adaptive:
+            for _ in range(self.settings["samples"]):
+                self.clock.now += self.seconds
+                self.outcome.rows.append(self.name)
+            return 0
+        spent, self.stopped_by_budget = 0.0, False
+        while not self.decided():
+            if spent + self.seconds > budget.seconds:
+                self.stopped_by_budget = True
+                break
+            self.clock.now += self.seconds
+            spent += self.seconds
+            self.outcome.rows.append(self.name)
+        return 0
+
+
+class SpendBudgetTest(unittest.TestCase):
+    def run_parts(self, parts, whole_s, clock):
+        whole = rounds.Budget(whole_s, clock=clock).start()
+        ran = []
+
+        def run_one(part, budget):
+            ran.append(part.name)
+            if part.raises:
+                part.policy = None
+                return 1
+            return part.run(budget)
+        return suite.spend_budget(parts, whole, run_one), ran, whole
+
+    def test_what_a_part_decided_early_leaves_goes_to_an_open_one_that_ran_before_it(self):
+        clock = Clock()
+        fanout = StandInPart("fanout", clock, 10)  # never decided
+        echo = StandInPart("echo", clock, 1, decide_after=5)
+        codes, ran, whole = self.run_parts([fanout, echo], 300, clock)
+        # The first pass: fanout its half (150 s: 15 rounds), echo the rest and decided after 5 s; then fanout
+        # again with what echo left, until no round of it fits.
+        self.assertEqual(ran[:3], ["fanout", "echo", "fanout"])
+        self.assertEqual(echo.rounds(), 5)
+        self.assertEqual(fanout.rounds(), 29)  # 295 s of the 300 s
+        self.assertLessEqual(clock.now, 300)
+        self.assertEqual(codes, {0: 0, 1: 0})
+
+    def test_the_left_budget_is_split_among_the_open_parts(self):
+        clock = Clock()
+        a = StandInPart("a", clock, 4)
+        b = StandInPart("b", clock, 4)
+        c = StandInPart("c", clock, 1, decide_after=2)
+        self.run_parts([a, b, c], 120, clock)
+        # First pass: a 40 s, b 40 s, c 2 s of its 40. The 38 s left: a 19 s (4 rounds), then b the 22 s left
+        # (5 rounds), then a the 2 s left: none fits, so the passes end.
+        self.assertEqual(a.rounds(), 14)
+        self.assertEqual(b.rounds(), 15)
+        self.assertLessEqual(clock.now, 120)
+        self.assertFalse(any(x is None for x in a.budgets))
+
+    def test_fixed_parts_run_once_and_nothing_loops_when_no_round_fits(self):
+        clock = Clock()
+        fixed = StandInPart("fixed", clock, 1, adaptive=False)
+        slow = StandInPart("slow", clock, 100)  # not one round fits any share
+        codes, ran, _ = self.run_parts([slow, fixed], 50, clock)
+        self.assertEqual(ran, ["slow", "fixed"])
+        self.assertEqual(slow.rounds(), 0)
+        self.assertEqual(fixed.rounds(), 2)
+
+    def test_a_part_that_raised_is_not_run_again(self):
+        clock = Clock()
+        broken = StandInPart("broken", clock, 1, raises=True)
+        done = StandInPart("done", clock, 1, decide_after=1)
+        codes, ran, _ = self.run_parts([broken, done], 100, clock)
+        self.assertEqual(ran, ["broken", "done"])
+        self.assertEqual(codes, {0: 1, 1: 0})
+
+
+if __name__ == "__main__":
+    unittest.main()
