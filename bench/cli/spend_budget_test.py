@@ -6,15 +6,8 @@ a part that raised is not run again, and nothing loops when no round fits."""
 import unittest
 
 from bench.cli import suite
+from bench.running import fake
 from bench.running import rounds
-
-
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 class Outcome:
@@ -87,7 +80,7 @@ class SpendBudgetTest(unittest.TestCase):
         return suite.spend_budget(parts, whole, run_one), ran, whole
 
     def test_what_a_part_decided_early_leaves_goes_to_an_open_one_that_ran_before_it(self):
-        clock = Clock()
+        clock = fake.FakeClock()
         fanout = StandInPart("fanout", clock, 10)  # never decided
         echo = StandInPart("echo", clock, 1, decide_after=5)
         codes, ran, whole = self.run_parts([fanout, echo], 300, clock)
@@ -100,7 +93,7 @@ class SpendBudgetTest(unittest.TestCase):
         self.assertEqual(codes, {0: 0, 1: 0})
 
     def test_the_left_budget_is_split_among_the_open_parts(self):
-        clock = Clock()
+        clock = fake.FakeClock()
         a = StandInPart("a", clock, 4)
         b = StandInPart("b", clock, 4)
         c = StandInPart("c", clock, 1, decide_after=2)
@@ -113,7 +106,7 @@ class SpendBudgetTest(unittest.TestCase):
         self.assertFalse(any(x is None for x in a.budgets))
 
     def test_fixed_parts_run_once_and_nothing_loops_when_no_round_fits(self):
-        clock = Clock()
+        clock = fake.FakeClock()
         fixed = StandInPart("fixed", clock, 1, adaptive=False)
         slow = StandInPart("slow", clock, 100)  # not one round fits any share
         codes, ran, _ = self.run_parts([slow, fixed], 50, clock)
@@ -122,7 +115,7 @@ class SpendBudgetTest(unittest.TestCase):
         self.assertEqual(fixed.rounds(), 2)
 
     def test_a_part_that_raised_is_not_run_again(self):
-        clock = Clock()
+        clock = fake.FakeClock()
         broken = StandInPart("broken", clock, 1, raises=True)
         done = StandInPart("done", clock, 1, decide_after=1)
         codes, ran, _ = self.run_parts([broken, done], 100, clock)

@@ -9,6 +9,8 @@ no process runs; servers and clients do what the test scripted, and the executor
     runner = contest.Runner(placement=fake.FakePlacement(servers, [clients]))
 
 A program is known by the basename of its argv[0]; one that was not scripted does not start ("not found").
+
+    clock = fake.FakeClock()                        # a clock for rounds.Budget and scheduler.Plan: clock.now += 5
 """
 
 import dataclasses
@@ -17,6 +19,16 @@ import re
 
 from bench.running import client_process
 from bench.running import executor
+
+
+class FakeClock:
+    """A clock that stands still until a test moves it: `now` seconds, 0 at first."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
 
 
 @dataclasses.dataclass

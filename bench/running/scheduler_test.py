@@ -5,6 +5,7 @@ claims' cases after them, and the budget."""
 
 import unittest
 
+from bench.running import fake
 from bench.running import rounds
 from bench.running import scheduler
 
@@ -136,7 +137,7 @@ class RoundLoopTest(unittest.TestCase):
 
 class DyingServerTest(unittest.TestCase):
     def test_a_round_whose_every_run_failed_ends_the_loop(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         runner = ClockedRunner(clock)
         original = runner.run_client
 
@@ -153,14 +154,6 @@ class DyingServerTest(unittest.TestCase):
         failed_rounds = {r["round"] for r in outcome.rows if r["status"] != "ok"}
         self.assertEqual(max(r["round"] for r in outcome.rows), max(failed_rounds))
         self.assertLessEqual(max(r["round"] for r in outcome.rows), 2)  # not until the budget's 10,000 s
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 class ClockedRunner(FakeRunner):
@@ -201,7 +194,7 @@ class AdaptiveRoundsTest(unittest.TestCase):
         return scheduler.run(FIVE, runner, scheduler.Plan(rounds=None, policy=policy, clock=clock))
 
     def test_the_first_round_runs_every_case_and_the_minimum_rounds_every_claims_cases(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         policy = adaptive([question("q", ("a", "x"), ("b", "x"), decided_after=0)], 1000, clock)
         outcome = self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
         by_round = {}
@@ -212,7 +205,7 @@ class AdaptiveRoundsTest(unittest.TestCase):
         self.assertIn("every claim decided", policy.stopped)
 
     def test_a_decided_claims_cases_stop_and_the_open_ones_run_until_the_budget(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         questions = [question("decided", ("a", "x"), ("b", "x"), decided_after=4),
                      question("open", ("a", "y"), ("b", "y"))]
         policy = adaptive(questions, 30, clock)
@@ -232,7 +225,7 @@ class AdaptiveRoundsTest(unittest.TestCase):
     def test_the_budget_is_never_passed_by_more_than_one_round(self):
         for budget_s in (0.5, 3, 7, 16, 29.5, 40, 77):
             for pattern in ((1.0,), (0.5, 1.5), (0.2, 3.0, 0.7), (2.0, 0.1, 0.1, 0.1)):
-                clock = FakeClock()
+                clock = fake.FakeClock()
                 runner = ClockedRunner(clock, pattern)
                 starts = []
                 policy = adaptive([question("open", ("a", "y"), ("b", "y"))], budget_s, clock)
@@ -244,7 +237,7 @@ class AdaptiveRoundsTest(unittest.TestCase):
                 self.assertGreaterEqual(len(outcome.rows), 5)  # the first round always runs
 
     def test_an_open_claim_runs_its_cases_only_under_the_runner_it_is_open_in(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         questions = [question("shared", ("a", "x"), ("b", "x")),
                      question("split", ("a", "x"), ("b", "x"), decided_after=3, runner="split")]
         policy = adaptive(questions, 40, clock, runners=("shared", "split"))
@@ -256,7 +249,7 @@ class AdaptiveRoundsTest(unittest.TestCase):
         self.assertLessEqual(clock.now, 40 + 2)
 
     def test_a_run_stopped_by_its_budget_goes_on_from_its_last_round_with_more(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         questions = [question("decided", ("a", "x"), ("b", "x"), decided_after=3),
                      question("open", ("a", "y"), ("b", "y"))]
         policy = adaptive(questions, 20, clock)
@@ -279,13 +272,13 @@ class AdaptiveRoundsTest(unittest.TestCase):
         self.assertTrue(policy.wants_more())
 
     def test_a_run_whose_claims_are_all_decided_wants_no_more(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         policy = adaptive([question("q", ("a", "x"), ("b", "x"), decided_after=3)], 1000, clock)
         self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
         self.assertFalse(policy.wants_more())
 
     def test_progress_says_the_budget_and_each_open_claims_interval(self):
-        clock = FakeClock()
+        clock = fake.FakeClock()
         policy = adaptive([question("open one", ("a", "y"), ("b", "y"))], 100, clock)
         for index in range(3):
             policy.cases(index, FIVE, [])

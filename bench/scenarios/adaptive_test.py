@@ -9,18 +9,11 @@ import unittest
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import verdict_text
+from bench.running import fake
 from bench.running import rounds
 from bench.running import scheduler
 from bench.scenarios import adaptive
 from bench.scenarios import writeup_definitions
-
-
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
 
 
 class Server:
@@ -72,7 +65,7 @@ def _figures(row, measured):
 class AdaptiveEchoTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        clock = Clock()
+        clock = fake.FakeClock()
         runners = {"shared": ScriptedRunner(clock)}
         cases = echo_cases()
         options = sequential.Options(margin=0.05)
