@@ -302,19 +302,30 @@ def share_of(parts, index, whole):
 
 def spend_budget(parts, whole, run_one):
     """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
-    (share_of), then, while that leaves any, the passes of _next_pass; `run_one(part, budget)` runs a part
-    (budget None for a fixed one) and returns its exit code. Returns {index in parts: its last code}."""
+    (share_of). Then one loop over every write-up's open claims: while a pass adds rounds and budget is left,
+    the parts stopped by their share with claims still open go on, in turn, each with an equal split of what
+    is left at its turn (_later_share); one that would not get a round of its open claims' cases is passed
+    over. `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code.
+    Returns {index in parts: its last code}."""
     codes = {}
-    passes = [(index, share_of) for index in range(len(parts))]
-    while passes:
+    turn = list(range(len(parts)))
+    first_pass = True
+    while turn:
         rows_before = _rows_run(parts)
-        for index, share in passes:
+        for index in turn:
             part = parts[index]
-            budget = share(parts, index, whole) if part.adaptive() else None
-            if part.outcome and budget.seconds < part.next_round_s():
-                continue  # not one more round of its open claims fits in what it would get
+            if not part.adaptive():
+                budget = None
+            elif first_pass:
+                budget = share_of(parts, index, whole)
+            else:
+                budget = _later_share(turn, index, whole)
+                if budget.seconds < part.next_round_s():
+                    continue
             codes[index] = run_one(part, budget)
-        passes = _next_pass(parts, whole) if _rows_run(parts) > rows_before else []
+        first_pass = False
+        more = _rows_run(parts) > rows_before and whole.left() > 0
+        turn = [i for i, p in enumerate(parts) if p.wants_more()] if more else []
     return codes
 
 
@@ -322,20 +333,11 @@ def _rows_run(parts):
     return sum(len(p.outcome.rows) for p in parts if p.outcome)
 
 
-def _next_pass(parts, whole):
-    """One loop over every write-up's open claims: once each part has spent its share, what is left of the
-    `whole` run's budget (a part decided early leaves some) goes to the parts stopped by their share with
-    claims still open, in turn, each an equal split of what is left then, as in the first pass. Empty when
-    none is open or what is left would not buy any of them a round (the policy stops at once then, so that
-    a part that got nothing is not asked again)."""
-    waiting = [i for i, p in enumerate(parts) if p.wants_more()]
-    if not waiting or whole.left() <= 0:
-        return []
-
-    def share(parts_, index, whole_):
-        after = [i for i in waiting if i >= index]
-        return round_policies.Budget(max(whole_.left(), 0.0) / len(after), clock=whole_.clock)
-    return [(i, share) for i in waiting]
+def _later_share(turn, index, whole):
+    """After the first pass, parts[index]'s budget: what is left, split equally among it and the parts of
+    `turn` after it."""
+    after = [i for i in turn if i >= index]
+    return round_policies.Budget(max(whole.left(), 0.0) / len(after), clock=whole.clock)
 
 
 def _write_part(definition, document_):
