@@ -105,7 +105,8 @@ def _fanout_claim():
 @dataclasses.dataclass(frozen=True)
 class Study:
     """One claim as the study runs it: its write-up's definition, the claim (cells a and b, figure), and how a
-    length in seconds becomes the definition's settings (`load(length_s, calibration)`)."""
+    length in seconds becomes the definition's settings (`load(length_s, calibration)`); `settings` override
+    the definition's own."""
     name: str
     definition: object
     claim: object
@@ -116,7 +117,7 @@ STUDIES = {
     "echo": lambda: Study("echo", definitions.ECHO, _echo_claim(), {"clients": 3}),
     "websocket": lambda: Study("websocket", definitions.WEBSOCKET, _websocket_claim(),
                                {"connections": (4,), "procs": (1, 2)}),
-    "fanout": lambda: Study("fanout", definitions.FANOUT, _fanout_claim(), {"requests": 500, "warmup": 3, "warmup_seconds": 10}),
+    "fanout": lambda: Study("fanout", definitions.FANOUT, _fanout_claim(), {}),  # the write-up's own settings
 }
 
 # The load a calibration round runs, and the figure of its rows that says how long the load took.
