@@ -601,6 +601,8 @@ def _run_parts(args, parts, chosen, placement):
     try:
         codes = spend_budget(prepared, whole, run_one)
     except KeyboardInterrupt:
+        if not interrupted:
+            raise  # between parts: main's line
         # The part wrote what finished, marked partial; the report links it, and nothing more runs.
         part = interrupted[0]
         return _interrupted(env, part.definition.name, f"{part.definition.document}.json")
