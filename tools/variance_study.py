@@ -423,7 +423,7 @@ def draw_charts(doc, out):
             ax.set_xlabel("run length (echo: seconds; websocket: messages, fan-out: reps scaled to it)")
             ax.set_ylabel("sd of log(A/B) per round")
             charts.legend_outside(ax, "claim, placement")
-            made.append(charts._save(figures, figure, folder, "variance_length")[0])
+            made.append(charts.save(figures, figure, folder, "variance_length")[0])
         design = [l for l in doc["table"] if l["factor"] in ("order", "servers") and l["sd"] is not None]
         if design:
             figure, axes = figures.figure("sd of the per-round log ratio by order and by server lifetime",
@@ -441,7 +441,7 @@ def draw_charts(doc, out):
                 ax.set_title(factor)
             axes[0].set_ylabel("sd of log(A/B) per round")
             charts.legend_outside(axes[1], "claim, placement")
-            made.append(charts._save(figures, figure, folder, "variance_design")[0])
+            made.append(charts.save(figures, figure, folder, "variance_design")[0])
     return [os.path.relpath(path, out) for path in made]
 
 

@@ -40,7 +40,7 @@ def paired_rounds(rounds_a, rounds_b):
     return pairs
 
 
-def _t_quantile(q, df):
+def t_quantile(q, df):
     from scipy.stats import t
     return t.ppf(q, df)
 
@@ -76,7 +76,7 @@ def _power_factor(n):
     test at 1 - CONFIDENCE to see the difference with probability POWER. The usual approximation (as in the
     sample-size formula n = ((z_{1-alpha/2} + z_{power}) s / delta)^2, with t for z): it ignores the far tail
     and uses central t quantiles instead of the noncentral t, so it is slightly optimistic for few rounds."""
-    return _t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) + _t_quantile(POWER, n - 1)
+    return t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) + t_quantile(POWER, n - 1)
 
 
 def detectable_log_difference(sd, n):
@@ -129,7 +129,7 @@ def analyse(rounds_a, rounds_b):
     if n < 2:
         return out
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
-    half = _t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) * sd / math.sqrt(n)
+    half = t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) * sd / math.sqrt(n)
     out["ci95"] = [math.exp(mean - half), math.exp(mean + half)]
     if sd == 0:  # every round the same ratio: no spread to weigh the difference against
         out["t_p_value"] = 1.0 if mean == 0 else 0.0

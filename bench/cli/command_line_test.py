@@ -6,6 +6,7 @@ import io
 import unittest
 
 from bench.cli import suite
+from bench.scenarios import writeup_definitions
 
 
 def parse(argv):
@@ -50,11 +51,34 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual((parsed["samples"], parsed["echo_seconds"], parsed["websocket_messages"],
                           parsed["fanout_samples"], parsed["fanout_reps"], parsed["client_hosts"],
                           parsed["server_host"], parsed["quick"], parsed["compare_loopback"]),
-                         (None, 1.0, 20000, None, 3, "", None, False, False))
+                         (None, None, None, None, None, "", None, False, False))
+        # The lengths' defaults are the write-up definitions' own, which a flag's None keeps.
+        settings = writeup_definitions.ECHO.settings_for(parsed)
+        self.assertEqual(settings["seconds"], writeup_definitions.ECHO.settings["seconds"])
+
+    def test_as_written_runs_the_writeups_own_lengths_in_fixed_shared_rounds(self):
+        args = resolved(["--as-written"])
+        self.assertEqual((args.design, args.samples, args.placements), ("fixed", suite.AS_WRITTEN_ROUNDS, ["shared"]))
+        self.assertEqual(writeup_definitions.ECHO.settings_for(vars(args), as_written=True)["seconds"], 180.0)
+        self.assertEqual(writeup_definitions.WEBSOCKET.settings_for(vars(args), as_written=True)["messages"], 100000)
+        # A flag given still wins over the write-up's length.
+        args = resolved(["--as-written", "--echo-seconds=20", "--rounds=2"])
+        self.assertEqual((writeup_definitions.ECHO.settings_for(vars(args), as_written=True)["seconds"],
+                          args.samples), (20.0, 2))
+        parts, chosen = suite.as_written_choice(["micro", "echo"], [{"name": n} for n in (
+            "racket", "go", "netbench-epoll", "go-spammer", "netbench-echo-client")])
+        self.assertEqual((parts, [e["name"] for e in chosen]), (["echo"], ["racket", "go", "go-spammer"]))
+
+    def test_as_written_refuses_the_main_jobs_flags(self):
+        for extra in (["--quick"], ["--budget=10m"], ["--margin=3"], ["--placement=split"]):
+            with self.assertRaises(ValueError, msg=extra):
+                resolved(["--as-written"] + extra)
 
 
 def resolved(argv):
     args = suite.command_line().parse_args(argv)
+    args.placements = suite.cpu_placement.parse(args.placement or ",".join(suite.cpu_placement.NAMES))
+    suite.as_written_flags(args)
     suite.design_flags(args)
     return args
 

@@ -55,6 +55,7 @@ from bench.scenarios import adaptive
 from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
 from bench.scenarios import scenarios
+from bench.scenarios import writeup_definitions
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
 MICROBENCHMARKS = [
@@ -183,8 +184,10 @@ def _where(runners, placement, compare_loopback):
 
 
 def _settings(definition, args, placement, runners):
-    settings = definition.settings_for(vars(args), quick=args.quick)
+    settings = definition.settings_for(vars(args), quick=args.quick, as_written=args.as_written)
     settings["placements"] = [r.placement_name for r in runners.values()]
+    if args.as_written:
+        settings["as_written"] = True
     if placement is not None:
         settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
                              "clients": placement.client_targets, "compare_loopback": bool(args.compare_loopback)}
@@ -240,7 +243,9 @@ def _plan(part, budget, whole):
     rounds.Budget: the part's share of the `whole` run's); a part run before resumes its policy."""
     definition, settings = part.definition, part.settings
     if not part.adaptive():
-        return scheduler.Plan(rounds=settings["samples"], name=definition.name)
+        # The write-ups' long runs alternate A-B, B-A: a drift over a round's minutes favours neither side.
+        policy = round_policies.Alternating() if settings.get("as_written") else round_policies.EveryCase()
+        return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name)
     settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
         options = sequential.Options(margin=settings["margin"])
@@ -399,15 +404,22 @@ def command_line():
     _flag(parser, "--pin", action=argparse.BooleanOptionalAction, default=None,
           help="the older spelling: --pin is --placement=split, --no-pin --placement=shared (given "
                "with --placement, the two must agree)")
-    _flag(parser, "--echo-seconds", type=float, default=1.0, metavar="SECONDS",
-          help="length of one echo run (default 1: the CPU clocks are exact, so more rounds of a "
-               "short run buy more than a few long ones)")
-    _flag(parser, "--websocket-messages", type=int, default=20000, metavar="N",
-          help="messages per websocket client (default 20,000; the write-up sent 100,000)")
+    _flag(parser, "--echo-seconds", type=float, default=None, metavar="SECONDS",
+          help=f"length of one echo run (default {writeup_definitions.ECHO.settings['seconds']:g}: "
+               "tools/dimensioning_study.py says why; the write-up ran 180)")
+    _flag(parser, "--websocket-messages", type=int, default=None, metavar="N",
+          help=f"messages per websocket client (default {writeup_definitions.WEBSOCKET.settings['messages']:,}; "
+               "the write-up sent 100,000)")
     _flag(parser, "--fanout-samples", type=int, default=None, metavar="N",
           help="fixed rounds of the fan-out write-up (default 3 with --rounds; given alone, the fan-out runs "
                "these fixed rounds and the other write-ups adaptively)")
-    _flag(parser, "--fanout-reps", type=int, default=3, metavar="N", help="timed fan-outs per client run (default 3)")
+    _flag(parser, "--fanout-reps", type=int, default=None, metavar="N",
+          help=f"timed fan-outs per client run (default {writeup_definitions.FANOUT.settings['reps']})")
+    _flag(parser, "--as-written", action="store_true",
+          help="each write-up exactly as it ran: its own systems and load only, its run length (echo 180 s, "
+               "websocket 100,000 messages per client, the fan-out criterium's 60 samples after 10 s of "
+               "warm-up), server and load sharing the CPUs; 3 fixed rounds, A-B then B-A (--rounds to change), "
+               "in a run folder of its own")
     _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
     _flag(parser, "--rerender", nargs="?", const="", default=None, metavar="RUN_FOLDER",
           help="render a stored run's report again (report.json, REPORT.md, report.html, charts) "
@@ -455,6 +467,35 @@ def parse_margin(text):
     if not found or not 0 < float(found.group(1)) <= 50:
         raise ValueError(f"--margin={text}: expected a percentage above 0 and at most 50, such as 5 or 2.5%")
     return float(found.group(1)) / 100
+
+
+# --as-written's rounds where --rounds does not say: a paired interval needs 2, a third shows their spread.
+AS_WRITTEN_ROUNDS = 3
+
+
+def as_written_flags(args):
+    """--as-written fixes the design: the write-ups' placement (shared), fixed rounds (AS_WRITTEN_ROUNDS unless
+    --rounds says), its own run folder; ValueError where another flag asks for something else."""
+    if not args.as_written:
+        return
+    for flag, given in (("--quick", args.quick), ("--budget", args.budget is not None),
+                        ("--margin", args.margin is not None)):
+        if given:
+            raise ValueError(f"--as-written runs the write-ups' own lengths in fixed rounds; {flag} is for the "
+                             "main job: name one")
+    if args.placements != ["shared"] and args.placement is not None:
+        raise ValueError(f"--as-written runs server and load sharing the CPUs, as the write-ups did; "
+                         f"--placement={args.placement} asks otherwise: name one")
+    args.placements = ["shared"]
+    if args.rounds is None and args.samples is None:
+        args.rounds = AS_WRITTEN_ROUNDS
+
+
+def as_written_choice(parts, chosen):
+    """The write-up parts among `parts`, and of `chosen` only the systems and loads the write-ups compared."""
+    definitions = [catalogue.BY_PART[p] for p in parts if p in WRITEUP_PARTS]
+    names = {name for d in definitions for name in d.writeup_contestants}
+    return [d.name for d in definitions], [e for e in chosen if e["name"] in names]
 
 
 def design_flags(args):
@@ -505,10 +546,11 @@ def _run(parser, args):
                          f"{args.placement} was given too: name one")
         args.placements = implied
     try:
+        as_written_flags(args)
         design_flags(args)
     except ValueError as error:
         parser.error(str(error))
-    if args.samples < 1 or args.fanout_samples < 1 or args.fanout_reps < 1:
+    if args.samples < 1 or args.fanout_samples < 1 or (args.fanout_reps is not None and args.fanout_reps < 1):
         parser.error("--rounds, --fanout_samples and --fanout_reps must be at least 1")
     remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
                     if getattr(args, f)]
@@ -525,6 +567,10 @@ def _run(parser, args):
             print(f"{e['scenario']:9} {e['role']:6} {e['name']:22} {e['about']}")
         return 0
     parts, chosen = choose(args, entries)
+    if args.as_written:
+        parts, chosen = as_written_choice(parts, chosen)
+        if not (os.environ.get("NETBENCH_RESULTS_LABEL") or os.environ.get("NETBENCH_RESULTS_DIR")):
+            os.environ["NETBENCH_RESULTS_LABEL"] = run_environment.machine_label() + "-as-written"  # beside the main job's
     if args.server_host:
         named = [p for p in split_words(args.only) if p in PARTS and p not in REMOTE_PARTS]
         if named:

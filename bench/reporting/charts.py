@@ -214,7 +214,7 @@ def echo_writeup(figures, document, out):
     ax.set_xlabel("echo server")
     ax.set_ylabel("echoed messages per second (msgs/s)")
     legend_outside(ax, "load (client)")
-    paths.append(_save(figures, figure, out, "echo_writeup_rate"))
+    paths.append(save(figures, figure, out, "echo_writeup_rate"))
 
     figure, axes = figures.figure(f"Echo write-up: CPU time per message, server and load\n({how})", env,
                                   Layout(panels=2, width=11.0))
@@ -225,7 +225,7 @@ def echo_writeup(figures, document, out):
         ax.set_ylabel(f"{side} CPU per message (µs)")
         ax.set_title(f"{'server process' if side == 'server' else 'load generator (client process)'}")
     legend_outside(axes[-1], "load (client)")
-    paths.append(_save(figures, figure, out, "echo_writeup_cpu"))
+    paths.append(save(figures, figure, out, "echo_writeup_cpu"))
     return paths
 
 
@@ -271,7 +271,7 @@ def websocket_writeup(figures, document, out):
     figures.count_axis(ax.yaxis)
     ax.set_ylabel("messages per second (msgs/s)")
     ax.legend(title="client → server, connections", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    paths.append(_save(figures, figure, out, "websocket_writeup_scaling"))
+    paths.append(save(figures, figure, out, "websocket_writeup_scaling"))
 
     figure, axes = figures.figure(f"WebSocket write-up: CPU time per message as both sides get more threads\n({how})",
                                   env, Layout(panels=2, width=11.0, height=4.6))
@@ -282,7 +282,7 @@ def websocket_writeup(figures, document, out):
     handles, labels = axes[0].get_legend_handles_labels()
     figure.legend(handles, labels, title="client → server, connections", loc="lower center", ncol=3)
     figure.tight_layout(rect=(0, 0.16, 1, 1))
-    paths.append(_save(figures, figure, out, "websocket_writeup_cpu", layout=False))
+    paths.append(save(figures, figure, out, "websocket_writeup_cpu", layout=False))
     return paths
 
 
@@ -334,7 +334,7 @@ def fanout_panels(figures, env, grid, out, name):
             ax.grid(axis="y", visible=False)
             if row == len(schemes) - 1:
                 ax.set_xlabel("wall time of one fan-out (log scale)")
-    return [_save(figures, figure, out, name)]
+    return [save(figures, figure, out, name)]
 
 
 def fanout_writeup(figures, document, out):
@@ -372,7 +372,7 @@ def detail_bench(figures, document, out, name, what):
     ax.set_xlabel("load (the bench's name for it)")
     ax.set_ylabel("messages per second (msgs/s" + (", log scale)" if log else ")"))
     legend_outside(ax, "server")
-    paths.append(_save(figures, figure, out, f"{name}_rate"))
+    paths.append(save(figures, figure, out, f"{name}_rate"))
 
     figure, axes = figures.figure(f"{what}: CPU time per message by load and server\n({how})", env,
                                   Layout(panels=2, width=12.0))
@@ -385,7 +385,7 @@ def detail_bench(figures, document, out, name, what):
         ax.set_ylabel(f"{side} CPU per message (µs" + (", log scale)" if log else ")"))
         ax.set_title("server process" if side == "server" else "client process")
     legend_outside(axes[-1], "server")
-    paths.append(_save(figures, figure, out, f"{name}_cpu"))
+    paths.append(save(figures, figure, out, f"{name}_cpu"))
 
     with_latency = [load for load in loads if any(r.get("p50_us") is not None for r in rows if r["client"] == load)]
     if with_latency:
@@ -413,7 +413,7 @@ def detail_bench(figures, document, out, name, what):
             figures.microseconds_axis(ax.yaxis, min(latencies), max(latencies))
         legend_outside(axes[-1], "server")
         axes[0].set_ylabel("latency (log scale)")
-        paths.append(_save(figures, figure, out, f"{name}_latency"))
+        paths.append(save(figures, figure, out, f"{name}_latency"))
     return paths
 
 
@@ -471,10 +471,12 @@ def microbenchmarks(figures, document, out):
         ax.legend(loc="best", fontsize=7)
     for ax in axes[len(binaries):]:
         ax.set_visible(False)
-    return [_save(figures, figure, out, "microbenchmarks_throughput")]
+    return [save(figures, figure, out, "microbenchmarks_throughput")]
 
 
-def _save(figures, figure, out, name, layout=True):
+def save(figures, figure, out, name, layout=True):
+    """Writes `figure` as out/NAME.svg (and a PNG copy where NETBENCH_CHARTS_PNG names a folder); returns
+    (its path, its alt text)."""
     path = os.path.join(out, f"{name}.svg")
     if layout:
         figure.tight_layout()
@@ -510,13 +512,62 @@ def steal_per_round(figures, document, out, name):
     ax.set_ylabel("steal (% of all CPUs' time)")
     ax.set_ylim(bottom=0)
     legend_outside(ax, "steal")
-    return [_save(figures, figure, out, f"{name}_steal")]
+    return [save(figures, figure, out, f"{name}_steal")]
 
 
 def _with_steal(draw, name):
-    """A write-up's charts and, where its rows have a noise reading, its steal per round."""
-    return lambda figures, document, out: draw(figures, document, out) + steal_per_round(figures, document, out,
-                                                                                       name)
+    """A write-up's charts, where its rows have a noise reading its steal per round, and where they have a
+    series a typical run of each side of its first throughput claim."""
+    return lambda figures, document, out: (draw(figures, document, out) + steal_per_round(figures, document, out,
+                                                                                        name)
+                                           + typical_series(figures, document, out, name))
+
+
+def _typical(rows):
+    """Of `rows` with a series, a typical one: among the longest runs, the one whose steady rate is the median."""
+    longest = max(len(r["series"]["sent"]) for r in rows)
+    chosen = sorted((r for r in rows if len(r["series"]["sent"]) == longest),
+                    key=lambda r: r.get("steady_msgs_per_s") or 0)
+    return chosen[len(chosen) // 2]
+
+
+def typical_series(figures, document, out, name):
+    """A typical run's rate per interval (its series) for each side of the section's first claim judged on the
+    steady-state rate, the steady segment's start and rate marked: what a run's mean hides (a warm-up, a
+    slowdown, the buffers filling). Nothing where the rows have no series."""
+    from bench.analysis import steady_state
+    line = next((v for v in document.get("verdicts") or [] if v.get("figure") == "steady_msgs_per_s"
+                 and v.get("a") and v.get("b")), None)
+    if line is None:
+        return []
+    sides = []
+    for side in ("a", "b"):
+        cell = {k: v for k, v in line[side].items() if k != "placement"}
+        rows = [r for r in _ok(document["rows"]) if r.get("series") and r.get("steady")
+                and all(r.get(k) == v for k, v in cell.items())]
+        if rows:
+            sides.append((side.upper(), cell, _typical(rows)))
+    if not sides:
+        return []
+    figure, (ax,) = figures.figure(f"{name.replace('_', ' ')}: a typical run's rate over time, each side of "
+                                   f"\"{line['claim']}\"\n(every {sides[0][2]['series']['interval_s']:g} s; dashed: "
+                                   "the steady state found, from where it began)", document["environment"],
+                                   Layout(height=3.6))
+    for (label, cell, row), color in zip(sides, ("tab:blue", "tab:orange")):
+        series, steady = row["series"], row["steady"]
+        values = steady_state.rates(series, steady.get("counted") or "sent")
+        times = [series["interval_s"] * (i + 1) for i in range(len(values))]
+        words = ", ".join(str(v) for k, v in cell.items() if k in ("server", "procs", "clients"))
+        ax.plot(times, values, "-", color=color, linewidth=0.8,
+                label=f"{label}: {words} (round {row['round'] + 1}, {steady['class']})")
+        if steady.get("steady_rate") is not None:
+            ax.hlines(steady["steady_rate"], steady["steady_start_s"], times[-1], colors=color, linestyles="--")
+    figures.count_axis(ax.yaxis)
+    ax.set_xlabel("seconds into the run")
+    ax.set_ylabel("messages per second in the interval")
+    ax.set_ylim(bottom=0)
+    legend_outside(ax, "run")
+    return [save(figures, figure, out, f"{name}_series")]
 
 
 # Which charts each section of REPORT.md gets, and from which stored file.

@@ -282,6 +282,15 @@ VERDICT = Obj("a verdict", {
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "reach_pct": opt("num"),
     "steal": opt(STEAL, nullable=False),
+    # What the claim's runs said of their steady state (scenarios/writeups.steady_summary).
+    "steady": opt(Obj("a claim's steady states", {
+        "runs": Field("int"),
+        "reached": Field("int"),
+        "classes": Field(MapOf("int")),
+        "warm_up_s": nullable("num"),
+        "seconds": Field("num"),
+        "whole_ratio": nullable("num"),
+    }), nullable=False),
     "sequence": opt(SEQUENCE, nullable=False),
     "placement": opt(Enum("shared", "split"), nullable=False, since=3),
     "configuration": opt(MapOf(MapOf(("int", "str"))), nullable=False, since=3),
@@ -383,8 +392,30 @@ WRITEUP_ROW = {
     "bottleneck": opt(("str", "null"), since=3),
     "noise": opt(NOISE, nullable=False, since=3),
 }
+# A load generator's counts per interval (its `series:` line) and the steady state found in them
+# (bench/analysis/steady_state.py).
+SERIES = Obj("a run's counts per interval", {
+    "interval_s": Field("num"),
+    "last_s": opt("num"),
+    "sent": Field(ListOf("num")),
+    "received": opt(ListOf("num"), nullable=False),
+})
+STEADY = Obj("a run's steady state", {
+    "class": Field(Enum("flat", "warm-up", "slowdown", "no steady state")),
+    "changepoints_s": Field(ListOf("num")),
+    "segments": Field(ListOf(ListOf("num"))),
+    "steady_start_s": nullable("num"),
+    "steady_rate": nullable("num"),
+    "whole_rate": nullable("num"),
+    "seconds": Field("num"),
+    "too_short": Field("bool"),
+    "counted": opt(Enum("sent", "received"), nullable=False),
+})
 MESSAGE_FIGURES = {
     "msgs_per_s": opt(NUMBER),
+    "series": opt(SERIES, nullable=False),
+    "steady": opt(STEADY),
+    "steady_msgs_per_s": opt(NUMBER),
     "messages": opt(NUMBER),
     "client_cpu_us_per_msg": opt(NUMBER),
     "server_cpu_us_per_msg": opt(NUMBER),

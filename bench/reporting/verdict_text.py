@@ -14,7 +14,7 @@ SETTLED = ("holds", "reversed")  # the interval says why; so it does for "equiva
 # The verdict second: on a narrow screen it stays in sight beside its claim.
 VERDICT_COLUMNS = ["claim", "verdict", "measured here (A vs B, medians)", "ratio A/B (95% CI)", "per round",
                    "rounds", "any difference below", "p (sign flip)", "could detect", "saturated (rounds)",
-                   "steal (rounds)", "why"]
+                   "steal (rounds)", "steady state (runs)", "why"]
 
 
 def number(x, digits=3):
@@ -84,6 +84,24 @@ def steal(line):
     return f"{counted['rounds_with_steal']}/{counted['rounds_with_noise']} above {counted['steal_level'] * 100:g}%"
 
 
+def steady(line):
+    """"20/20 (flat 18, warm-up 2), warm-up left out up to 0.6 s of 10 s; over the whole run 1.02": how many of
+    the claim's runs reached a steady state, their classes, and the ratio counted over whole runs where the
+    steady state's differs from it; "-" where the runs had no series."""
+    found = line.get("steady")
+    if not found:
+        return "-"
+    classes = ", ".join(f"{name} {count}" for name, count in sorted(found["classes"].items()))
+    out = f"{found['reached']}/{found['runs']} ({classes})"
+    if found.get("warm_up_s"):
+        out += f", up to {found['warm_up_s']:g} s left out of {found['seconds']:g} s"
+    whole, judged = found.get("whole_ratio"), (line.get("sequence") or {}).get("geomean_ratio") or \
+        line.get("geomean_ratio")
+    if whole is not None and judged and abs(math.log(whole / judged)) > 0.01:
+        out += f"; whole runs: {number(whole)}"
+    return out
+
+
 def table_row(line):
     """The cells of a verdict table's row (VERDICT_COLUMNS)."""
     if line.get("verdict") == NOT_TESTABLE:
@@ -95,7 +113,7 @@ def table_row(line):
     detect = f"> {percent(line['detectable_pct'])}" if line.get("detectable_pct") is not None else "-"
     return [line["claim"], line["verdict"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
             ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), rounds(line),
-            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), why(line)]
+            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), steady(line), why(line)]
 
 
 def sides(line):
@@ -111,7 +129,7 @@ def sides(line):
 
 
 # The figures a verdict compares, as a reader names them.
-FIGURES = {"msgs_per_s": "msgs/s", "server_cpu_us_per_msg": "us of server CPU per message",
+FIGURES = {"msgs_per_s": "msgs/s", "steady_msgs_per_s": "msgs/s (steady state)", "server_cpu_us_per_msg": "us of server CPU per message",
            "client_cpu_us_per_msg": "us of client CPU per message", "walls_s": "s per fan-out"}
 
 

@@ -20,6 +20,7 @@ with each host's share beside it in `hosts`; the status chain (server died, hung
 is one for a client on one host and a fleet alike.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -74,6 +75,26 @@ def find_results(entry, stdout):
                 pass
         found[key] = numbers
     return found
+
+
+SERIES_LINE = re.compile(r"^series: (\{.*\})$", re.MULTILINE)
+
+
+def find_series(stdout):
+    """The per-interval counts a load generator printed as its `series:` line (netbench's clients and the
+    write-ups' Go loads: {"interval_s", "last_s", "sent": [...], "received": [...]}), or None: a client that
+    prints none, or a line that does not parse, has no series, and its row says so by lacking one."""
+    match = None
+    for match in SERIES_LINE.finditer(stdout):
+        pass
+    if match is None:
+        return None
+    try:
+        series = json.loads(match.group(1))
+    except ValueError:
+        return None
+    ok = isinstance(series, dict) and isinstance(series.get("interval_s"), (int, float)) and series["interval_s"] > 0
+    return series if ok and isinstance(series.get("sent"), list) else None
 
 
 def merge_found(per_host_found):
@@ -293,6 +314,9 @@ class Runner:
         row, results = self._measure(server, launch, deadline_s)
         row.update(_fleet_figures(entry, results) if self.fleet() else {"found": find_results(entry,
                                                                                               results[0].stdout)})
+        series = None if self.fleet() else find_series(results[0].stdout)
+        if series is not None:
+            row["series"] = series
         self._configurations(row, server, entry, results[0])
         if on_result is not None and not self.fleet():
             on_result(results[0])

@@ -23,7 +23,9 @@ class Definition:
     they stay in the rows); `claims(rows)` its claims (writeups.Claim, from rows or from its cases' fields: the
     adaptive round policy's questions; None: a scenario judged by its fixed rounds only); `case_s(settings)`
     about how long one run of a case takes, in seconds (the stored runs' mean), to split a time budget among
-    the parts in proportion to their rounds' lengths."""
+    the parts in proportion to their rounds' lengths; `as_written` the settings the write-up itself ran (its run
+    length, its messages, its harness's samples) and `writeup_contestants` the registry names of the systems it
+    compared and its load, which `--as-written` runs and nothing else."""
     name: str
     document: str
     settings: dict
@@ -36,6 +38,8 @@ class Definition:
     merge_histograms: Optional[tuple] = None
     claims: Optional[Callable] = None
     case_s: Optional[Callable] = None
+    as_written: Optional[dict] = None
+    writeup_contestants: tuple = ()
 
     def round_s(self, settings, cases, runners):
         """About how long one round of every case under every runner takes (0 where `case_s` is unknown)."""
@@ -44,8 +48,10 @@ class Definition:
         runs = sum(1 for case in cases for key in runners if key not in case.skip_runners)
         return runs * self.case_s(settings)
 
-    def settings_for(self, flags, quick=False):
-        """The settings of one run: the defaults, the command line's values where it has them (`flags` maps a
-        command-line name to its value; a value of None keeps the default), then --quick's."""
+    def settings_for(self, flags, quick=False, as_written=False):
+        """The settings of one run: the defaults, the write-up's own where `as_written`, then the command
+        line's values where it has them (`flags` maps a command-line name to its value; a value of None keeps
+        the default), then --quick's."""
         chosen = {name: flags[flag] for name, flag in self.flags.items() if flags.get(flag) is not None}
-        return {**self.settings, **chosen, **(self.quick if quick else {})}
+        own = (self.as_written or {}) if as_written else {}
+        return {**self.settings, **own, **chosen, **(self.quick if quick else {})}

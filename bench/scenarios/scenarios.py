@@ -23,6 +23,7 @@ configuration as it ran, how much of its CPUs it used and which side was the bot
 """
 
 from bench.analysis import medians
+from bench.analysis import steady_state
 from bench.registry import registry
 from bench.running import contest
 from bench.running import progress
@@ -80,10 +81,31 @@ def _first(row, key):
     return values[-1] if values else None
 
 
+def series_counted(series):
+    """Which count of a series its steady state is found in: the messages that came back where the load reads
+    them (what the server did: a load that writes without waiting counts what the kernel buffered too, most of
+    all in a run's first tenths of a second), else the messages sent."""
+    return "received" if sum(series.get("received") or []) > 0 else "sent"
+
+
+def steady_figures(row):
+    """`steady` (steady_state.classify of the row's series: its class, where the steady part began, its rate
+    and the whole run's) and `steady_msgs_per_s`, the figure the throughput verdicts judge: the steady
+    segment's rate; a run with no steady state has none, and a row without a series (a client that prints
+    none, a fleet of hosts) keeps the whole run's msgs/s, its `steady` null."""
+    series = row.get("series")
+    found = steady_state.classify(series, series_counted(series)) if series else None
+    if found is not None:
+        found["counted"] = series_counted(series)
+    row["steady"] = found
+    row["steady_msgs_per_s"] = found["steady_rate"] if found is not None else row.get("msgs_per_s")
+
+
 def message_figures(row, measured):
-    """Of a client that counts messages (echo, websocket): msgs/s and each side's CPU and the segments per
-    message."""
+    """Of a client that counts messages (echo, websocket): msgs/s over the whole run (as the write-ups counted
+    it), its steady state (steady_figures), each side's CPU and the segments per message."""
     row["msgs_per_s"] = _first(row, "msgs_per_s")
+    steady_figures(row)
     row["messages"] = messages = _first(row, "messages")
     for side in ("client", "server"):
         seconds = row.get(f"{side}_cpu_s")

@@ -16,6 +16,9 @@ from bench.scenarios.writeups import Claim
 # ------------------------------------------------------------------------------------------------------ echo
 
 ECHO_LOADS = ("go-spammer", "netbench-echo-client")  # the write-up's own load first
+# The throughput claims judge each run's steady-state rate (scenarios.steady_figures): the write-ups measured
+# sustained rates, and a run's first tenths of a second (buffers filling, a server warming) are not one.
+STEADY_RATE = "steady_msgs_per_s"
 
 
 def echo_claims(rows):
@@ -28,10 +31,10 @@ def echo_claims(rows):
         racket, go = {"server": "racket", "client": load}, {"server": "go", "client": load}
         about = {"variant": load, "headline": load == ECHO_LOADS[0]}
         claims += [
-            Claim(f"Racket beats Go in msgs/s{note}", racket, go, "msgs_per_s", higher_is_better=True,
+            Claim(f"Racket beats Go in msgs/s{note}", racket, go, STEADY_RATE, higher_is_better=True,
                   names=("racket", "go", load), question="Racket beats Go in msgs/s", **about),
             Claim(f"Go with GOMAXPROCS=1 beats Go at its default{note}", {"server": "go-gomaxprocs1", "client": load},
-                  go, "msgs_per_s", higher_is_better=True, names=("go-gomaxprocs1", "go", load),
+                  go, STEADY_RATE, higher_is_better=True, names=("go-gomaxprocs1", "go", load),
                   same_if=("gomaxprocs",), question="Go with GOMAXPROCS=1 beats Go at its default", **about),
             # A saturated load hides the servers' speed but not what each spends per message.
             Claim(f"Racket spends less server CPU per message than Go{note}", racket, go, "server_cpu_us_per_msg",
@@ -48,7 +51,9 @@ def echo_section(rows, fates, settings, stored=None):
 ECHO = definition.Definition(
     name="echo", document="echo_writeup", settings={"seconds": 1.0, "clients": 3}, quick={"samples": 1, "seconds": 1.0},
     flags={"samples": "samples", "seconds": "echo_seconds"}, cases=scenarios.echo_cases, section=echo_section,
-    link_keys=("server", "client"), claims=echo_claims, case_s=lambda settings: settings["seconds"] * 1.05 + 0.1)
+    link_keys=("server", "client"), claims=echo_claims, case_s=lambda settings: settings["seconds"] * 1.05 + 0.1,
+    # The write-up: its spammer, 3 clients, 180 s against each server.
+    as_written={"seconds": 180.0, "clients": 3}, writeup_contestants=("racket", "go", "go-gomaxprocs1", "go-spammer"))
 
 # ------------------------------------------------------------------------------------------------- websocket
 
@@ -65,14 +70,14 @@ def websocket_claims(rows):
     question = "Linux: Go at GOMAXPROCS=2 beats GOMAXPROCS=1"
     connections = sorted({r["clients"] for r in rows}) or list(scenarios.WEBSOCKET_CLIENTS)
     claims = [Claim(f"{question} ({n} client{'s' if n > 1 else ''})",
-                    {**GO_PAIR, "procs": 2, "clients": n}, {**GO_PAIR, "procs": 1, "clients": n}, "msgs_per_s",
+                    {**GO_PAIR, "procs": 2, "clients": n}, {**GO_PAIR, "procs": 1, "clients": n}, STEADY_RATE,
                     higher_is_better=True, names=names, same_if=("gomaxprocs",), question=question,
                     variant=f"{n} client{'s' if n > 1 else ''}", headline=n == max(connections))
               for n in connections]
     cores = os.cpu_count() or 1
     if cores >= 4:
         claims.append(Claim(FOUR_CORES, {**GO_PAIR, "procs": 4, "clients": 4}, {**GO_PAIR, "procs": 1, "clients": 4},
-                            "msgs_per_s", higher_is_better=True, names=names, per_placement=False, headline=True))
+                            STEADY_RATE, higher_is_better=True, names=names, per_placement=False, headline=True))
     else:
         claims.append(writeups.not_testable(
             FOUR_CORES, f"needs 4 cores, this machine has {cores} (columns 3 and 4 are oversubscribed here, like the "
@@ -93,7 +98,9 @@ WEBSOCKET = definition.Definition(
                                                                                        "messages": 2000},
     flags={"samples": "samples", "messages": "websocket_messages"}, cases=scenarios.websocket_cases,
     section=websocket_section, link_keys=("server", "client", "procs", "clients"), claims=websocket_claims,
-    case_s=lambda settings: settings["messages"] / 40000 + 0.1)
+    case_s=lambda settings: settings["messages"] / 40000 + 0.1,
+    # The write-up: x/net's server and client, 100,000 messages per client.
+    as_written={"messages": 100000}, writeup_contestants=("go-xnet", "go-xnet-client"))
 
 # ---------------------------------------------------------------------------------------------------- fanout
 
@@ -149,6 +156,10 @@ FANOUT = definition.Definition(
     # site, which the shared placement is the nearer to (split would leave the JVM one CPU to size its pools
     # from); and its JVM runs, 8-20 s each, decide the claims in about 8 rounds, which both placements could
     # not fit beside echo and websocket in the main job's 30 minutes.
-    placements=("shared",))
+    placements=("shared",),
+    # The write-up's harnesses: criterium's `bench` (10 s of warm-up, as the JVM clients do by default, then 60
+    # samples) against Go's testing.B; the origin stands in for the site it fetched from, and Go's kept
+    # condition needs go-keep (net/http's default transport keeps 2 connections per host).
+    as_written={"reps": 60}, writeup_contestants=("origin-50ms", "jvm", "go", "go-keep"))
 
 ALL = (ECHO, WEBSOCKET, FANOUT)

@@ -39,13 +39,24 @@ def _cells(rows, **match):
     return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
 
 
+# A figure a row may lack, and the one it stands for there: a row measured before runs had a series (a stored
+# run, a fleet of hosts) has no steady state found, so its whole run's rate is what it measured. A row that has
+# the figure as null (a run that reached no steady state) has none, and stays out.
+STANDS_FOR = {"steady_msgs_per_s": "msgs_per_s"}
+
+
+def figure_of(row, figure):
+    """The row's `figure`, or where the row lacks it what it stands for (STANDS_FOR)."""
+    return row.get(STANDS_FOR[figure]) if figure in STANDS_FOR and figure not in row else row.get(figure)
+
+
 def _samples(cell_rows, figure):
     """The figure's samples (per-repetition lists are flattened) and its per-round medians."""
     samples, rounds = [], {}
     for row in cell_rows:
         if row.get("status") != "ok":
             continue
-        value = row.get(figure)
+        value = figure_of(row, figure)
         values = value if isinstance(value, list) else [value]
         values = [v for v in values if v is not None]
         samples += values
@@ -114,10 +125,40 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     if same and line["verdict"] != verdict.NOT_MEASURED:
         line.update(verdict=verdict.SAME_CONFIGURATION, why=same)
     line["bottleneck"] = _bottleneck_text(cells_a, cells_b)
-    if figure == "msgs_per_s" and _load_saturated(cells_a) and _load_saturated(cells_b):
+    steady = steady_summary(cells_a, cells_b, rounds_a, rounds_b)
+    if steady is not None:
+        line["steady"] = steady
+    if figure in THROUGHPUT and _load_saturated(cells_a) and _load_saturated(cells_b):
         note = "the load was saturated in most rounds of both sides: msgs/s measured the load generator"
         line["why"] = f"{line['why']}; {note}" if line.get("why") else note
     return line
+
+
+# The figures that count a load's messages per second: the whole run's, and its steady state's.
+THROUGHPUT = ("msgs_per_s", "steady_msgs_per_s")
+
+
+def steady_summary(cells_a, cells_b, rounds_a, rounds_b):
+    """What a claim's runs said of their steady state (their rows' `steady`): how many runs had a series and
+    how many reached a steady state, the classes counted, the longest warm-up left out, the runs' median
+    length, and the ratio A/B over the paired rounds counted over the whole run as the write-up counted it
+    (msgs_per_s), for the report to set beside the verdict's steady-state ratio. None where no row has a
+    series."""
+    rows = [r for r in cells_a + cells_b if r.get("status") == "ok" and r.get("steady")]
+    if not rows:
+        return None
+    classes = {}
+    for row in rows:
+        classes[row["steady"]["class"]] = classes.get(row["steady"]["class"], 0) + 1
+    starts = [r["steady"]["steady_start_s"] for r in rows if r["steady"].get("steady_start_s") is not None]
+    whole_a = {r["round"]: r.get("msgs_per_s") for r in cells_a if r.get("status") == "ok"}
+    whole_b = {r["round"]: r.get("msgs_per_s") for r in cells_b if r.get("status") == "ok"}
+    paired = sorted(set(rounds_a) & set(rounds_b) & set(whole_a) & set(whole_b))
+    logs = [math.log(whole_a[i] / whole_b[i]) for i in paired if whole_a[i] and whole_b[i]]
+    return {"runs": len(rows), "reached": len(starts), "classes": classes,
+            "warm_up_s": max(starts) if starts else None,
+            "seconds": statistics.median(r["steady"]["seconds"] for r in rows),
+            "whole_ratio": math.exp(statistics.mean(logs)) if logs else None}
 
 
 def _bound_and_steal(judged, cells, rounds_a, rounds_b):
@@ -200,7 +241,7 @@ _fmt = verdict_text.number
 
 
 def _median_of(rows, figure):
-    return medians.median([r.get(figure) for r in rows if r.get("status") == "ok"])
+    return medians.median([figure_of(r, figure) for r in rows if r.get("status") == "ok"])
 
 
 def _span(values):
@@ -210,7 +251,7 @@ def _span(values):
 
 
 def _range_of(rows, figure):
-    return _span(r.get(figure) for r in rows if r.get("status") == "ok")
+    return _span(figure_of(r, figure) for r in rows if r.get("status") == "ok")
 
 
 def _failures(rows):
@@ -251,7 +292,9 @@ def _line_of(claim, placement, rows, fates, stored, options=None):
         return claim_line(claim, rows, fates, placement=placement, options=options)
     a, b = _cell(claim.a, placement), _cell(claim.b, placement)
     text = _claim_text(claim, rows, placement)
-    return next((s for s in stored if s.get("a") == a and s.get("b") == b and s.get("figure") == claim.figure
+    # A run stored before its rows had a steady state judged the whole run's rate, which stood for it.
+    figures = (claim.figure, STANDS_FOR.get(claim.figure))
+    return next((s for s in stored if s.get("a") == a and s.get("b") == b and s.get("figure") in figures
                  and s.get("claim") == text), None)
 
 

@@ -1,0 +1,407 @@
+"""How long a run must be for a write-up's claim to give the answer its own long runs give: the claim's paired
+ratio A/B against the run's length, from the main job's length up to the write-up's own, with servers kept for
+all the rounds and with a fresh server for every run (Kalibera and Jones, "Rigorous Benchmarking in Reasonable
+Time", ISMM 2013: dimension the experiment, then run it).
+
+  /usr/bin/python3 tools/dimensioning_study.py [--claims=echo,websocket] [--placements=shared]
+                                               [--echo-lengths=1,4,15,60,180] [--websocket-lengths=20000,...]
+                                               [--rounds=1:16,4:8,15:4,60:3,180:3] [--fresh-up-to=15]
+                                               [--quick] [--out=DIR]
+
+The claims are the write-ups' headlines, as the variance study picks them (tools/variance_study.py): Racket
+against Go under the Go spammer (3 clients; echo lengths in seconds, the write-up ran 180) and Go at
+GOMAXPROCS=2 against 1 with 4 clients (websocket lengths in messages per client, the write-up sent 100,000).
+Every length runs the claim's two cases in interleaved rounds, A-B then B-A (rounds.Alternating), through the
+suite's round loop; lengths up to --fresh-up-to run again with a server started for each run. Each setting
+gives the ratio two ways: over the whole run as the write-up counted it (msgs_per_s) and over each run's
+steady state (steady_msgs_per_s: bench/analysis/steady_state.py), each with its paired 95% interval, and how
+many runs reached a steady state, in which class.
+
+The recommendation: the shortest length whose ratio, and the ratio of every longer length, lies inside the
+interval of the write-up-length ratio (servers kept, as the main job keeps them); and what one minute of runs
+buys at that length (the interval's half-width after a minute of rounds, from the sd seen) beside the same at
+the write-up's length: precision per minute with the bias, not without it.
+
+Output, in --out (default results/data/<machine label>/dimensioning/): dimensioning.json (netbench.dimensioning/1:
+the environment, the options, every row with its series, the table and the recommendation), DIMENSIONING.md,
+and charts/dimensioning_ratio.svg (the ratio and its interval against the length, per claim, kept and fresh).
+Both files are written again after every setting, so Ctrl-C keeps what finished, the document marked partial.
+
+How long: the default echo study runs 2 x (16 x 1 + 8 x 4 + 4 x 15) s fresh and kept, 2 x (3 x 60 + 3 x 180) s
+kept: about 32 minutes; the websocket study about 3. Run it on a quiet machine. Exit 0 when every setting
+gave a ratio, 1 when one did not, 2 for usage, 130 after Ctrl-C.
+"""
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench.analysis import paired_ratio  # noqa: E402
+from bench.reporting import result_files  # noqa: E402
+from bench.reporting import run_environment  # noqa: E402
+from bench.running import placement as cpu_placement  # noqa: E402
+from bench.running import progress  # noqa: E402
+from bench.running import rounds as round_policies  # noqa: E402
+from bench.running import scheduler  # noqa: E402
+import variance_study  # noqa: E402
+
+SCHEMA = "netbench.dimensioning/1"
+CLAIMS = ("echo", "websocket")
+LENGTHS = {"echo": (1, 4, 15, 60, 180), "websocket": (20000, 50000, 100000)}
+QUICK_LENGTHS = {"echo": (1, 2), "websocket": (2000, 4000)}
+UNIT = {"echo": "s", "websocket": "messages"}
+WRITEUP_LENGTH = {"echo": 180, "websocket": 100000}  # what the write-ups ran
+DEFAULT_ROUNDS = {1: 16, 4: 8, 15: 4, 60: 3, 180: 3, 20000: 12, 50000: 10, 100000: 10}
+QUICK_ROUNDS = 2
+FRESH_UP_TO = {"echo": 15, "websocket": 100000}
+FIGURES = ("msgs_per_s", "steady_msgs_per_s")
+
+
+def load_of(claim, length):
+    return {"seconds": float(length)} if claim == "echo" else {"messages": int(length)}
+
+
+def settings_of(claim, lengths, fresh_up_to):
+    """[{"length", "servers"}]: every length with servers kept, then those up to `fresh_up_to` with a server
+    per run."""
+    out = [{"length": length, "servers": "kept"} for length in lengths]
+    out += [{"length": length, "servers": "per_run"} for length in lengths if length <= fresh_up_to]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- the analysis
+
+def ratio_of(rows, claim, figure):
+    """The paired ratio A/B of `figure` over the rows' rounds: {"rounds", "geomean_ratio", "ci95", "sd"}; None
+    under two paired rounds."""
+    points = variance_study.paired_points(rows, claim.a, claim.b, figure)
+    if len(points) < 2:
+        return None
+    logs = [p["log_ratio"] for p in points]
+    stats = paired_ratio.analyse({i: math.exp(x) for i, x in enumerate(logs)}, {i: 1.0 for i in range(len(logs))})
+    return {"rounds": len(logs), "geomean_ratio": stats["geomean_ratio"], "ci95": stats["ci95"],
+            "sd": statistics.stdev(logs)}
+
+
+def classes_of(rows):
+    """{class: runs} of the rows' steady states, and how many rows had a series."""
+    counted = {}
+    for row in rows:
+        found = row.get("steady")
+        if row.get("status") == "ok" and found:
+            counted[found["class"]] = counted.get(found["class"], 0) + 1
+    return counted
+
+
+def half_width_per_minute(line, seconds_per_round):
+    """The 95% interval's half-width, in log terms, after one minute of rounds at this setting's sd: what a
+    minute of the budget buys (at least two rounds)."""
+    if not line or line.get("sd") is None or not seconds_per_round:
+        return None
+    rounds = max(2, int(60 // seconds_per_round))
+    return paired_ratio.t_quantile(0.975, rounds - 1) * line["sd"] / math.sqrt(rounds)
+
+
+def table(rows, claims):
+    """One line per claim, placement and setting: both figures' ratios, the classes, seconds per round."""
+    lines = []
+    for key in dict.fromkeys((r["study"], r["placement"], r["setting"]["length"], r["setting"]["servers"])
+                             for r in rows if "setting" in r):
+        study, placement, length, servers = key
+        mine = [r for r in rows if (r["study"], r["placement"], r["setting"]["length"], r["setting"]["servers"])
+                == key]
+        per_round = statistics.mean(r.get("wall_s") or 0 for r in mine) * 2
+        line = {"study": study, "placement": placement, "length": length, "servers": servers,
+                "classes": classes_of(mine), "seconds_per_round": per_round}
+        for figure in FIGURES:
+            line[figure] = ratio_of(mine, claims[study], figure)
+            if line[figure]:
+                line[figure]["half_width_per_minute"] = half_width_per_minute(line[figure], per_round)
+        lines.append(line)
+    return lines
+
+
+def recommend(lines, study, placement, figure="steady_msgs_per_s"):
+    """The shortest length (servers kept) whose ratio, and every longer length's, lies inside the interval of
+    the longest length's ratio: {"length", "reference_length", "reference", "why"}; None without the longest
+    length's interval."""
+    kept = sorted((l for l in lines if l["study"] == study and l["placement"] == placement and
+                   l["servers"] == "kept" and l.get(figure)), key=lambda l: l["length"])
+    if not kept:
+        return None
+    reference = kept[-1]
+    low, high = reference[figure]["ci95"]
+    chosen = reference
+    for line in reversed(kept):
+        if low <= line[figure]["geomean_ratio"] <= high:
+            chosen = line
+        else:
+            break
+    return {"length": chosen["length"], "reference_length": reference["length"],
+            "reference": reference[figure], "chosen": chosen[figure], "figure": figure,
+            "outside": [{"length": l["length"], "ratio": l[figure]["geomean_ratio"]} for l in kept
+                        if not low <= l[figure]["geomean_ratio"] <= high]}
+
+
+# ---------------------------------------------------------------------------------------------- the rendering
+
+def _ratio_text(found):
+    if not found:
+        return "-"
+    low, high = found["ci95"]
+    return f"{found['geomean_ratio']:.3f} ({low:.3f} .. {high:.3f})"
+
+
+def markdown(doc):
+    """DIMENSIONING.md: per claim and placement, the table, then the recommendation."""
+    env, options = doc["environment"], doc["options"]
+    out = ["# How long a run must be: the claims' ratio against the run's length", "",
+           f"{env.get('machine_label', '')}, {env.get('timestamp_utc', '')}, commit {env.get('git_commit', '?')}"
+           + ("; **partial** (interrupted: the settings that finished)" if doc.get("partial") else "")
+           + (f"; took {doc['elapsed_s'] / 60:.1f} min" if doc.get("elapsed_s") is not None else ""), "",
+           "Each length ran the claim's two cases in interleaved rounds (A-B, then B-A). Ratio: the geometric "
+           "mean of the per-round ratios A/B with its paired 95% interval, over the whole run as the write-up "
+           "counted it and over each run's steady state (warm-up and slowdown phases found by changepoint "
+           "analysis, bench/analysis/steady_state.py). A minute buys: the interval's half-width after one "
+           "minute of rounds at that length, at the spread seen.", ""]
+    for study, claim in doc["claims"].items():
+        for placement in options["placements"]:
+            lines = [l for l in doc["table"] if l["study"] == study and l["placement"] == placement]
+            if not lines:
+                continue
+            out += [f"## {study}, {placement}: {claim['text']}", "",
+                    f"A = {claim['a']}, B = {claim['b']}; the write-up's length: {WRITEUP_LENGTH[study]:,} "
+                    f"{UNIT[study]}", "",
+                    f"| length ({UNIT[study]}) | servers | rounds | ratio, whole runs | ratio, steady state | "
+                    "runs by class | a minute buys (±%) |", "|---:|---|---:|---|---|---|---:|"]
+            for line in lines:
+                steady = line.get("steady_msgs_per_s") or {}
+                buys = steady.get("half_width_per_minute")
+                classes = ", ".join(f"{k} {v}" for k, v in sorted(line["classes"].items())) or "no series"
+                out.append(f"| {line['length']:,} | {line['servers']} | "
+                           f"{(line.get('msgs_per_s') or {}).get('rounds', 0)} | "
+                           f"{_ratio_text(line.get('msgs_per_s'))} | {_ratio_text(line.get('steady_msgs_per_s'))} "
+                           f"| {classes} | {'-' if buys is None else f'{math.expm1(buys) * 100:.1f}'} |")
+            found = (doc.get("recommendation") or {}).get(f"{study} {placement}")
+            if found:
+                out += ["", f"**Recommended length: {found['length']:,} {UNIT[study]}**: the shortest whose "
+                        f"steady-state ratio ({_ratio_text(found['chosen'])}), and every longer length's, lies "
+                        f"inside the interval of the {found['reference_length']:,}-{UNIT[study]} ratio "
+                        f"({_ratio_text(found['reference'])})"
+                        + ("; outside it: " + ", ".join(f"{o['length']:,} {UNIT[study]} ({o['ratio']:.3f})"
+                                                        for o in found["outside"]) if found["outside"] else "")
+                        + "."]
+            out.append("")
+    if doc.get("charts"):
+        out += ["![The ratio against the run's length](" + doc["charts"][0] + ")", ""]
+    return "\n".join(out)
+
+
+def draw_chart(doc, out):
+    """charts/dimensioning_ratio.svg: per claim and placement, the steady-state ratio and its interval against
+    the length (log axis), kept and fresh servers, 1 marked; [] without matplotlib or lines."""
+    from bench.reporting import charts
+    try:
+        figures = charts.Figures()
+    except ImportError as error:
+        progress.log(f"dimensioning: no chart ({error})")
+        return []
+    keys = list(dict.fromkeys((l["study"], l["placement"]) for l in doc["table"]))
+    if not keys:
+        return []
+    folder = os.path.join(out, "charts")
+    os.makedirs(folder, exist_ok=True)
+    with figures.matplotlib.rc_context(charts.RC):
+        figure, axes = figures.figure("The claim's ratio A/B against the run's length",
+                                      doc["environment"], charts.Layout(panels=len(keys)))
+        for ax, (study, placement) in zip(axes, keys):
+            for servers, marker in (("kept", "o"), ("per_run", "s")):
+                for figure_name, style in (("steady_msgs_per_s", "-"), ("msgs_per_s", ":")):
+                    points = [l for l in doc["table"] if (l["study"], l["placement"], l["servers"]) ==
+                              (study, placement, servers) and l.get(figure_name)]
+                    if not points:
+                        continue
+                    xs = [l["length"] for l in points]
+                    ys = [l[figure_name]["geomean_ratio"] for l in points]
+                    errors = [[y - l[figure_name]["ci95"][0] for y, l in zip(ys, points)],
+                              [l[figure_name]["ci95"][1] - y for y, l in zip(ys, points)]]
+                    which = "steady state" if figure_name == "steady_msgs_per_s" else "whole runs"
+                    ax.errorbar(xs, ys, yerr=errors, marker=marker, linestyle=style, capsize=3,
+                                label=f"{which}, servers {servers.replace('per_run', 'fresh')}")
+            ax.axhline(1.0, color="grey", linewidth=0.8)
+            ax.set_xscale("log")
+            ax.set_title(f"{study} [{placement}]: {doc['claims'][study]['text']}", fontsize=9)
+            ax.set_xlabel(f"run length ({UNIT[study]}; the write-up: {WRITEUP_LENGTH[study]:,})")
+            ax.set_ylabel("ratio A/B, 95% interval")
+            charts.legend_outside(ax, "")
+        path = charts.save(figures, figure, folder, "dimensioning_ratio")[0]
+    return [os.path.relpath(path, out)]
+
+
+def write(doc, out, final=False):
+    os.makedirs(out, exist_ok=True)
+    if final:
+        doc["charts"] = draw_chart(doc, out)
+    result_files.write_text(os.path.join(out, "dimensioning.json"), json.dumps(doc, indent=1) + "\n")
+    result_files.write_text(os.path.join(out, "DIMENSIONING.md"), markdown(doc) + "\n")
+
+
+# ------------------------------------------------------------------------------------------------ the running
+
+def run_setting(study, placement, runner, setting, rounds, doc):
+    """The claim's two cases for `rounds` A-B, B-A rounds at `setting`; their rows (tagged, without
+    histograms) appended to doc["rows"]. Returns the scheduler's Outcome."""
+    cases = variance_study.claim_cases(study, {placement: runner},
+                                       {**study.settings, **load_of(study.name, setting["length"])})
+    if setting["servers"] == "per_run":
+        cases = [dataclasses.replace(c, server=dataclasses.replace(c.server, per_run=True)) for c in cases]
+    if study.name == "echo":  # a run's bound is its length: the runner adds its margin
+        cases = [dataclasses.replace(c, bound_s=float(setting["length"])) for c in cases]
+    tag = {"study": study.name, "setting": setting}
+
+    def keep(row):
+        row.update(tag)
+        row.pop("histograms", None)
+        doc["rows"].append(row)
+
+    name = f"dimensioning {study.name} [{placement}] {setting['length']:,} {UNIT[study.name]} {setting['servers']}"
+    return scheduler.run(cases, {placement: runner}, scheduler.Plan(rounds=rounds, policy=round_policies.Alternating(),
+                                                                   name=name, on_row=keep))
+
+
+def study_claim(study, placement, runner, options, doc, out):
+    """Every setting of one claim in one placement; False when interrupted."""
+    for setting in settings_of(study.name, options["lengths"][study.name], options["fresh_up_to"][study.name]):
+        rounds = options["rounds"].get(setting["length"], QUICK_ROUNDS if options["quick"] else 4)
+        started = time.monotonic()
+        try:
+            outcome = run_setting(study, placement, runner, setting, rounds, doc)
+        except RuntimeError as error:
+            progress.log(f"dimensioning: {error}")
+            doc["failed"].append(str(error))
+            return True
+        doc["table"] = table(doc["rows"], {n: variance_study.STUDIES[n]().claim for n in doc["claims"]})
+        write(doc, out)
+        line = next((l for l in doc["table"] if (l["study"], l["placement"], l["length"], l["servers"]) ==
+                     (study.name, placement, setting["length"], setting["servers"])), {})
+        progress.log(f"dimensioning: {study.name} [{placement}] {setting}: steady "
+                     f"{_ratio_text(line.get('steady_msgs_per_s'))}, whole {_ratio_text(line.get('msgs_per_s'))}; "
+                     f"{time.monotonic() - started:.0f} s")
+        if outcome.interrupted:
+            return False
+    return True
+
+
+def parse_rounds(text):
+    """{length: rounds} of "1:16,4:8"; ValueError naming the text otherwise."""
+    out = {}
+    for word in [w for w in (text or "").split(",") if w.strip()]:
+        length, _, rounds = word.partition(":")
+        try:
+            out[float(length) if "." in length else int(length)] = int(rounds)
+        except ValueError:
+            raise ValueError(f"--rounds: expected LENGTH:ROUNDS pairs such as 1:16,180:3, not {word!r}") from None
+        if out[float(length) if "." in length else int(length)] < 2:
+            raise ValueError(f"--rounds: {word}: at least 2 rounds (a paired interval needs two)")
+    return out
+
+
+def parse_lengths(text, name):
+    try:
+        lengths = sorted({int(w) if w.strip().isdigit() else float(w) for w in text.split(",") if w.strip()})
+    except ValueError:
+        raise ValueError(f"--{name}: numbers, comma-separated, not {text!r}") from None
+    if not lengths or any(x <= 0 for x in lengths):
+        raise ValueError(f"--{name}: positive lengths")
+    return lengths
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="tools/dimensioning_study.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--claims", default=",".join(CLAIMS), help="comma-separated: echo, websocket")
+    parser.add_argument("--placements", default="shared", help="shared, split or both (default shared: the "
+                        "headline's placement, as the write-ups ran)")
+    parser.add_argument("--echo-lengths", default=None, help="seconds (default 1,4,15,60,180)")
+    parser.add_argument("--websocket-lengths", default=None, help="messages per client (default 20000,50000,100000)")
+    parser.add_argument("--rounds", default=None, help="LENGTH:ROUNDS pairs (default "
+                        + ",".join(f"{k}:{v}" for k, v in DEFAULT_ROUNDS.items()) + ")")
+    parser.add_argument("--fresh-up-to", type=float, default=None,
+                        help="echo lengths up to this many seconds also run with a server per run (default 15)")
+    parser.add_argument("--quick", action="store_true", help="tiny: a check that it works, not a measurement")
+    parser.add_argument("--out", default=None, help="default: results/data/<machine label>/dimensioning/")
+    args = parser.parse_args(argv)
+    args.claims = [w.strip() for w in args.claims.split(",") if w.strip()]
+    if not args.claims or any(c not in CLAIMS for c in args.claims):
+        parser.error(f"--claims: expected some of {', '.join(CLAIMS)}, not {','.join(args.claims) or '(none)'}")
+    try:
+        args.placements = cpu_placement.parse(args.placements)
+        args.lengths = {
+            "echo": parse_lengths(args.echo_lengths, "echo-lengths") if args.echo_lengths else
+            list((QUICK_LENGTHS if args.quick else LENGTHS)["echo"]),
+            "websocket": parse_lengths(args.websocket_lengths, "websocket-lengths") if args.websocket_lengths else
+            list((QUICK_LENGTHS if args.quick else LENGTHS)["websocket"])}
+        args.rounds = parse_rounds(args.rounds) if args.rounds else \
+            ({} if args.quick else dict(DEFAULT_ROUNDS))
+    except ValueError as error:
+        parser.error(str(error))
+    args.fresh_up_to = {**FRESH_UP_TO, **({"echo": args.fresh_up_to} if args.fresh_up_to is not None else {})}
+    args.out = args.out or os.path.join(result_files.results_parent(), run_environment.machine_label(),
+                                        "dimensioning")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    started = time.monotonic()
+    env = run_environment.environment()
+    env["machine_label"] = run_environment.machine_label()
+    options = {"claims": args.claims, "placements": args.placements, "lengths": args.lengths,
+               "rounds": args.rounds, "fresh_up_to": args.fresh_up_to, "quick": args.quick}
+    doc = {"schema": SCHEMA, "environment": env, "options": options,
+           "claims": {n: variance_study.claim_summary(variance_study.STUDIES[n]().claim) for n in args.claims},
+           "failed": [], "rows": [], "table": [], "recommendation": {}}
+    progress.log(f"dimensioning: claims {', '.join(args.claims)}; placements {', '.join(args.placements)}; "
+                 f"out {args.out}")
+    runners = variance_study.runners_for(args.placements)
+    finished = True
+    try:
+        for name in args.claims:
+            study = variance_study.STUDIES[name]()
+            for placement, runner in runners.items():
+                if not study_claim(study, placement, runner, options, doc, args.out):
+                    finished = False
+                    break
+            if not finished:
+                break
+    except KeyboardInterrupt:
+        finished = False
+    finally:
+        for runner in runners.values():
+            runner.stop_all()
+    doc["partial"] = not finished
+    doc["elapsed_s"] = time.monotonic() - started
+    doc["table"] = table(doc["rows"], {n: variance_study.STUDIES[n]().claim for n in doc["claims"]})
+    for name in args.claims:
+        for placement in args.placements:
+            found = recommend(doc["table"], name, placement)
+            if found:
+                doc["recommendation"][f"{name} {placement}"] = found
+    write(doc, args.out, final=True)
+    print(markdown(doc))
+    progress.log(f"dimensioning: wrote {args.out} in {doc['elapsed_s'] / 60:.1f} min")
+    if not finished:
+        return 130
+    return 1 if doc["failed"] or any(not l.get("msgs_per_s") for l in doc["table"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
