@@ -4,6 +4,9 @@
 // connection is open to the last message written. -drain reads and discards what comes back, for a server
 // that echoes (otherwise its echoes fill the socket buffers and both sides stop).
 //
+// Beyond the write-up, it prints the messages sent per -series_interval (series.go) before that line. Its
+// series has no "received": -drain reads what comes back as one stream of bytes (io.Copy), which counts no messages.
+//
 //	xnet_client -url ws://127.0.0.1:8080/echo 4 100000
 package main
 
@@ -25,6 +28,7 @@ func main() {
 	url := flag.String("url", "ws://127.0.0.1:8080/echo", "the server's WebSocket URL")
 	timeout := flag.Duration("timeout", 120*time.Second, "bound on the whole run, connecting included")
 	drain := flag.Bool("drain", false, "read and discard what the server sends back")
+	seriesInterval := seriesFlag()
 	parseFlags(name, "CLIENTS MESSAGES")
 	if flag.NArg() != 2 {
 		usageError(name, "expected CLIENTS and MESSAGES, got %d operand(s)", flag.NArg())
@@ -34,6 +38,7 @@ func main() {
 	if err1 != nil || err2 != nil || clients < 1 || messages < 1 {
 		usageError(name, "CLIENTS and MESSAGES must be positive integers, got %q %q", flag.Arg(0), flag.Arg(1))
 	}
+	checkSeriesFlag(name, *seriesInterval)
 	printStartLine(name)
 	// No client outlives its -timeout, whatever the server does.
 	time.AfterFunc(*timeout, func() { fail(name, "timed out after %v", *timeout) })
@@ -47,7 +52,16 @@ func main() {
 		conns[i] = ws
 	}
 	var writers, drains sync.WaitGroup
+	sent := make([]paddedCounter, clients)
+	totals := func() []int64 {
+		var total int64
+		for i := range sent {
+			total += sent[i].Load()
+		}
+		return []int64{total}
+	}
 	start := time.Now()
+	series := startSampler(start, *seriesInterval, totals)
 	for i, ws := range conns {
 		if *drain {
 			drains.Add(1)
@@ -57,21 +71,28 @@ func main() {
 			}(ws)
 		}
 		writers.Add(1)
-		go func(ws *websocket.Conn, index int) {
+		go func(ws *websocket.Conn, n *paddedCounter, index int) {
 			defer writers.Done()
 			for m := 0; m < messages; m++ {
 				if err := websocket.Message.Send(ws, text); err != nil {
 					fail(name, "connection %d: message %d: %v", index+1, m+1, err)
 				}
+				n.Add(1)
 			}
-		}(ws, i)
+		}(ws, &sent[i], i)
 	}
 	writers.Wait()
-	elapsed := time.Since(start)
+	end := time.Now()
+	series.stop()
+	elapsed := end.Sub(start)
 	for _, ws := range conns {
 		ws.Close()
 	}
 	drains.Wait()
 	total := clients * messages
+	if series != nil {
+		series.finish(end, totals())
+		fmt.Println(series.line("sent"))
+	}
 	fmt.Printf("Sent %d in %v for a rate of %.0f/second\n", total, elapsed, float64(total)/elapsed.Seconds())
 }

@@ -1,11 +1,13 @@
 """The x/net client on the wire, against python3-websockets' server (which refuses an unmasked client frame, as
 RFC 6455 requires): 3 connections to /echo with origin http://localhost/, each carrying exactly 2,000 text
-messages "hello, world!", and the client's "Sent N in T for a rate of R/second" line saying N = 6,000.
+messages "hello, world!", and the client's "Sent N in T for a rate of R/second" line saying N = 6,000, its series
+line before it summing to the same.
 
     xnet_client_test.py XNET_CLIENT
 """
 
 import asyncio
+import json
 import re
 import sys
 import threading
@@ -72,6 +74,17 @@ class XnetClientTest(unittest.TestCase):
         sent = re.search(r"Sent (\d+) in \S+ for a rate of [0-9.]+/second", output)
         self.assertIsNotNone(sent, output)
         self.assertEqual(int(sent.group(1)), CLIENTS * MESSAGES)
+        series = re.search(r"(?m)^series: (.*)$", output)
+        self.assertIsNotNone(series, output)
+        self.assertLess(series.start(), sent.start())
+        found = json.loads(series.group(1))
+        # No "received": -drain reads what comes back as bytes, not messages.
+        self.assertEqual(list(found), ["interval_s", "last_s", "sent"])
+        self.assertEqual(found["interval_s"], 0.1)
+        self.assertGreaterEqual(found["last_s"], 0)
+        self.assertLessEqual(found["last_s"], 0.1)
+        self.assertTrue(all(n >= 0 for n in found["sent"]), found)
+        self.assertEqual(sum(found["sent"]), CLIENTS * MESSAGES)
         self.assertEqual(len(server.connections), CLIENTS)
         for record in server.connections:
             self.assertIsNone(record["error"], "the server refused a frame (unmasked, or not text)")
@@ -81,6 +94,11 @@ class XnetClientTest(unittest.TestCase):
             # websockets hands a text frame over as str and a binary one as bytes.
             self.assertEqual(set(map(type, record["messages"])), {str})
             self.assertEqual(set(record["messages"]), {"hello, world!"})
+
+    def test_series_interval_below_10ms_is_a_usage_error(self):
+        status, output = started_program.run([CLIENT, "-series_interval", "9ms", "1", "1"])
+        self.assertEqual(status, 2, output)
+        self.assertIn("-series_interval must be 0 or at least 10ms", output)
 
 
 if __name__ == "__main__":
