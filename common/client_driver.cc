@@ -174,10 +174,11 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
   }
   const int n = options.connections;
   if (n < 1 || options.threads < 1 || options.timeout_nanos <= 0 ||
-      options.session_timeout_nanos < 0 || options.connect_timeout_nanos < 0) {
+      options.session_timeout_nanos < 0 || options.connect_timeout_nanos < 0 ||
+      options.series_interval_nanos < 0) {
     result.failure =
         "the driver needs connections >= 1, threads >= 1, a positive timeout and no negative "
-        "per-session timeout";
+        "per-session timeout or series interval";
     return result;
   }
   result.connections = n;
@@ -323,15 +324,21 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
       options.duration_nanos > 0 ? measure_target + options.duration_nanos : INT64_MAX;
   int64_t measure_start = options.warmup_nanos == 0 ? start : 0;
   Counts at_start;
+  // The series starts with the measured phase, from the same reading as `sent` and `received`.
+  const bool recording = options.series_interval_nanos > 0;
+  ClientSeriesRecorder series(recording ? options.series_interval_nanos : kNanosPerSecond);
+  if (measure_start != 0) series.Start(measure_start, at_start.sent, at_start.received);
   Counts at_tick;
   int64_t last_tick = start;
   int64_t next_tick = start + kNanosPerSecond;
   int64_t senders_deadline = run.deadline_nanos;
   bool deadline_passed = false;
   while (true) {
-    const int64_t wake = std::min({next_tick, run.deadline_nanos, senders_deadline,
-                                   run.signals.stop_sending.load() ? INT64_MAX : send_deadline,
-                                   measure_start == 0 ? measure_target : INT64_MAX});
+    const int64_t wake =
+        std::min({next_tick, run.deadline_nanos, senders_deadline,
+                  run.signals.stop_sending.load() ? INT64_MAX : send_deadline,
+                  measure_start == 0 ? measure_target : INT64_MAX,
+                  recording && measure_start != 0 ? series.next_boundary() : INT64_MAX});
     if (WaitUntil(run, wake, [&] { return run.sending == 0; })) break;
     const int64_t now = MonotonicNanos();
     if (now >= run.deadline_nanos) {
@@ -343,6 +350,7 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
       cpu_start = SelfCpuTimes();
       measure_start = MonotonicNanos();
       run.signals.measuring.store(true);
+      series.Start(measure_start, at_start.sent, at_start.received);
     }
     if (now >= send_deadline && !run.signals.stop_sending.load()) {
       run.signals.stop_sending.store(true);
@@ -351,8 +359,11 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
     } else if (now >= senders_deadline) {
       break;
     }
+    const bool series_due = recording && measure_start != 0 && now >= series.next_boundary();
+    if (!series_due && now < next_tick) continue;
+    const Counts counts = Sum(connections);
+    if (series_due) series.Record(now, counts.sent, counts.received);
     if (now >= next_tick) {
-      const Counts counts = Sum(connections);
       if (options.progress) {
         ClientProgress p;
         p.elapsed_nanos = now - (measure_start != 0 ? measure_start : measure_target);
@@ -372,10 +383,14 @@ ClientDriverResult RunClientDriver(const ClientDriverOptions& options,
   const int64_t measure_end = MonotonicNanos();
   result.cpu = SelfCpuTimes() - cpu_start;
   const Counts at_end = Sum(connections);
-  if (measure_start == 0) measure_start = measure_end;  // stopped before warmup ended
+  if (measure_start == 0) {  // stopped before warmup ended
+    measure_start = measure_end;
+    series.Start(measure_start, at_start.sent, at_start.received);
+  }
   result.elapsed_nanos = measure_end - measure_start;
   result.sent = at_end.sent - at_start.sent;
   result.received = at_end.received - at_start.received;
+  if (recording) result.series = series.Finish(measure_end, at_end.sent, at_end.received);
   const bool senders_done = [&] {
     std::lock_guard<std::mutex> lock(run.mutex);
     return run.sending == 0;

@@ -6,7 +6,8 @@
 //            all under the run's one deadline; the run's clock starts once all are open (a start
 //            latch), so that no connection's set-up is timed as load
 //   load     sessions send and receive; a warmup, a duration and a drain are the driver's, and so
-//            is progress once a second
+//            are progress once a second and the measured phase's messages per interval (a series,
+//            client_series.h)
 //   end      per-thread statistics are merged; a connection that failed is counted by cause, and a
 //            run cut short by the deadline says in which phase and how far each connection got
 //
@@ -42,6 +43,7 @@
 #include <memory>
 #include <string>
 
+#include "common/client_series.h"
 #include "common/client_session.h"
 #include "common/clock.h"
 #include "common/connection_pool.h"
@@ -159,6 +161,11 @@ struct ClientDriverOptions {
   // The whole run, connecting included: nothing outlives it.
   int64_t timeout_nanos = 60 * kNanosPerSecond;
   std::function<void(const ClientProgress&)> progress;  // once a second; optional
+  // The measured phase's messages per interval of this length (ClientDriverResult::series); 0: no
+  // series. The driver's own thread reads the connections' counters at each interval's end, so the
+  // cost is a wake-up per interval, nothing per message. At most kMaxSeriesIntervals are kept: a
+  // run longer than that many intervals has them merged in pairs (client_series.h).
+  int64_t series_interval_nanos = 100 * kNanosPerMilli;
 };
 
 struct ClientDriverResult {
@@ -177,6 +184,10 @@ struct ClientDriverResult {
   uint64_t total_sent = 0;  // over the whole run
   uint64_t total_received = 0;
   CpuTimes cpu;  // this process over the measured phase
+  // `sent` and `received` per interval of the measured phase, from the same readings of the
+  // counters: the series' sums equal them. Empty without series_interval_nanos, or when the run
+  // failed before its load began.
+  ClientSeries series;
   ClientStats stats;
   bool timed_out = false;
   std::string timeout_phase;  // "connect", "tls", "opening", "load", "drain"

@@ -125,6 +125,40 @@ class PingSession : public ClientSession {
   int64_t sent_at_ = 0;
 };
 
+// Ping-pong until the driver raises stop_sending: a timed run's session, for warmup and duration.
+class PingUntilStopped : public ClientSession {
+ public:
+  explicit PingUntilStopped(const SessionContext& context) : signals_(*context.signals) {}
+
+  Output NextOutput() override {
+    if (waiting_) return {};
+    if (signals_.stop_sending.load(std::memory_order_relaxed)) {
+      stopped_ = true;
+      return {.sending_finished = true};
+    }
+    ++sent_;
+    waiting_ = true;
+    return {.data = "ping"};
+  }
+  InputResult OnInput(absl::string_view input) override {
+    if (input.size() < 4) return {};
+    ++received_;
+    waiting_ = false;
+    return {.consumed = 4};
+  }
+  std::string OnPeerClosed() override { return IsFinished() ? "" : "eof"; }
+  bool IsFinished() const override { return stopped_ && !waiting_; }
+  uint64_t messages_sent() const override { return sent_; }
+  uint64_t messages_received() const override { return received_; }
+
+ private:
+  const RunSignals& signals_;
+  std::atomic<uint64_t> sent_{0};
+  std::atomic<uint64_t> received_{0};
+  bool waiting_ = false;
+  bool stopped_ = false;
+};
+
 // What OneRoundSessions were told, from every thread.
 struct SessionLog {
   std::mutex mutex;
@@ -227,6 +261,62 @@ class ClientDriverTest : public ::testing::TestWithParam<Case> {
 
   Shared shared_;
 };
+
+// The series covers the measured phase with whole intervals and a last one that ends with it, and
+// comes from the same readings of the counters as `sent` and `received`: it adds up to them.
+void ExpectASeriesOfTheMeasuredPhase(const ClientDriverResult& result, int64_t interval_nanos) {
+  const ClientSeries& series = result.series;
+  EXPECT_EQ(series.interval_nanos, interval_nanos);
+  ASSERT_FALSE(series.empty());
+  ASSERT_EQ(series.received.size(), series.sent.size());
+  EXPECT_EQ(std::accumulate(series.sent.begin(), series.sent.end(), uint64_t{0}), result.sent);
+  EXPECT_EQ(std::accumulate(series.received.begin(), series.received.end(), uint64_t{0}),
+            result.received);
+  EXPECT_GT(series.last_nanos, 0);
+  EXPECT_LE(series.last_nanos, interval_nanos);
+  EXPECT_EQ(static_cast<int64_t>(series.sent.size() - 1) * interval_nanos + series.last_nanos,
+            result.elapsed_nanos);
+}
+
+TEST_P(ClientDriverTest, TheSeriesAddsUpToWhatTheMeasuredPhaseSentAndReceived) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ClientDriverResult result = Run(Options(server->port(), 3), /*rounds=*/100, /*opening=*/true);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  ExpectASeriesOfTheMeasuredPhase(result, 100 * kNanosPerMilli);  // the default
+  EXPECT_EQ(result.sent, 300u);
+
+  // Intervals short enough for a run of a few hundred round trips to span several.
+  ClientDriverOptions options = Options(server->port(), 3);
+  options.series_interval_nanos = 200 * kNanosPerMicro;
+  result = Run(options, /*rounds=*/1000, /*opening=*/false);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  ExpectASeriesOfTheMeasuredPhase(result, 200 * kNanosPerMicro);
+  EXPECT_EQ(result.sent, 3000u);
+}
+
+TEST_P(ClientDriverTest, TheSeriesBeginsAfterTheWarmupAndEndsWithTheDuration) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ClientDriverOptions options = Options(server->port(), 2);
+  options.warmup_nanos = 20 * kNanosPerMilli;
+  options.duration_nanos = 30 * kNanosPerMilli;
+  options.series_interval_nanos = kNanosPerMilli;
+  ClientDriverResult result = RunClientDriver(options, [](const SessionContext& context) {
+    return std::make_unique<PingUntilStopped>(context);
+  });
+  ASSERT_TRUE(result.ok()) << result.failure;
+  ExpectASeriesOfTheMeasuredPhase(result, kNanosPerMilli);
+  EXPECT_LE(result.sent, result.total_sent);
+}
+
+TEST_P(ClientDriverTest, NoSeriesIntervalRecordsNoSeries) {
+  std::unique_ptr<Server> server = StartEchoServer();
+  ClientDriverOptions options = Options(server->port(), 2);
+  options.series_interval_nanos = 0;
+  ClientDriverResult result = Run(options, /*rounds=*/10, /*opening=*/false);
+  ASSERT_TRUE(result.ok()) << result.failure;
+  EXPECT_TRUE(result.series.empty());
+  EXPECT_EQ(result.series.interval_nanos, 0);
+}
 
 TEST_P(ClientDriverTest, EveryConnectionIsOpenBeforeAnyLoadStarts) {
   std::unique_ptr<Server> server = StartEchoServer();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/environment.h"
 #include "common/errno_status.h"
 #include "common/json_writer.h"
@@ -93,6 +94,11 @@ void RunReport::AddSamples(const std::string& name, const std::vector<double>& s
   samples_.push_back(Samples{name, samples, unit});
 }
 
+void RunReport::AddSeries(const std::string& name, double interval_s, double last_s,
+                          std::vector<uint64_t> values) {
+  series_.push_back(Series{name, interval_s, last_s, std::move(values)});
+}
+
 void RunReport::AddLibraryVersion(const std::string& name, const std::string& version) {
   extra_libraries_.emplace_back(name, version);
 }
@@ -165,6 +171,17 @@ std::string RunReport::ToJson() const {
   }
   json.EndObject();
 
+  json.Key("series").BeginObject();
+  for (const Series& series : series_) {
+    json.Key(series.name).BeginObject();
+    json.Key("interval_s").Number(series.interval_s);
+    json.Key("last_s").Number(series.last_s);
+    // On one line: a long run has thousands of intervals.
+    json.Key("values").Raw(absl::StrCat("[", absl::StrJoin(series.values, ", "), "]"));
+    json.EndObject();
+  }
+  json.EndObject();
+
   Environment env = CollectEnvironment();
   json.Key("environment").BeginObject();
   json.Key("os").String(env.os);
@@ -206,14 +223,16 @@ absl::Status RunReport::WriteJson(const std::string& path) const {
 }
 
 std::string RunReport::ToTable() const {
-  std::string out = absl::StrCat(program_, variant_.empty() ? "" : absl::StrCat(" (", variant_, ")"), "\n");
+  std::string out =
+      absl::StrCat(program_, variant_.empty() ? "" : absl::StrCat(" (", variant_, ")"), "\n");
   if (!params_.empty()) {
     absl::StrAppend(&out, "  params:");
     for (const Param& param : params_) absl::StrAppend(&out, " ", param.key, "=", param.text);
     absl::StrAppend(&out, "\n");
   }
   for (const Metric& metric : metrics_) {
-    absl::StrAppend(&out, absl::StrFormat("  %-28s %16.6g %s\n", metric.key, metric.value, metric.unit));
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %-28s %16.6g %s\n", metric.key, metric.value, metric.unit));
   }
   for (const auto& [key, value] : counts_) {
     absl::StrAppend(&out, absl::StrFormat("  %-28s %16s\n", key, FormatCount(value)));
@@ -232,11 +251,19 @@ std::string RunReport::ToTable() const {
   }
   for (const Samples& samples : samples_) {
     SampleSummary s = Summarize(samples.values);
-    absl::StrAppend(&out, absl::StrFormat(
-                              "  %s over %d samples: median %.4g %s, min %.4g, max %.4g, mean %.4g "
+    absl::StrAppend(
+        &out, absl::StrFormat("  %s over %d samples: median %.4g %s, min %.4g, max %.4g, mean %.4g "
                               "+- %.3g (95%% CI %.4g..%.4g)\n",
                               samples.name, s.count, s.median, samples.unit, s.min, s.max, s.mean,
                               s.stddev, s.ci95_low, s.ci95_high));
+  }
+  for (const Series& series : series_) {
+    uint64_t total = 0;
+    for (uint64_t value : series.values) total += value;
+    absl::StrAppend(
+        &out, absl::StrFormat("  %s over %d intervals of %g s (the last %g s): %s in all\n",
+                              series.name, series.values.size(), series.interval_s, series.last_s,
+                              FormatCount(static_cast<int64_t>(total))));
   }
   return out;
 }

@@ -1,6 +1,7 @@
-// The result of one run of a netbench program: what ran (program, variant, parameters), what it measured
-// (metrics, counts, latency histograms, repeated samples) and where (the environment), printed as a human
-// table and written as one JSON document. The schema is described in common/README.md.
+// The result of one run of a netbench program: what ran (program, variant, parameters), what it
+// measured (metrics, counts, latency histograms, repeated samples, counts over time) and where (the
+// environment), printed as a human table and written as one JSON document. The schema is described
+// in common/README.md.
 //
 //   RunReport report("echo-client", "stream");
 //   report.SetParam("clients", int64_t{3});
@@ -35,14 +36,22 @@ class RunReport {
   void SetParam(const std::string& key, double value);
   void SetParam(const std::string& key, bool value);
 
-  // A measured figure with its unit ("1/s", "s", "us", "B/s", "ns"). Setting a key again replaces it.
+  // A measured figure with its unit ("1/s", "s", "us", "B/s", "ns"). Setting a key again replaces
+  // it.
   void SetMetric(const std::string& key, double value, const std::string& unit);
   // An event count: messages, bytes, errors by cause ("errors.ECONNREFUSED").
   void SetCount(const std::string& key, int64_t value);
-  // Latency in nanoseconds: percentiles, mean, stddev and every bucket (so runs can be merged exactly).
+  // Latency in nanoseconds: percentiles, mean, stddev and every bucket (so runs can be merged
+  // exactly).
   void AddHistogram(const std::string& name, const LatencyHistogram& histogram);
   // Repeated measurements (one per repetition): the values and their SampleSummary.
-  void AddSamples(const std::string& name, const std::vector<double>& samples, const std::string& unit);
+  void AddSamples(const std::string& name, const std::vector<double>& samples,
+                  const std::string& unit);
+  // Events per interval over the run (messages sent in each 0.1 s): every interval `interval_s`
+  // long but the last, which is `last_s`. A run's rate over time, to find its warm-up and its
+  // steady state.
+  void AddSeries(const std::string& name, double interval_s, double last_s,
+                 std::vector<uint64_t> values);
   // A library version beside the ones CollectEnvironment finds (BoringSSL's, say).
   void AddLibraryVersion(const std::string& name, const std::string& version);
 
@@ -66,6 +75,12 @@ class RunReport {
     std::vector<double> values;
     std::string unit;
   };
+  struct Series {
+    std::string name;
+    double interval_s;
+    double last_s;
+    std::vector<uint64_t> values;
+  };
 
   std::string program_;
   std::string variant_;
@@ -74,6 +89,7 @@ class RunReport {
   std::vector<std::pair<std::string, int64_t>> counts_;
   std::vector<std::pair<std::string, LatencyHistogram>> histograms_;
   std::vector<Samples> samples_;
+  std::vector<Series> series_;
   std::vector<std::pair<std::string, std::string>> extra_libraries_;
 };
 

@@ -24,6 +24,7 @@ RunReport ExampleReport() {
   for (int i = 1; i <= 1000; ++i) h.Record(i * 1000);
   report.AddHistogram("rtt", h);
   report.AddSamples("wall_time", {0.2, 0.1, 0.3}, "s");
+  report.AddSeries("sent", 0.1, 0.043, {1234, 1200, 17});
   report.AddLibraryVersion("boringssl", "test");
   return report;
 }
@@ -55,6 +56,10 @@ TEST(RunReportTest, JsonParsesBackWithEveryField) {
   EXPECT_EQ(wall["values"].size(), 3u);
   EXPECT_DOUBLE_EQ(wall["median"].get<double>(), 0.2);
   EXPECT_EQ(wall["ci95"].size(), 2u);
+  const nlohmann::json& sent = doc["series"]["sent"];
+  EXPECT_EQ(sent["interval_s"], 0.1);
+  EXPECT_EQ(sent["last_s"], 0.043);
+  EXPECT_EQ(sent["values"], nlohmann::json::array({1234, 1200, 17}));
   const nlohmann::json& env = doc["environment"];
   EXPECT_FALSE(env["os"].get<std::string>().empty());
   EXPECT_FALSE(env["kernel"].get<std::string>().empty());
@@ -70,6 +75,7 @@ TEST(RunReportTest, EmptyReportIsValidJson) {
   nlohmann::json doc = nlohmann::json::parse(RunReport("p", "").ToJson());
   EXPECT_TRUE(doc["params"].empty());
   EXPECT_TRUE(doc["histograms"].empty());
+  EXPECT_TRUE(doc["series"].empty());
 }
 
 TEST(RunReportTest, WriteJsonWritesTheSameDocument) {
@@ -84,8 +90,10 @@ TEST(RunReportTest, WriteJsonWritesTheSameDocument) {
 
 TEST(RunReportTest, TableNamesEveryFigure) {
   std::string table = ExampleReport().ToTable();
-  for (const char* expected : {"echo-client (stream)", "clients=3", "msgs_per_s", "errors.ECONNRESET",
-                               "rtt latency", "p99.9", "wall_time over 3 samples"}) {
+  for (const char* expected :
+       {"echo-client (stream)", "clients=3", "msgs_per_s", "errors.ECONNRESET", "rtt latency",
+        "p99.9", "wall_time over 3 samples",
+        "sent over 3 intervals of 0.1 s (the last 0.043 s): 2,451 in all"}) {
     EXPECT_NE(table.find(expected), std::string::npos) << expected << "\n" << table;
   }
 }

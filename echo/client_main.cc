@@ -6,7 +6,14 @@
 //   bazel run //echo:client -- --port=7000 --tls --insecure --clients=3 --duration=10s
 //
 // Progress goes to stderr once a second; the summary goes to stdout and ends with the Go spammer's
-// line "rate: N msgs/s" (messages written per second), so one script reads both programs. Exit
+// line "rate: N msgs/s" (messages written per second), so one script reads both programs. Before
+// it, one line gives the measured phase's messages per --series_interval, the run's rate over time
+// (a warm-up, a slowdown, the steady state), as one JSON object:
+//
+//   series: {"interval_s": 0.1, "last_s": 0.043, "sent": [1234, 1200], "received": [1200, 1234]}
+//
+// `sent` counts messages written and `received` messages echoed in each interval; every interval is
+// interval_s long but the last, which is last_s, and the lists add up to the summary's counts. Exit
 // status: 0 for a clean run, 1 when the run failed or the server misbehaved, 2 for bad flags.
 #include <cstdio>
 #include <iostream>
@@ -19,6 +26,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "common/client_series.h"
+#include "common/clock.h"
 #include "common/flag_agreement.h"
 #include "common/run_report.h"
 #include "common/tls.h"
@@ -70,6 +79,10 @@ ABSL_FLAG(std::string, cacert, "",
 ABSL_FLAG(bool, insecure, false, "--tls: do not verify the server's certificate");
 ABSL_FLAG(bool, progress, true, "print a progress line to stderr every second");
 ABSL_FLAG(std::string, json, "", "write the run report as JSON to this path");
+ABSL_FLAG(absl::Duration, series_interval, absl::Milliseconds(100),
+          "print the measured phase's messages written and echoed per interval of this length "
+          "(the 'series:' line, and \"series\" in --json): the run's rate over time, to tell its "
+          "warm-up and slowdowns from its steady state. At least 10ms; 0 prints none");
 
 namespace netbench {
 namespace echo {
@@ -102,6 +115,7 @@ int Main() {
   options.read_coalesce_bytes = absl::GetFlag(FLAGS_read_coalesce);
   options.drain_timeout_nanos = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_drain_timeout));
   options.timeout_nanos = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_timeout));
+  options.series_interval_nanos = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_series_interval));
 
   std::string mode_name = absl::GetFlag(FLAGS_mode);
   if (mode_name.empty()) mode_name = options.pipeline > 1 ? "pipeline" : "stream";
@@ -195,6 +209,13 @@ int Main() {
   for (const auto& [name, histogram] : result.latency) {
     if (histogram.count() > 0) report.AddHistogram(name, histogram);
   }
+  const ClientSeries& series = result.series;
+  if (!series.empty()) {
+    report.AddSeries("messages_written", NanosToSeconds(series.interval_nanos),
+                     NanosToSeconds(series.last_nanos), series.sent);
+    report.AddSeries("messages_echoed", NanosToSeconds(series.interval_nanos),
+                     NanosToSeconds(series.last_nanos), series.received);
+  }
 
   std::cout << report.ToTable();
   if (result.latency.count("rtt_sampled")) {
@@ -222,6 +243,7 @@ int Main() {
       result.cpu.system_nanos / 1e9, FormatCount(static_cast<int64_t>(result.system_calls)),
       result.system_calls_per_message());
   if (!result.failure.empty()) std::cerr << "echo-client: " << result.failure << "\n";
+  if (!series.empty()) std::cout << "series: " << ClientSeriesJson(series) << "\n";
   std::cout << absl::StrFormat("rate: %.0f msgs/s\n", rate) << std::flush;
   return result.failure.empty() ? 0 : 1;
 }

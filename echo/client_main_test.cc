@@ -1,18 +1,21 @@
-// The built //echo:client program against the built //echo:server: its summary and last line (the
-// Go spammer's "rate: N msgs/s"), its JSON report, and its exit status when it cannot connect, when
-// its peer never answers, or when it is given bad flags.
+// The built //echo:client program against the built //echo:server: its summary, its series line
+// and last line (the Go spammer's "rate: N msgs/s"), its JSON report, and its exit status when it
+// cannot connect, when its peer never answers, or when it is given bad flags.
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "common/client_driver.h"
 #include "common/platform.h"
 #include "common/server.h"
@@ -34,6 +37,20 @@ const char kServer[] = "echo/server";
 std::string LastLine(const std::string& output) {
   std::vector<std::string> lines = absl::StrSplit(output, '\n', absl::SkipEmpty());
   return lines.empty() ? "" : lines.back();
+}
+
+// The line that starts with `prefix`, whole; "" when there is none.
+std::string LineStartingWith(const std::string& output, absl::string_view prefix) {
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    if (absl::StartsWith(line, prefix)) return std::string(line);
+  }
+  return "";
+}
+
+uint64_t SumOf(const nlohmann::json& values) {
+  uint64_t sum = 0;
+  for (const auto& value : values) sum += value.get<uint64_t>();
+  return sum;
 }
 
 TEST(EchoClientMainTest, LoadsTheServerAndEndsWithTheSpammersRateLine) {
@@ -73,6 +90,33 @@ TEST(EchoClientMainTest, LoadsTheServerAndEndsWithTheSpammersRateLine) {
   EXPECT_NEAR(report["metrics"]["system_calls_per_message"]["value"].get<double>(), per_message,
               per_message * 1e-8);
   EXPECT_TRUE(absl::StrContains(output, " system calls, ")) << output;
+
+  // The series line, before the rate line: the messages written and echoed per 0.1 s, which add up
+  // to the summary's count of messages written, in the line and in the JSON report.
+  const std::string series = LineStartingWith(output, "series: ");
+  ASSERT_TRUE(std::regex_match(
+      series, std::regex(R"(series: \{"interval_s": 0\.1, "last_s": [0-9.e-]+, )"
+                         R"("sent": \[\d+(, \d+)*\], "received": \[\d+(, \d+)*\]\})")))
+      << output;
+  EXPECT_LT(output.find(series), output.find(last)) << output;
+  const nlohmann::json line = nlohmann::json::parse(series.substr(strlen("series: ")));
+  EXPECT_EQ(line["sent"].size(), line["received"].size());
+  // "written: 3,000 msgs in ..."
+  const std::string written = LineStartingWith(output, "written: ");
+  absl::string_view written_count = absl::StripPrefix(written, "written: ");
+  written_count = written_count.substr(0, written_count.find(' '));
+  EXPECT_EQ(absl::StrCat(SumOf(line["sent"])), absl::StrReplaceAll(written_count, {{",", ""}}))
+      << output;
+  EXPECT_EQ(SumOf(report["series"]["messages_written"]["values"]), SumOf(line["sent"]));
+  EXPECT_EQ(SumOf(report["series"]["messages_echoed"]["values"]), SumOf(line["received"]));
+  EXPECT_EQ(report["series"]["messages_written"]["interval_s"], 0.1);
+
+  // --series_interval=0: no series.
+  ChildProcess quiet(
+      {kClient, "--port=" + port, "--messages=300", "--series_interval=0", "--progress=false"});
+  const std::string quiet_output = quiet.ReadRest();
+  EXPECT_EQ(quiet.Wait(), 0) << quiet_output;
+  EXPECT_FALSE(absl::StrContains(quiet_output, "series:")) << quiet_output;
 
   server.Signal(SIGINT);
   server.ReadRest();
@@ -164,7 +208,9 @@ TEST(EchoClientMainTest, RejectsBadFlagsWithAMessage) {
            {"--model=green", "green"},
            {"--mode=pingpong --rate=100", "--rate"},
            {"--pipeline=4 --mode=stream", "--pipeline"},
-           {"--insecure", "--tls"}}) {
+           {"--insecure", "--tls"},
+           {"--series_interval=5ms", "--series_interval"},
+           {"--series_interval=-1s", "--series_interval"}}) {
     std::vector<std::string> args = {kClient};
     for (absl::string_view part : absl::StrSplit(flag, ' ')) args.emplace_back(part);
     ChildProcess client(args);

@@ -67,6 +67,9 @@ absl::Status ValidateLoadOptions(const LoadOptions& o) {
   if (o.drain_timeout_nanos < 0 || o.timeout_nanos < 0) {
     return absl::InvalidArgumentError("--drain_timeout and --timeout must be >= 0");
   }
+  if (o.series_interval_nanos != 0 && o.series_interval_nanos < kMinSeriesIntervalNanos) {
+    return absl::InvalidArgumentError("--series_interval must be 0 (no series) or at least 10ms");
+  }
   return absl::OkStatus();
 }
 
@@ -148,6 +151,7 @@ LoadResult RunLoad(const LoadOptions& options) {
   driver.duration_nanos = options.messages > 0 ? 0 : options.duration_nanos;
   driver.drain_timeout_nanos = options.drain_timeout_nanos;
   driver.timeout_nanos = RunTimeout(options);
+  driver.series_interval_nanos = options.series_interval_nanos;
   if (options.progress) {
     driver.progress = [&options](const ClientProgress& p) {
       options.progress({.elapsed_nanos = p.elapsed_nanos,
@@ -168,6 +172,7 @@ LoadResult RunLoad(const LoadOptions& options) {
   result.total_written = run_result.total_sent;
   result.total_echoed = run_result.total_received;
   result.cpu = run_result.cpu;
+  result.series = std::move(run_result.series);
   result.write_stalls = run_result.stats.write_stalls;
   result.system_calls = run_result.stats.system_calls;
   result.latency = std::move(run_result.stats.latency);

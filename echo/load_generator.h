@@ -95,6 +95,9 @@ struct LoadOptions {
   // a `messages` run.
   int64_t timeout_nanos = 0;
   std::function<void(const LoadProgress&)> progress;  // optional
+  // Messages written and echoed per interval of this length over the measured phase
+  // (LoadResult::series); 0: none, else at least kMinSeriesIntervalNanos.
+  int64_t series_interval_nanos = 100 * kNanosPerMilli;
 };
 
 // The read coalescing a connection uses: options.read_coalesce_bytes in unpaced stream mode, else
@@ -130,6 +133,9 @@ struct LoadResult {
   int aborted_connections = 0;
   uint64_t write_stalls = 0;  // writes that waited over 50 ms for socket space (not errors)
   CpuTimes cpu;               // this process over the measured phase
+  // Per interval of the measured phase: `sent` messages written, `received` echoed; they add up to
+  // messages_written and messages_echoed (client_series.h).
+  ClientSeries series;
   // System calls the client driver made over the whole run, opening included (ClientStats).
   uint64_t system_calls = 0;
   // Round-trip times in ns: "rtt" (pipeline: every message), "rtt_sampled" (stream: 1 message in

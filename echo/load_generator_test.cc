@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,10 @@ namespace echo {
 namespace {
 
 using ::testing::HasSubstr;
+
+uint64_t Sum(const std::vector<uint64_t>& values) {
+  return std::accumulate(values.begin(), values.end(), uint64_t{0});
+}
 
 // How TestEchoServer misbehaves: `corrupt_at` flips the byte at that offset of each connection's
 // stream; `close_after` hangs up after echoing that many bytes.
@@ -274,6 +279,10 @@ TEST_P(ModelTest, WarmupIsLoadedButNotCounted) {
   EXPECT_GT(result.messages_written, 0u);
   EXPECT_LT(result.messages_written, result.total_written);
   EXPECT_EQ(result.total_echoed, result.total_written);
+  // The series covers the measured phase only, as the counts do.
+  ASSERT_FALSE(result.series.empty());
+  EXPECT_EQ(Sum(result.series.sent), result.messages_written);
+  EXPECT_EQ(Sum(result.series.received), result.messages_echoed);
 }
 
 // A server that takes the connection and never reads: the client must still stop by itself, and say
@@ -381,6 +390,11 @@ TEST(LoadGeneratorTest, RejectsBadOptions) {
   options.messages = 10;
   options.warmup_nanos = 1;
   EXPECT_FALSE(ValidateLoadOptions(options).ok());
+  options = LoadOptions();
+  options.series_interval_nanos = 5 * kNanosPerMilli;
+  EXPECT_THAT(ValidateLoadOptions(options).message(), HasSubstr("--series_interval"));
+  options.series_interval_nanos = 0;  // no series
+  EXPECT_TRUE(ValidateLoadOptions(options).ok());
   options = LoadOptions();
   options.read_coalesce_bytes = -1;
   EXPECT_THAT(ValidateLoadOptions(options).message(), HasSubstr("--read_coalesce"));

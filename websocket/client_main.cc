@@ -1,5 +1,14 @@
 // The WebSocket load generator: `bazel run //websocket:client -- --clients=4 --messages=100000`.
 // See --help.
+//
+// It prints the write-up's line ("Sent N in T for a rate of R/second"), a summary, and last, before
+// "rate: R msgs/s", the send phase's messages per --series_interval as one JSON object: the run's
+// rate over time (a warm-up, a slowdown, the steady state).
+//
+//   series: {"interval_s": 0.1, "last_s": 0.043, "sent": [1234, 1200], "received": [0, 0]}
+//
+// `sent` counts messages sent and `received` messages received (echoes, in echo mode) in each
+// interval; every interval is interval_s long but the last, which is last_s.
 #include <cstdio>
 #include <string>
 
@@ -9,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/client_series.h"
 #include "common/clock.h"
 #include "common/cpu_time.h"
 #include "common/run_report.h"
@@ -35,6 +45,10 @@ ABSL_FLAG(std::string, cacert, "", "wss: trust this CA/certificate file (PEM)");
 ABSL_FLAG(bool, insecure, false, "wss: do not verify the server's certificate");
 ABSL_FLAG(bool, progress, true, "print a progress line to stderr every second");
 ABSL_FLAG(std::string, json, "", "write the run report as JSON to this path");
+ABSL_FLAG(absl::Duration, series_interval, absl::Milliseconds(100),
+          "print the send phase's messages sent and received per interval of this length (the "
+          "'series:' line, and \"series\" in --json): the run's rate over time, to tell its "
+          "warm-up and slowdowns from its steady state. At least 10ms; 0 prints none");
 
 namespace netbench::websocket {
 namespace {
@@ -73,6 +87,7 @@ int Run() {
   options.ca_file = absl::GetFlag(FLAGS_cacert);
   options.insecure = absl::GetFlag(FLAGS_insecure);
   options.progress = absl::GetFlag(FLAGS_progress);
+  options.series_interval_nanos = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_series_interval));
 
   const CpuTimes cpu_before = SelfCpuTimes();
   absl::StatusOr<LoadClientResult> result = RunLoadClient(options);
@@ -118,6 +133,12 @@ int Run() {
   report.SetCount("connections_failed", r.connections_failed);
   for (const auto& [cause, count] : r.errors) report.SetCount("errors." + cause, count);
   if (options.mode == ClientMode::kEcho) report.AddHistogram("latency", r.latency);
+  if (!r.series.empty()) {
+    report.AddSeries("messages_sent", NanosToSeconds(r.series.interval_nanos),
+                     NanosToSeconds(r.series.last_nanos), r.series.sent);
+    report.AddSeries("messages_received", NanosToSeconds(r.series.interval_nanos),
+                     NanosToSeconds(r.series.last_nanos), r.series.received);
+  }
   std::printf("%s", report.ToTable().c_str());
   if (!r.first_error.empty()) std::printf("first error: %s\n", r.first_error.c_str());
   const std::string json = absl::GetFlag(FLAGS_json);
@@ -127,6 +148,7 @@ int Run() {
   }
   std::printf("system calls: %llu, %.2f per message sent\n",
               static_cast<unsigned long long>(r.system_calls), r.system_calls_per_message());
+  if (!r.series.empty()) std::printf("series: %s\n", ClientSeriesJson(r.series).c_str());
   std::printf("rate: %.0f msgs/s\n", rate);
   std::fflush(stdout);
   if (r.timed_out) return 3;

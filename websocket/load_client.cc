@@ -20,6 +20,10 @@ absl::StatusOr<LoadClientResult> RunLoadClient(const LoadClientOptions& options)
   if (options.threads < 1) return absl::InvalidArgumentError("--threads must be >= 1");
   if (options.timeout_nanos <= 0) return absl::InvalidArgumentError("--timeout must be > 0");
   if (options.size > (64u << 20)) return absl::InvalidArgumentError("--size must be <= 64 MiB");
+  if (options.series_interval_nanos != 0 &&
+      options.series_interval_nanos < kMinSeriesIntervalNanos) {
+    return absl::InvalidArgumentError("--series_interval must be 0 (no series) or at least 10ms");
+  }
   WebSocketRun run;
   absl::StatusOr<Url> url = ParseUrl(options.url, UrlFamily::kWebSocket);
   if (!url.ok()) return url.status();
@@ -56,6 +60,7 @@ absl::StatusOr<LoadClientResult> RunLoadClient(const LoadClientOptions& options)
   driver.timeout_nanos = options.timeout_nanos;
   // A connection whose close handshake is not done when its sending side is has until the deadline.
   driver.drain_timeout_nanos = options.timeout_nanos;
+  driver.series_interval_nanos = options.series_interval_nanos;
   if (options.progress) {
     driver.progress = [](const ClientProgress& p) {
       std::fprintf(stderr, "progress: %.1f s sent %llu (%.0f msgs/s now) received %llu\n",
@@ -81,6 +86,7 @@ absl::StatusOr<LoadClientResult> RunLoadClient(const LoadClientOptions& options)
   result.failure = r.failure;
   result.first_error = r.first_error;
   result.system_calls = r.stats.system_calls;
+  result.series = std::move(r.series);
   if (auto it = r.stats.latency.find("rtt"); it != r.stats.latency.end()) {
     result.latency = it->second;
   }

@@ -45,6 +45,9 @@ struct LoadClientOptions {
   // wss: trust this CA file (PEM) instead of the system bundle, or verify nothing.
   std::string ca_file;
   bool insecure = false;
+  // Messages sent and received per interval of this length over the send phase
+  // (LoadClientResult::series); 0: none, else at least kMinSeriesIntervalNanos.
+  int64_t series_interval_nanos = 100 * kNanosPerMilli;
 };
 
 struct LoadClientResult {
@@ -62,6 +65,9 @@ struct LoadClientResult {
   std::string first_error;
   // System calls the client driver made over the whole run, handshakes included (ClientStats).
   uint64_t system_calls = 0;
+  // Messages sent and received per interval of the send phase (client_series.h); they add up to
+  // what the send phase sent and received: every message sent, and the echoes back by its end.
+  ClientSeries series;
 
   // system_calls over messages_sent.
   double system_calls_per_message() const {
