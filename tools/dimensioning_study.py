@@ -17,8 +17,8 @@ gives the ratio two ways: over the whole run as the write-up counted it (msgs_pe
 steady state (steady_msgs_per_s: bench/analysis/steady_state.py), each with its paired 95% interval, and how
 many runs reached a steady state, in which class.
 
-The recommendation: the shortest length whose ratio, and the ratio of every longer length, lies inside the
-interval of the write-up-length ratio (servers kept, as the main job keeps them); and what one minute of runs
+The recommendation: the shortest length whose steady-state ratio agrees with the write-up-length ratio (each
+inside the other's 95% interval; servers kept, as the main job keeps them), the lengths that do not named; and what one minute of runs
 buys at that length (the interval's half-width after a minute of rounds, from the sd seen) beside the same at
 the write-up's length: precision per minute with the bias, not without it.
 
@@ -63,17 +63,24 @@ DEFAULT_ROUNDS = {1: 16, 4: 8, 15: 4, 60: 3, 180: 3, 20000: 12, 50000: 10, 10000
 QUICK_ROUNDS = 2
 FRESH_UP_TO = {"echo": 15, "websocket": 100000}
 FIGURES = ("msgs_per_s", "steady_msgs_per_s")
+# The warmed servers' unmeasured load before their first measured run: echo seconds, websocket messages.
+WARM_UP = {"echo": 60, "websocket": 100000}
 
 
 def load_of(claim, length):
     return {"seconds": float(length)} if claim == "echo" else {"messages": int(length)}
 
 
-def settings_of(claim, lengths, fresh_up_to):
-    """[{"length", "servers"}]: every length with servers kept, then those up to `fresh_up_to` with a server
-    per run."""
-    out = [{"length": length, "servers": "kept"} for length in lengths]
-    out += [{"length": length, "servers": "per_run"} for length in lengths if length <= fresh_up_to]
+SERVERS = ("kept", "per_run", "warmed")
+
+
+def settings_of(claim, lengths, fresh_up_to, servers=SERVERS[:2]):
+    """[{"length", "servers"}]: every length with servers kept, those up to `fresh_up_to` with a server per run,
+    and with servers warmed (kept, each first under the load for --warm-up, unmeasured), of the `servers`
+    asked for."""
+    out = [{"length": length, "servers": "kept"} for length in lengths if "kept" in servers]
+    out += [{"length": length, "servers": kind} for kind in ("per_run", "warmed") if kind in servers
+            for length in lengths if length <= fresh_up_to]
     return out
 
 
@@ -129,26 +136,26 @@ def table(rows, claims):
     return lines
 
 
+def agrees(line, reference):
+    """Whether two lengths' ratios agree: each lies inside the other's 95% interval."""
+    return (reference["ci95"][0] <= line["geomean_ratio"] <= reference["ci95"][1]
+            and line["ci95"][0] <= reference["geomean_ratio"] <= line["ci95"][1])
+
+
 def recommend(lines, study, placement, figure="steady_msgs_per_s"):
-    """The shortest length (servers kept) whose ratio, and every longer length's, lies inside the interval of
-    the longest length's ratio: {"length", "reference_length", "reference", "why"}; None without the longest
-    length's interval."""
+    """The shortest length (servers kept, as the main job keeps them) whose ratio agrees with the longest
+    length's (agrees): {"length", "reference_length", "reference", "chosen", "figure", "outside" (the lengths
+    that do not agree)}; None without a line."""
     kept = sorted((l for l in lines if l["study"] == study and l["placement"] == placement and
                    l["servers"] == "kept" and l.get(figure)), key=lambda l: l["length"])
     if not kept:
         return None
     reference = kept[-1]
-    low, high = reference[figure]["ci95"]
-    chosen = reference
-    for line in reversed(kept):
-        if low <= line[figure]["geomean_ratio"] <= high:
-            chosen = line
-        else:
-            break
+    chosen = next(l for l in kept if agrees(l[figure], reference[figure]))
     return {"length": chosen["length"], "reference_length": reference["length"],
             "reference": reference[figure], "chosen": chosen[figure], "figure": figure,
             "outside": [{"length": l["length"], "ratio": l[figure]["geomean_ratio"]} for l in kept
-                        if not low <= l[figure]["geomean_ratio"] <= high]}
+                        if not agrees(l[figure], reference[figure])]}
 
 
 # ---------------------------------------------------------------------------------------------- the rendering
@@ -193,12 +200,12 @@ def markdown(doc):
             found = (doc.get("recommendation") or {}).get(f"{study} {placement}")
             if found:
                 out += ["", f"**Recommended length: {found['length']:,} {UNIT[study]}**: the shortest whose "
-                        f"steady-state ratio ({_ratio_text(found['chosen'])}), and every longer length's, lies "
-                        f"inside the interval of the {found['reference_length']:,}-{UNIT[study]} ratio "
-                        f"({_ratio_text(found['reference'])})"
-                        + ("; outside it: " + ", ".join(f"{o['length']:,} {UNIT[study]} ({o['ratio']:.3f})"
-                                                        for o in found["outside"]) if found["outside"] else "")
-                        + "."]
+                        f"steady-state ratio ({_ratio_text(found['chosen'])}) agrees "
+                        f"with the {found['reference_length']:,}-{UNIT[study]} ratio "
+                        f"({_ratio_text(found['reference'])}): each inside the other's interval"
+                        + ("; lengths that do not: " + ", ".join(f"{o['length']:,} {UNIT[study]} ({o['ratio']:.3f})"
+                                                                 for o in found["outside"])
+                           if found["outside"] else "") + "."]
             out.append("")
     if doc.get("charts"):
         out += ["![The ratio against the run's length](" + doc["charts"][0] + ")", ""]
@@ -223,7 +230,7 @@ def draw_chart(doc, out):
         figure, axes = figures.figure("The claim's ratio A/B against the run's length",
                                       doc["environment"], charts.Layout(panels=len(keys)))
         for ax, (study, placement) in zip(axes, keys):
-            for servers, marker in (("kept", "o"), ("per_run", "s")):
+            for servers, marker in (("kept", "o"), ("per_run", "s"), ("warmed", "^")):
                 for figure_name, style in (("steady_msgs_per_s", "-"), ("msgs_per_s", ":")):
                     points = [l for l in doc["table"] if (l["study"], l["placement"], l["servers"]) ==
                               (study, placement, servers) and l.get(figure_name)]
@@ -235,9 +242,13 @@ def draw_chart(doc, out):
                               [l[figure_name]["ci95"][1] - y for y, l in zip(ys, points)]]
                     which = "steady state" if figure_name == "steady_msgs_per_s" else "whole runs"
                     ax.errorbar(xs, ys, yerr=errors, marker=marker, linestyle=style, capsize=3,
-                                label=f"{which}, servers {servers.replace('per_run', 'fresh')}")
+                                label=f"{which}, servers {charts.SERVER_LIFETIMES[servers]}")
             ax.axhline(1.0, color="grey", linewidth=0.8)
             ax.set_xscale("log")
+            ticks = sorted({l["length"] for l in doc["table"] if (l["study"], l["placement"]) == (study, placement)})
+            ax.set_xticks(ticks)
+            ax.set_xticklabels([f"{t:,g}" for t in ticks])
+            ax.xaxis.set_minor_locator(figures.ticker.NullLocator())
             ax.set_title(f"{study} [{placement}]: {doc['claims'][study]['text']}", fontsize=9)
             ax.set_xlabel(f"run length ({UNIT[study]}; the write-up: {WRITEUP_LENGTH[study]:,})")
             ax.set_ylabel("ratio A/B, 95% interval")
@@ -263,6 +274,11 @@ def run_setting(study, placement, runner, setting, rounds, doc):
                                        {**study.settings, **load_of(study.name, setting["length"])})
     if setting["servers"] == "per_run":
         cases = [dataclasses.replace(c, server=dataclasses.replace(c.server, per_run=True)) for c in cases]
+    if setting["servers"] == "warmed":
+        warm = load_of(study.name, setting["warm_up"])
+        cases = [dataclasses.replace(c, warmup={"duration_s": f"{warm['seconds']:g}"} if "seconds" in warm
+                                     else warm, warmup_s=float(setting["warm_up"]) if "seconds" in warm else 120)
+                 for c in cases]
     if study.name == "echo":  # a run's bound is its length: the runner adds its margin
         cases = [dataclasses.replace(c, bound_s=float(setting["length"])) for c in cases]
     tag = {"study": study.name, "setting": setting}
@@ -279,7 +295,10 @@ def run_setting(study, placement, runner, setting, rounds, doc):
 
 def study_claim(study, placement, runner, options, doc, out):
     """Every setting of one claim in one placement; False when interrupted."""
-    for setting in settings_of(study.name, options["lengths"][study.name], options["fresh_up_to"][study.name]):
+    for setting in settings_of(study.name, options["lengths"][study.name], options["fresh_up_to"][study.name],
+                               options["servers"]):
+        if setting["servers"] == "warmed":
+            setting["warm_up"] = options["warm_up"][study.name]
         rounds = options["rounds"].get(setting["length"], QUICK_ROUNDS if options["quick"] else 4)
         started = time.monotonic()
         try:
@@ -298,6 +317,19 @@ def study_claim(study, placement, runner, options, doc, out):
         if outcome.interrupted:
             return False
     return True
+
+
+def appended(path, new):
+    """The stored study at `path` with this run's options, environment and claims added (`parts`: every run's
+    options and environment, in order); its rows, tables and recommendation stay and grow."""
+    with open(path) as f:
+        stored = json.load(f)
+    parts = stored.get("parts") or [{"environment": stored["environment"], "options": stored["options"]}]
+    stored["parts"] = parts + [{"environment": new["environment"], "options": new["options"]}]
+    stored["claims"] = {**stored["claims"], **new["claims"]}
+    stored["options"]["placements"] = sorted(set(stored["options"]["placements"]) | set(new["options"]["placements"]))
+    stored.pop("partial", None)
+    return stored
 
 
 def parse_rounds(text):
@@ -336,6 +368,15 @@ def parse_args(argv):
                         + ",".join(f"{k}:{v}" for k, v in DEFAULT_ROUNDS.items()) + ")")
     parser.add_argument("--fresh-up-to", type=float, default=None,
                         help="echo lengths up to this many seconds also run with a server per run (default 15)")
+    parser.add_argument("--servers", default="kept,per_run", help="of kept, per_run (a server per run) and warmed "
+                        "(kept, each first under the load for --warm-up, unmeasured); default kept,per_run")
+    parser.add_argument("--warm-up", type=float, default=None, help="the warmed servers' unmeasured load: echo "
+                        f"seconds (default {WARM_UP['echo']}), websocket messages per client (default "
+                        f"{WARM_UP['websocket']:,})")
+    parser.add_argument("--append", action="store_true", help="add these settings' rows to the stored study in "
+                        "--out instead of starting a new one (its environment and earlier rows kept)")
+    parser.add_argument("--rerender", action="store_true", help="compute the table, the recommendation, the chart "
+                        "and DIMENSIONING.md again from the rows of the study stored in --out, running nothing")
     parser.add_argument("--quick", action="store_true", help="tiny: a check that it works, not a measurement")
     parser.add_argument("--out", default=None, help="default: results/data/<machine label>/dimensioning/")
     args = parser.parse_args(argv)
@@ -354,21 +395,45 @@ def parse_args(argv):
     except ValueError as error:
         parser.error(str(error))
     args.fresh_up_to = {**FRESH_UP_TO, **({"echo": args.fresh_up_to} if args.fresh_up_to is not None else {})}
+    args.servers = [w.strip() for w in args.servers.split(",") if w.strip()]
+    if not args.servers or any(w not in SERVERS for w in args.servers):
+        parser.error(f"--servers: expected some of {', '.join(SERVERS)}, not {','.join(args.servers) or '(none)'}")
+    args.warm_up = {**WARM_UP, **({c: args.warm_up for c in CLAIMS} if args.warm_up is not None else {})}
     args.out = args.out or os.path.join(result_files.results_parent(), run_environment.machine_label(),
                                         "dimensioning")
     return args
 
 
+def finish(doc, out):
+    """The table and recommendation from the rows, then every file written; returns the Markdown."""
+    doc["table"] = table(doc["rows"], {n: variance_study.STUDIES[n]().claim for n in doc["claims"]})
+    doc["recommendation"] = {}
+    for name in doc["claims"]:
+        for placement in doc["options"]["placements"]:
+            found = recommend(doc["table"], name, placement)
+            if found:
+                doc["recommendation"][f"{name} {placement}"] = found
+    write(doc, out, final=True)
+    return markdown(doc)
+
+
 def main(argv):
     args = parse_args(argv)
+    if args.rerender:
+        with open(os.path.join(args.out, "dimensioning.json")) as f:
+            print(finish(json.load(f), args.out))
+        return 0
     started = time.monotonic()
     env = run_environment.environment()
     env["machine_label"] = run_environment.machine_label()
     options = {"claims": args.claims, "placements": args.placements, "lengths": args.lengths,
-               "rounds": args.rounds, "fresh_up_to": args.fresh_up_to, "quick": args.quick}
+               "rounds": args.rounds, "fresh_up_to": args.fresh_up_to, "servers": args.servers,
+               "warm_up": args.warm_up, "quick": args.quick}
     doc = {"schema": SCHEMA, "environment": env, "options": options,
            "claims": {n: variance_study.claim_summary(variance_study.STUDIES[n]().claim) for n in args.claims},
            "failed": [], "rows": [], "table": [], "recommendation": {}}
+    if args.append:
+        doc = appended(os.path.join(args.out, "dimensioning.json"), doc)
     progress.log(f"dimensioning: claims {', '.join(args.claims)}; placements {', '.join(args.placements)}; "
                  f"out {args.out}")
     runners = variance_study.runners_for(args.placements)
@@ -388,15 +453,8 @@ def main(argv):
         for runner in runners.values():
             runner.stop_all()
     doc["partial"] = not finished
-    doc["elapsed_s"] = time.monotonic() - started
-    doc["table"] = table(doc["rows"], {n: variance_study.STUDIES[n]().claim for n in doc["claims"]})
-    for name in args.claims:
-        for placement in args.placements:
-            found = recommend(doc["table"], name, placement)
-            if found:
-                doc["recommendation"][f"{name} {placement}"] = found
-    write(doc, args.out, final=True)
-    print(markdown(doc))
+    doc["elapsed_s"] = doc.get("elapsed_s", 0) * args.append + time.monotonic() - started
+    print(finish(doc, args.out))
     progress.log(f"dimensioning: wrote {args.out} in {doc['elapsed_s'] / 60:.1f} min")
     if not finished:
         return 130

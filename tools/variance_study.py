@@ -71,6 +71,7 @@ from bench.running import progress  # noqa: E402
 from bench.running import rounds as round_policies  # noqa: E402
 from bench.running import scheduler  # noqa: E402
 from bench.scenarios import writeup_definitions as definitions  # noqa: E402
+from bench.scenarios import writeups  # noqa: E402
 
 SCHEMA = "netbench.variance/1"
 CLAIMS = ("echo", "websocket", "fanout")
@@ -89,7 +90,7 @@ SHUFFLE_SEED = 20261203
 
 def _echo_claim():
     return next(c for c in definitions.echo_claims([{"client": "go-spammer"}])
-                if c.a.get("server") == "racket" and c.figure == "msgs_per_s")
+                if c.a.get("server") == "racket" and c.figure == definitions.STEADY_RATE)
 
 
 def _websocket_claim():
@@ -217,7 +218,7 @@ def _matches(row, cell):
 
 def _value(row, figure):
     """The row's figure: per-repetition lists (the fan-out's walls) by their median, as the verdicts take it."""
-    value = row.get(figure)
+    value = writeups.figure_of(row, figure)
     if isinstance(value, list):
         value = [v for v in value if v is not None]
         return statistics.median(value) if value else None

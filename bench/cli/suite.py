@@ -54,6 +54,7 @@ from bench.running import ssh_host
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
+from bench.scenarios import run_lengths
 from bench.scenarios import scenarios
 from bench.scenarios import writeup_definitions
 
@@ -188,6 +189,9 @@ def _settings(definition, args, placement, runners):
     settings["placements"] = [r.placement_name for r in runners.values()]
     if args.as_written:
         settings["as_written"] = True
+    study = run_lengths.study_for(definition.name) if definition in catalogue.WRITEUPS else None
+    if study is not None:
+        settings["run_length_study"] = study
     if placement is not None:
         settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
                              "clients": placement.client_targets, "compare_loopback": bool(args.compare_loopback)}

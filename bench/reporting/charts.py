@@ -520,7 +520,48 @@ def _with_steal(draw, name):
     series a typical run of each side of its first throughput claim."""
     return lambda figures, document, out: (draw(figures, document, out) + steal_per_round(figures, document, out,
                                                                                         name)
-                                           + typical_series(figures, document, out, name))
+                                           + typical_series(figures, document, out, name)
+                                           + run_length_study(figures, document, out, name))
+
+
+# How the study's servers lived: kept for a setting's rounds, started for every run, or kept and first warmed up.
+SERVER_LIFETIMES = {"kept": "kept", "per_run": "fresh", "warmed": "warmed up"}
+
+
+def run_length_study(figures, document, out, name):
+    """The stored dimensioning study the run's lengths came from (its settings' run_length_study): the claim's
+    ratio and 95% interval against the run's length, steady state and whole runs, servers kept and fresh, the
+    run's own length marked. Nothing where the run kept no study."""
+    study = (document.get("settings") or {}).get("run_length_study")
+    if not study or not study.get("points"):
+        return []
+    settings = document["settings"]
+    length = settings.get("seconds") if study["unit"] == "s" else settings.get("messages")
+    figure, (ax,) = figures.figure(f"{name.replace('_', ' ')}: the claim's ratio against the run's length, from "
+                                   f"the stored study\n({study.get('claim')}; {study['source']})",
+                                   document["environment"], Layout(height=3.6))
+    for servers, marker in (("kept", "o"), ("per_run", "s"), ("warmed", "^")):
+        for which, style in (("steady", "-"), ("whole", ":")):
+            points = [p for p in study["points"] if p["servers"] == servers and p.get(which)]
+            if not points:
+                continue
+            ys = [p[which][0] for p in points]
+            ax.errorbar([p["length"] for p in points], ys, marker=marker, linestyle=style, capsize=3,
+                        yerr=[[y - p[which][1] for y, p in zip(ys, points)], [p[which][2] - y for y, p in zip(ys, points)]],
+                        label=f"{'steady state' if which == 'steady' else 'whole runs'}, servers "
+                              f"{SERVER_LIFETIMES[servers]}")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    if length:
+        ax.axvline(length, color="tab:green", linestyle="--", linewidth=1, label=f"this run: {length:,g} {study['unit']}")
+    ax.set_xscale("log")
+    ticks = sorted({p["length"] for p in study["points"]})
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{t:,g}" for t in ticks])
+    ax.xaxis.set_minor_locator(figures.ticker.NullLocator())
+    ax.set_xlabel(f"run length ({study['unit']})")
+    ax.set_ylabel("ratio A/B, 95% interval")
+    legend_outside(ax, "ratio over")
+    return [save(figures, figure, out, f"{name}_run_length")]
 
 
 def _typical(rows):

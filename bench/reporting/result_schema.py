@@ -27,6 +27,7 @@ OTHER_TOOLS = {"netbench.soak": "tools/soak.py", "netbench.link_compare": "tools
                "netbench.uring_bench": "tools/uring_bench.py",
                "netbench.uring_client_bench": "tools/uring_client_bench.py",
                "netbench.variance": "tools/variance_study.py",
+               "netbench.dimensioning": "tools/dimensioning_study.py",
                # A run's report as data (report.json): rendered from the documents above, never compared.
                "netbench.report": "bench/reporting/document.py"}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and
@@ -328,6 +329,27 @@ SETTINGS = Obj("the settings", {
     "echo_messages": opt("int", nullable=False),
     "server_threads": opt("int", nullable=False),
     "notes": opt("str", nullable=False),
+    # --as-written: the write-up's own lengths and systems, fixed rounds.
+    "as_written": opt("bool", nullable=False),
+    # The stored dimensioning study its run lengths came from (bench/scenarios/run_lengths.py).
+    "run_length_study": opt(Obj("a run-length study", {
+        "source": Field("str"),
+        "machine": nullable("str"),
+        "cpu": nullable("str"),
+        "timestamp": nullable("str"),
+        "claim": nullable("str"),
+        "unit": Field("str"),
+        "recommended": nullable("num"),
+        "reference_length": nullable("num"),
+        "points": Field(ListOf(Obj("a length's ratio", {
+            "length": Field("num"),
+            "servers": Field(Enum("kept", "per_run", "warmed")),
+            "rounds": nullable("int"),
+            "steady": nullable(ListOf("num")),
+            "whole": nullable(ListOf("num")),
+            "classes": Field(MapOf("int")),
+        }))),
+    }), nullable=False),
 })
 
 # One client host of a fleet's run (contest.Runner.run_fleet): its own figures and its share of the row's rate.

@@ -55,7 +55,10 @@ class Measured:
 class Case:
     """One case of a scenario: the row fields that name it, its server, and its client run. `figures(row,
     measured)` adds the scenario's figures to a row that ran; `shown` is the figure and unit the progress line
-    gives; `skip_runners` names runners (placements, links) the case does not run under."""
+    gives; `skip_runners` names runners (placements, links) the case does not run under. `warmup`, where set, is
+    the client's values (over `values`) for an untimed run of its load against each server the case starts,
+    before the server's first measured run, and `warmup_s` that run's bound: a server that reaches its steady
+    rate only after seconds of load (a runtime sizing itself, a cache filling) is measured in it."""
     fields: dict
     server: ServerSpec
     client: dict
@@ -66,6 +69,8 @@ class Case:
     report_flag: Optional[str] = None
     shown: tuple = ("msgs_per_s", "msgs/s")
     skip_runners: tuple = ()
+    warmup: Optional[dict] = None
+    warmup_s: float = 0
 
     def label(self):
         return " ".join(str(v) for v in self.fields.values())
@@ -104,6 +109,7 @@ class _Loop:
     def __init__(self, runners, plan, resume=None):
         self.runners, self.plan = runners, plan
         self.servers = {}  # (runner key, server key) -> Server, or None when it did not start
+        self.warm = set()  # ids of the servers that had their warm-up run
         self.outcome = resume if resume is not None else Outcome(rows=[], failed_servers={})
         self.outcome.interrupted = False
 
@@ -135,6 +141,7 @@ class _Loop:
             except Exception as failure:  # noqa: BLE001
                 return _failed_row(base, f"the server did not start: {failure}", getattr(failure, "tail", ""))
             try:
+                self.warm_up(case, runner, server)
                 row, measured = self._client(case, runner, server)
             finally:
                 output = runner.stop(server)
@@ -143,6 +150,7 @@ class _Loop:
             server, failure = self.server_for(key, runner, case.server)
             if server is None:
                 return _failed_row(base, f"the server did not start: {failure}", getattr(failure, "tail", ""))
+            self.warm_up(case, runner, server)
             row, measured = self._client(case, runner, server)
             if not server.alive():
                 self._fail(case.server, _Died("died during the run", server.output_tail()))
@@ -150,6 +158,19 @@ class _Loop:
         if case.figures is not None:
             case.figures(row, measured)
         return row
+
+    def warm_up(self, case, runner, server):
+        """The case's untimed warm-up run against `server`, once per server; its row is not kept (a warm-up
+        that failed is said, and the measured run that follows says the rest)."""
+        if case.warmup is None or id(server) in self.warm:
+            return
+        self.warm.add(id(server))
+        progress.log(f"{self.plan.name + ' ' if self.plan.name else ''}warming {case.server.entry['name']} up: "
+                     f"{case.warmup} (not measured)")
+        row = runner.run_client(case.client, server, {**case.values, **case.warmup}, extra_args=list(case.extra_args),
+                                bound_s=case.warmup_s)
+        if row.get("status") != "ok":
+            progress.log(f"  the warm-up of {case.server.entry['name']} failed: {row.get('error')}")
 
     def _client(self, case, runner, server):
         measured = Measured()

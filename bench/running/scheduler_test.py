@@ -30,7 +30,7 @@ class FakeRunner:
 
     def __init__(self, refuse=(), interrupt_at=None):
         self.refuse, self.interrupt_at = set(refuse), interrupt_at
-        self.servers, self.started, self.runs, self.stopped = [], [], [], 0
+        self.servers, self.started, self.runs, self.stopped, self.values = [], [], [], 0, []
 
     def start_server(self, entry, values=None, extra_args=(), url_template=None):
         if entry["name"] in self.refuse:
@@ -45,6 +45,7 @@ class FakeRunner:
         if label == self.interrupt_at:
             raise KeyboardInterrupt
         self.runs.append(label)
+        self.values.append(dict(values))
         return {"status": "ok", "found": {"msgs_per_s": [100.0]}}
 
     def stop(self, server):
@@ -114,6 +115,26 @@ class RoundLoopTest(unittest.TestCase):
         self.assertEqual(len(outcome.rows), 3)
         self.assertEqual(outputs, ["", "", ""])
         self.assertEqual(runner.servers, [])
+
+    def test_each_server_is_warmed_up_once_before_its_first_measured_run(self):
+        runner = FakeRunner()
+        warmed = [scheduler.Case(fields={"server": s, "client": "load"}, server=scheduler.ServerSpec({"name": s}),
+                                 client={"name": "load"}, values={"duration_s": "1"},
+                                 warmup={"duration_s": "30"}, warmup_s=30) for s in ("a", "b")]
+        outcome = scheduler.run(warmed, runner, scheduler.Plan(rounds=2))
+        # The warm-up runs are the first run against each server and leave no row.
+        self.assertEqual(runner.runs, ["load->a", "load->a", "load->b", "load->b", "load->a", "load->b"])
+        self.assertEqual(runner.values[0], {"duration_s": "30"})
+        self.assertEqual(runner.values[1], {"duration_s": "1"})
+        self.assertEqual(len(outcome.rows), 4)
+
+    def test_a_per_run_server_is_warmed_up_every_time(self):
+        runner = FakeRunner()
+        case = scheduler.Case(fields={"server": "a"}, server=scheduler.ServerSpec({"name": "a"}, per_run=True),
+                              client={"name": "load"}, values={"duration_s": "1"}, warmup={"duration_s": "9"},
+                              warmup_s=9)
+        scheduler.run([case], runner, scheduler.Plan(rounds=2))
+        self.assertEqual([v["duration_s"] for v in runner.values], ["9", "1", "9", "1"])
 
     def test_a_policy_chooses_each_rounds_cases_and_stops_the_run(self):
         class OpenClaims:

@@ -15,7 +15,7 @@ class SettingsTest(unittest.TestCase):
     def test_defaults_then_the_command_line_then_quick(self):
         echo = writeup_definitions.ECHO
         self.assertEqual(echo.settings_for({"samples": 10, "echo_seconds": None}),
-                         {"samples": 10, "seconds": 1.0, "clients": 3})
+                         {"samples": 10, "seconds": 4.0, "clients": 3})
         self.assertEqual(echo.settings_for({"samples": 10, "echo_seconds": 5.0})["seconds"], 5.0)
         quick = echo.settings_for({"samples": 10, "echo_seconds": 5.0}, quick=True)
         self.assertEqual((quick["samples"], quick["seconds"]), (1, 1.0))

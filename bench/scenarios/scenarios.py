@@ -115,12 +115,16 @@ def message_figures(row, measured):
 
 
 def echo_cases(entries, runners, settings):
-    """Every echo server under every echo client: `clients` connections writing for `seconds`."""
+    """Every echo server under every echo client: `clients` connections writing for `seconds`; with `warmup_s`,
+    each server first under its load for that long, unmeasured (the runtimes that reach their steady rate only
+    after seconds of load: the dimensioning study found Go's echo server so)."""
     servers, loads, fates = prepare(entries, "echo", runners)
     seconds = settings["seconds"]
+    warmup_s = settings.get("warmup_s") or 0
     cases = [scheduler.Case(fields={"server": s["name"], "client": c["name"]}, server=scheduler.ServerSpec(s),
                             client=c, values={"clients": settings["clients"], "duration_s": f"{seconds:g}"},
-                            bound_s=seconds, figures=message_figures)
+                            bound_s=seconds, figures=message_figures,
+                            warmup={"duration_s": f"{warmup_s:g}"} if warmup_s else None, warmup_s=warmup_s)
              for c in loads for s in servers]
     return cases, fates
 

@@ -25,6 +25,7 @@ from bench.running import placement as cpu_placement
 from bench.running import process_configuration
 from bench.analysis import verdict
 from bench.reporting import verdict_text
+from bench.scenarios import run_lengths
 
 ECHO_CLAIM = ("A Racket echo server, a thread per client, did 114,584 msg/s against Go's 85,650, and Go with "
               "GOMAXPROCS=1 108,495 (3 clients of the Go spammer, 180 s, one machine).")
@@ -379,6 +380,12 @@ def rounds_text(settings):
             "claim compares ran once)")
 
 
+def _run_length_notes(settings, length):
+    """The section's note on its run length: why it is as long as it is (the stored study the run kept)."""
+    said = run_lengths.note(settings.get("run_length_study"), length)
+    return [said] if said else []
+
+
 def _table(caption, columns, rows):
     return {"caption": caption, "columns": columns, "rows": rows}
 
@@ -424,13 +431,15 @@ def echo_section(rows, fates, settings, claims, stored=None):
                               _saturated_text(cell), f"{ok}/{len(cell)}"])
     columns = ["placement", "server", "load", "msgs/s", "msgs/s per round", "server CPU us/msg",
                "client CPU us/msg", "segments/msg", "server as it ran", "saturated", "runs ok"]
+    as_written = "(the write-up's own length)" if settings['seconds'] == 180 else "(the write-up: 180 s)"
     measured = (f"{settings['clients']} connections writing 22-byte messages for {settings['seconds']:g} s per run "
-                f"(not 180 s), {rounds_text(settings)}, every server under every load, in each "
-                "placement. A = the first system named, B = Go at its default.")
+                f"{as_written}, {rounds_text(settings)}, every server under every load, in each "
+                "placement. A = the first system named, B = Go at its default"
+                + ("; msgs/s judged over each run's steady state." if any(r.get("steady") for r in rows) else "."))
     caption = ("Medians over rounds; CPU per message written, the scheduler's exact run time of each whole "
                "process; the server's configuration read from the running process.")
     head = {"id": "echo", "title": "Echo: does Racket beat Go?", "claim": ECHO_CLAIM, "measured": measured,
-            "options": sequential_options(settings)}
+            "options": sequential_options(settings), "notes": _run_length_notes(settings, settings["seconds"])}
     return section_of(head, rows, fates, claims, stored, [_table(caption, columns, table)])
 
 
@@ -482,7 +491,8 @@ def websocket_section(rows, fates, settings, claims, stored=None):
                 "columns: GOMAXPROCS, or netbench's event loops, set alike on both sides), in each placement; a "
                 "column whose threads exceed the CPUs a side may use is marked oversubscribed.")
     head = {"id": "websocket", "title": "WebSocket: does GOMAXPROCS=2 cost Go 100k msgs/s?",
-            "claim": WEBSOCKET_CLAIM, "measured": measured, "options": sequential_options(settings)}
+            "claim": WEBSOCKET_CLAIM, "measured": measured, "options": sequential_options(settings),
+            "notes": _run_length_notes(settings, settings["messages"])}
     return section_of(head, rows, fates, claims, stored, tables)
 
 
