@@ -7,7 +7,8 @@
 libc++ build has no epoll and no uring, and a kernel or seccomp filter can refuse io_uring); a model named
 explicitly must run. The well-behaved clients use epoll where it is built, else poll.
 
-For each server x model it starts the built server on 127.0.0.1, port 0, and for --minutes (or --seconds)
+For each server x model it starts the built server on 127.0.0.1, port 0 (the suite's server start,
+bench/running/server_process.py, which reads the port from its ready line), and for --minutes (or --seconds)
 runs at once, each at a bounded rate:
   well-behaved  netbench's own clients, back to back, each run short and bounded (count and timeout), with
                 --json, so every run's p99 and errors are read from its report:
@@ -23,10 +24,11 @@ runs at once, each at a bounded rate:
                 --max_message_size); origin: a 100 KiB request head (over the 64 KiB limit)
   malformed     echo: random bytes; websocket: a handshake without a key, an unmasked frame, a reserved
                 opcode, invalid UTF-8; origin: a garbage request line, a bad version, a bad Content-Length
+                (the hostile peers: testing/hostile_peers.py)
 Every 10 s (--sample-seconds) it samples the server's RSS (VmRSS) and threads (/proc/PID/status), its
-descriptors (/proc/PID/fd), and the well-behaved clients' p99 (the largest p99 of the runs that ended in
-that window) and errors. When the load stops it waits (at most --settle-seconds) for the server to settle,
-then takes the end sample.
+descriptors (/proc/PID/fd), its CPU time (the scheduler's clock, bench/running/process_cpu.py), and the
+well-behaved clients' p99 (the largest p99 of the runs that ended in that window) and errors. When the load
+stops it waits (at most --settle-seconds) for the server to settle, then takes the end sample.
 
 Passes when:
   - no well-behaved client run saw an error (a non-zero exit, or a count named errors.*, mismatch* or
@@ -42,26 +44,29 @@ Passes when:
     leak per connection grows with the connections made (tens of thousands), not the ones open at once:
     the result names the smallest leak per connection this run would catch (allowance / connections the
     server accepted, from its closing line), and the longer the run, the smaller it is.
-The server must also stay up throughout. The result (every sample, every client run's p99 and errors,
-the peers' counts, the verdict) goes to OUT/<server>-<model>.json, the chart (RSS, descriptors, p99 over
-time) to OUT/<server>-<model>.svg. Exit 0 when every run passed, 1 when one failed (a line says which and
+The server must also stay up throughout. The result (the run's environment as the suite records it,
+bench/reporting/run_environment.py; every sample, every client run's p99 and errors, the peers' counts, the
+verdict) goes to OUT/<server>-<model>.json, the chart (RSS, descriptors, p99 over time) to
+OUT/<server>-<model>.svg. Exit 0 when every run passed, 1 when one failed (a line says which and
 why), 2 for usage.
 """
 
 import argparse
-import asyncio
-import base64
 import json
 import os
-import random
 import re
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.reporting import run_environment  # noqa: E402
+from bench.running import process_cpu  # noqa: E402
+from bench.running import server_process  # noqa: E402
+from testing.hostile_peers import Peers  # noqa: E402
 
 SERVERS = {
     "echo": "echo/server",
@@ -76,17 +81,6 @@ CLIENTS = {
 MODELS = ("threads", "poll", "epoll", "uring")
 CLIENT_MODELS = ("epoll", "poll")  # the first the build has; clients have no uring model
 
-# The caps on the hostile peers' connections open at once (the allowance counts them).
-SLOW_PEERS = 4
-NON_READING_PEERS = 4
-CHURN_IN_FLIGHT = 32
-OVERSIZE_IN_FLIGHT = 4
-MALFORMED_IN_FLIGHT = 12
-OVERSIZE_PER_S = 2.0
-MALFORMED_PER_S = 5.0
-NON_READING_HOLD_S = 15.0
-NON_READING_MAX_BYTES = 8 << 20
-SLOW_BYTE_INTERVAL_S = 0.2
 CLIENT_PERIOD_S = 1.0  # at most one run of each well-behaved job a second
 
 
@@ -184,268 +178,10 @@ class ClientLoop(threading.Thread):
                 self.stop.wait(max(0.0, CLIENT_PERIOD_S - (end - begin)))
 
 
-# --- Hostile peers: churn, slow, non-reading, oversize, malformed -------------------------------------------
-
-def ws_handshake(key=True):
-    lines = ["GET /echo HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket", "Connection: Upgrade",
-             "Sec-WebSocket-Version: 13"]
-    if key:
-        lines.append("Sec-WebSocket-Key: " + base64.b64encode(os.urandom(16)).decode())
-    return ("\r\n".join(lines) + "\r\n\r\n").encode()
-
-
-def ws_frame(payload, opcode=1, masked=True, announce=None):
-    """A final frame; announce sets the length field to a value other than the payload's."""
-    length = len(payload) if announce is None else announce
-    head = bytes([0x80 | opcode])
-    mask_bit = 0x80 if masked else 0
-    if length < 126:
-        head += bytes([mask_bit | length])
-    elif length < 65536:
-        head += bytes([mask_bit | 126]) + struct.pack("!H", length)
-    else:
-        head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
-    if not masked:
-        return head + payload
-    mask = os.urandom(4)
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-
-
-HTTP_GET = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-ECHO_MESSAGE = struct.pack("<II", 14, 1) + b"hello, friend\n"
-
-
-def valid_request(server):
-    """What a well-behaved peer sends first."""
-    if server == "websocket":
-        return ws_handshake()
-    if server == "origin":
-        return HTTP_GET
-    return ECHO_MESSAGE
-
-
-def malformed_inputs(server):
-    if server == "websocket":
-        return [ws_handshake(key=False),
-                ws_handshake() + ws_frame(b"unmasked", masked=False),
-                ws_handshake() + ws_frame(b"reserved", opcode=3),
-                ws_handshake() + ws_frame(b"\xff\xfe bad utf-8"),
-                b"GET /echo HTTP/1.1\r\nHost: \x00\x01\r\n\r\n",
-                b"\x16\x03\x01\x02\x00 not http at all\r\n\r\n"]
-    if server == "origin":
-        return [b"GARBAGE\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
-                b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
-                b"GET / HTTP/1.1\r\nHost x\r\n\r\n", b"\x00\x01\x02\x03\r\n\r\n",
-                b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"]
-    return [os.urandom(random.randint(1, 4096)) for _ in range(4)]
-
-
-def oversize_input(server):
-    if server == "websocket":
-        return ws_handshake() + ws_frame(b"x" * 64, announce=1 << 30)
-    if server == "origin":
-        return b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * (100 << 10) + b"\r\n\r\n"
-    return bytes(4 << 20)
-
-
-class Peers:
-    """The hostile peers, on one asyncio loop in a thread; counts what they did and their connections."""
-
-    def __init__(self, server, port, churn_rate):
-        self.server, self.port, self.churn_rate = server, port, churn_rate
-        self.counts = {}
-        self.open = 0
-        self.peak_open = 0
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._main, daemon=True)
-        self.stopping = None
-
-    @staticmethod
-    def cap():
-        return CHURN_IN_FLIGHT + SLOW_PEERS + NON_READING_PEERS + OVERSIZE_IN_FLIGHT + MALFORMED_IN_FLIGHT
-
-    def count(self, key, n=1):
-        self.counts[key] = self.counts.get(key, 0) + n
-
-    def start(self):
-        self.thread.start()
-
-    def stop(self):
-        self.loop.call_soon_threadsafe(self.stopping.set)
-        self.thread.join(timeout=60)
-
-    def _main(self):
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_until_complete(self._run())
-        self.loop.close()
-
-    async def _run(self):
-        self.stopping = asyncio.Event()
-        tasks = [asyncio.create_task(self._paced("churn", self.churn_rate, CHURN_IN_FLIGHT, self._churn_one)),
-                 asyncio.create_task(self._paced("oversize", OVERSIZE_PER_S, OVERSIZE_IN_FLIGHT,
-                                                 self._oversize_one)),
-                 asyncio.create_task(self._paced("malformed", MALFORMED_PER_S, MALFORMED_IN_FLIGHT,
-                                                 self._malformed_one))]
-        tasks += [asyncio.create_task(self._repeat("slow", self._slow_one)) for _ in range(SLOW_PEERS)]
-        tasks += [asyncio.create_task(self._repeat("non-reading", self._non_reading_one))
-                  for _ in range(NON_READING_PEERS)]
-        await self.stopping.wait()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _connect(self):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setblocking(False)
-        self.open += 1
-        self.peak_open = max(self.peak_open, self.open)
-        try:
-            await asyncio.wait_for(self.loop.sock_connect(sock, ("127.0.0.1", self.port)), 10)
-        except BaseException:
-            self._close(sock)
-            raise
-        return sock
-
-    def _close(self, sock, reset=False):
-        if reset:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        sock.close()
-        self.open -= 1
-
-    async def _paced(self, kind, rate, cap, one):
-        """Starts `one` `rate` times a second, at most `cap` at once (a start due while at the cap is skipped
-        and counted)."""
-        in_flight = set()
-        interval = 1.0 / rate
-        due = self.loop.time()
-        try:
-            while True:
-                due += interval
-                if len(in_flight) < cap:
-                    task = asyncio.create_task(self._guarded(kind, one))
-                    in_flight.add(task)
-                    task.add_done_callback(in_flight.discard)
-                else:
-                    self.count(f"{kind}.skipped_at_cap")
-                await asyncio.sleep(max(0.0, due - self.loop.time()))
-        finally:
-            for task in list(in_flight):
-                task.cancel()
-            await asyncio.gather(*in_flight, return_exceptions=True)
-
-    async def _repeat(self, kind, one):
-        while True:
-            await self._guarded(kind, one)
-            await asyncio.sleep(0.1)
-
-    async def _guarded(self, kind, one):
-        try:
-            await one()
-            self.count(f"{kind}.done")
-        except asyncio.CancelledError:
-            raise
-        except (OSError, asyncio.TimeoutError) as e:
-            # What the server does to a hostile peer (reset, close, refuse) is its right: counted, not failed.
-            self.count(f"{kind}.{type(e).__name__}")
-
-    async def _drain_some(self, sock, limit, timeout):
-        """Reads until EOF, `limit` bytes or `timeout`; returns the bytes read."""
-        got = b""
-        try:
-            while len(got) < limit:
-                chunk = await asyncio.wait_for(self.loop.sock_recv(sock, 65536), timeout)
-                if not chunk:
-                    break
-                got += chunk
-        except asyncio.TimeoutError:
-            pass
-        return got
-
-    async def _churn_one(self):
-        sock = await self._connect()
-        style = random.random()
-        try:
-            if style < 0.5:
-                await self.loop.sock_sendall(sock, valid_request(self.server))
-        finally:
-            self._close(sock, reset=style >= 0.75)
-
-    async def _oversize_one(self):
-        sock = await self._connect()
-        try:
-            data = oversize_input(self.server)
-            # Whatever the server takes before it closes or stops reading; then read its answer briefly.
-            try:
-                await asyncio.wait_for(self.loop.sock_sendall(sock, data), 5)
-            except asyncio.TimeoutError:
-                self.count("oversize.send_blocked")
-            answer = await self._drain_some(sock, 1 << 20, 2)
-            if self.server == "origin" and answer.startswith(b"HTTP/1.1 431"):
-                self.count("oversize.answered_431")
-            if self.server == "websocket" and b"\x88" in answer[:400] and b"\x03\xf1" in answer:
-                self.count("oversize.closed_1009")
-        finally:
-            self._close(sock)
-
-    async def _malformed_one(self):
-        sock = await self._connect()
-        try:
-            await self.loop.sock_sendall(sock, random.choice(malformed_inputs(self.server)))
-            answer = await self._drain_some(sock, 1 << 16, 2)
-            if answer.startswith(b"HTTP/1.1 4"):
-                self.count("malformed.answered_4xx")
-        finally:
-            self._close(sock)
-
-    async def _slow_one(self):
-        """A request or message a byte at a time, then its answer read a little at a time (at most 20 s)."""
-        sock = await self._connect()
-        try:
-            data = valid_request(self.server)
-            if self.server == "websocket":
-                await self.loop.sock_sendall(sock, data)
-                await self._drain_some(sock, 129, 5)  # the 101
-                data = ws_frame(b"slowly, slowly")
-            for i in range(len(data)):
-                await self.loop.sock_sendall(sock, data[i:i + 1])
-                await asyncio.sleep(SLOW_BYTE_INTERVAL_S)
-            deadline = self.loop.time() + 20
-            while self.loop.time() < deadline:
-                chunk = await asyncio.wait_for(self.loop.sock_recv(sock, 512), 20)
-                if not chunk:
-                    break
-                await asyncio.sleep(0.5)
-        finally:
-            self._close(sock)
-
-    async def _non_reading_one(self):
-        sock = await self._connect()
-        try:
-            if self.server == "websocket":
-                await self.loop.sock_sendall(sock, ws_handshake())
-                await self._drain_some(sock, 129, 5)
-                unit = ws_frame(b"w" * 4096, opcode=2) * 16
-            elif self.server == "origin":
-                unit = HTTP_GET * 256
-            else:
-                unit = ECHO_MESSAGE * 3000
-            sent = 0
-            while sent < NON_READING_MAX_BYTES:
-                try:
-                    n = sock.send(unit)
-                except BlockingIOError:
-                    break
-                sent += n
-            self.count("non-reading.bytes_sent", sent)
-            await asyncio.sleep(NON_READING_HOLD_S)
-        finally:
-            self._close(sock, reset=random.random() < 0.5)
-
-
 # --- The server and its samples ------------------------------------------------------------------------------
 
 def proc_sample(pid):
-    """{'rss_kib', 'threads', 'fds'} of a live process."""
+    """{'rss_kib', 'threads', 'fds', 'cpu_s'} of a live process (its CPU from the scheduler's clock)."""
     sample = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -454,25 +190,14 @@ def proc_sample(pid):
             elif line.startswith("Threads:"):
                 sample["threads"] = int(line.split()[1])
     sample["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    sample["cpu_s"] = round(process_cpu.cpu_seconds_of(pid), 3)
     return sample
 
 
-def start_server(binary, server, model, input_kib, output_kib):
-    argv = [binary, "--host=127.0.0.1", "--port=0", f"--model={model}",
-            f"--max_pending_input_kib={input_kib}", f"--max_pending_output_kib={output_kib}"]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in process.stdout:
-        lines.append(line.rstrip("\n"))
-        if line.startswith("listening on "):
-            port = int(line.split()[2].rsplit(":", 1)[1])
-            # Keep reading its output, so that the server never blocks on a full pipe.
-            reader = threading.Thread(target=lambda: lines.extend(l.rstrip("\n") for l in process.stdout),
-                                      daemon=True)
-            reader.start()
-            return process, argv, port, lines, reader
-    process.wait()
-    raise RuntimeError(f"{binary} exited {process.returncode} before listening: " + " | ".join(lines))
+def server_argv(args, server, model):
+    return [os.path.join(args.bin_dir, SERVERS[server]), "--host=127.0.0.1", "--port=0", f"--model={model}",
+            f"--max_pending_input_kib={args.max_pending_input_kib}",
+            f"--max_pending_output_kib={args.max_pending_output_kib}"]
 
 
 def window_stats(runs, begin, end):
@@ -508,131 +233,142 @@ def verdict(start, end, allowance_kib, runs, samples, server_alive):
     return reasons
 
 
-def soak_one(args, server, model, log):
-    binary = os.path.join(args.bin_dir, SERVERS[server])
-    client = os.path.join(args.bin_dir, CLIENTS[server])
-    process, argv, port, server_lines, reader = start_server(binary, server, model, args.max_pending_input_kib,
-                                                    args.max_pending_output_kib)
-    started = time.monotonic()
-    wall_start = time.time()
-    samples, runs, stop, loops, peers = [], [], threading.Event(), [], None
-    end = None
+def connections_served(output):
+    """The connections the server accepted, from its closing line; None without one."""
+    served = None
+    for line in output.splitlines():
+        match = re.search(r"(\d+) connections", line)
+        if line.startswith("stopped by signal") and match:
+            served = int(match.group(1))
+    return served
 
-    def sample(phase, t=None):
-        s = proc_sample(process.pid)
-        s.update(t_s=round(time.monotonic() - started if t is None else t, 1), phase=phase)
+
+class SoakRun:
+    """One server in one model under the load: the server (bench/running/server_process.py), the well-behaved
+    clients' loops, the hostile peers and the samples."""
+
+    def __init__(self, args, server, model, log):
+        self.args, self.server, self.model, self.log = args, server, model, log
+        self.argv = server_argv(args, server, model)
+        self.process = server_process.start_server(self.argv, ready=r"^listening on ")
+        self.port = self.process.port()
+        client = os.path.join(args.bin_dir, CLIENTS[server])
+        self.jobs = client_jobs(server, client, self.port, args.client_model)
+        self.peak_connections = sum(c for _, _, c in self.jobs) + Peers.cap()
+        self.allowance_kib = self.peak_connections * (args.max_pending_input_kib + args.max_pending_output_kib)
+        self.started = time.monotonic()
+        self.environment = run_environment.environment()
+        self.samples, self.loops, self.peers, self.stop = [], [], None, threading.Event()
+        self.end, self.settle_s = None, None
+
+    def sample(self, phase, t=None):
+        s = proc_sample(self.process.pid)
+        s.update(t_s=round(time.monotonic() - self.started if t is None else t, 1), phase=phase)
         return s
 
-    try:
-        jobs = client_jobs(server, client, port, args.client_model)
-        peak_connections = sum(c for _, _, c in jobs) + Peers.cap()
-        allowance_kib = peak_connections * (args.max_pending_input_kib + args.max_pending_output_kib)
-        start = sample("start", 0.0)
+    def run(self):
+        """Loads, samples, settles and stops the server; returns the result document."""
+        try:
+            self._start_load()
+            self._load()
+        finally:
+            self.stop.set()
+            for loop in self.loops:
+                loop.join(timeout=90)
+            if self.peers is not None:
+                self.peers.stop()
+        alive = self.process.alive()
+        if alive:
+            self._settle()
+        output = self.process.stop(timeout_s=30)
+        return self._result(alive, output)
+
+    def _start_load(self):
+        start = self.sample("start", 0.0)
         start.update(client_runs=0, client_errors=0, p99_ms=None)
-        samples.append(start)
-        log(f"{server}/{model}: pid {process.pid}, port {port}; start RSS {start['rss_kib']} KiB, "
-            f"{start['fds']} descriptors, {start['threads']} threads; load for {args.seconds:g} s; at most "
-            f"{peak_connections} connections at once, so the RSS allowance is {allowance_kib} KiB")
-        loops = [ClientLoop(name, job_argv, stop, started) for name, job_argv, _ in jobs]
-        for loop in loops:
+        self.samples.append(start)
+        self.log(f"{self.server}/{self.model}: pid {self.process.pid}, port {self.port}; start RSS "
+                 f"{start['rss_kib']} KiB, {start['fds']} descriptors, {start['threads']} threads; load for "
+                 f"{self.args.seconds:g} s; at most {self.peak_connections} connections at once, so the RSS "
+                 f"allowance is {self.allowance_kib} KiB")
+        self.loops = [ClientLoop(name, argv, self.stop, self.started) for name, argv, _ in self.jobs]
+        for loop in self.loops:
             loop.start()
-        peers = Peers(server, port, args.churn_rate)
-        peers.start()
+        self.peers = Peers(self.server, self.port, self.args.churn_rate)
+        self.peers.start()
+
+    def _load(self):
+        """A sample at every multiple of --sample-seconds, the last one when the load ends."""
         last = 0.0
-        while process.poll() is None and last < args.seconds:
-            # The next sample at the next multiple of --sample-seconds, the last one when the load ends.
-            due = min(last + args.sample_seconds, args.seconds)
-            stop.wait(max(0.0, due - (time.monotonic() - started)))
-            if process.poll() is not None:
+        while self.process.alive() and last < self.args.seconds:
+            due = min(last + self.args.sample_seconds, self.args.seconds)
+            self.stop.wait(max(0.0, due - (time.monotonic() - self.started)))
+            if not self.process.alive():
                 break
-            now = time.monotonic() - started
-            runs = [r for loop in loops for r in loop.runs]
-            s = sample("load")
-            window = window_stats(runs, last, now)
+            now = time.monotonic() - self.started
+            s = self.sample("load")
+            window = window_stats(self.runs(), last, now)
             s.update(client_runs=window["runs"], client_errors=window["errors"], p99_ms=window["p99_ms"],
-                     peer_connections_open=peers.open)
-            samples.append(s)
-            log(f"{server}/{model} {s['t_s']:6.1f} s: RSS {s['rss_kib']} KiB, {s['fds']} fds, "
-                f"{s['threads']} threads, p99 {s['p99_ms']} ms, {s['client_runs']} client runs, "
-                f"{s['client_errors']} with errors, {peers.open} peer connections open")
+                     peer_connections_open=self.peers.open)
+            self.samples.append(s)
+            self.log(f"{self.server}/{self.model} {s['t_s']:6.1f} s: RSS {s['rss_kib']} KiB, {s['fds']} fds, "
+                     f"{s['threads']} threads, p99 {s['p99_ms']} ms, {s['client_runs']} client runs, "
+                     f"{s['client_errors']} with errors, {self.peers.open} peer connections open")
             last = now
-    finally:
-        stop.set()
-        for loop in loops:
-            loop.join(timeout=90)
-        if peers is not None:
-            peers.stop()
-    runs = sorted((r for loop in loops for r in loop.runs), key=lambda r: r["end_s"])
-    alive = process.poll() is None
-    settle_s = None
-    if alive:
-        # Settled: descriptors and threads back at their start, or --settle-seconds gone.
-        load_end = time.monotonic()
+
+    def _settle(self):
+        """The end sample: once descriptors and threads are back at their start, or --settle-seconds gone."""
+        start, load_end = self.samples[0], time.monotonic()
         while True:
-            end = sample("end")
+            end = self.sample("end")
             if (end["fds"] == start["fds"] and end["threads"] == start["threads"]) or \
-                    time.monotonic() - load_end > args.settle_seconds:
+                    time.monotonic() - load_end > self.args.settle_seconds:
                 break
             time.sleep(0.25)
-        settle_s = round(time.monotonic() - load_end, 2)
+        self.settle_s = round(time.monotonic() - load_end, 2)
         end.update(client_runs=0, client_errors=0, p99_ms=None)
-        samples.append(end)
-        process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    reader.join(timeout=5)
-    served = None  # the connections the server accepted, from its closing line
-    for line in server_lines:
-        if line.startswith("stopped by signal") and re.search(r"(\d+) connections", line):
-            served = int(re.search(r"(\d+) connections", line).group(1))
-    reasons = verdict(start, end, allowance_kib, runs, samples, alive)
-    load = [s for s in samples if s["phase"] == "load"]
-    p99s = [s["p99_ms"] for s in load if s["p99_ms"] is not None]
-    result = {
-        "schema": "netbench.soak/1",
-        "git_commit": git_commit(), "timestamp_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(wall_start)),
-        "server": server, "model": model, "server_argv": argv,
-        "seconds": args.seconds, "sample_seconds": args.sample_seconds, "settle_s": settle_s,
-        "load": {"clients": [{"job": name, "argv": a, "connections": c} for name, a, c in jobs],
-                 "churn_per_s": args.churn_rate, "slow_peers": SLOW_PEERS, "non_reading_peers": NON_READING_PEERS,
-                 "oversize_per_s": OVERSIZE_PER_S, "malformed_per_s": MALFORMED_PER_S,
-                 "peer_caps": {"churn": CHURN_IN_FLIGHT, "oversize": OVERSIZE_IN_FLIGHT,
-                               "malformed": MALFORMED_IN_FLIGHT},
-                 "peer_counts": dict(sorted(peers.counts.items())) if peers else {},
-                 "peer_connections_peak": peers.peak_open if peers else 0},
-        "allowance": {"peak_connections": peak_connections,
-                      "max_pending_input_kib": args.max_pending_input_kib,
-                      "max_pending_output_kib": args.max_pending_output_kib,
-                      "rss_kib": allowance_kib, "fds": 0, "threads": 0},
-        "summary": {
-            "rss_kib": {"start": start["rss_kib"], "peak": max(s["rss_kib"] for s in samples),
-                        "end": end["rss_kib"] if end else None},
-            "fds": {"start": start["fds"], "peak": max(s["fds"] for s in samples), "end": end["fds"] if end else None},
-            "threads": {"start": start["threads"], "peak": max(s["threads"] for s in samples),
-                        "end": end["threads"] if end else None},
-            "connections_served": served,
-            # A leak of this many bytes per connection or more exceeds the allowance by the end of this run.
-            "leak_caught_bytes_per_connection": round(allowance_kib * 1024 / served) if served else None,
-            "client_runs": len(runs), "client_runs_with_errors": sum(1 for r in runs if r["errors"]),
-            "p99_ms": {"first": p99s[0] if p99s else None, "last": p99s[-1] if p99s else None,
-                       "median": sorted(p99s)[len(p99s) // 2] if p99s else None,
-                       "max": max(p99s) if p99s else None},
-        },
-        "passed": not reasons, "reasons": reasons,
-        "samples": samples, "client_runs": runs, "server_output_tail": server_lines[-5:],
-    }
-    return result
+        self.samples.append(end)
+        self.end = end
 
+    def runs(self):
+        return sorted((r for loop in self.loops for r in loop.runs), key=lambda r: r["end_s"])
 
-def git_commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                              cwd=os.path.dirname(os.path.abspath(__file__)), timeout=10).stdout.strip() or None
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    def _load_settings(self):
+        peers = self.peers or Peers(self.server, self.port, self.args.churn_rate)  # none started: none counted
+        return {"clients": [{"job": name, "argv": a, "connections": c} for name, a, c in self.jobs],
+                **peers.described()}
+
+    def _summary(self, runs, served):
+        samples, start, end = self.samples, self.samples[0], self.end
+        p99s = [s["p99_ms"] for s in samples if s["phase"] == "load" and s["p99_ms"] is not None]
+        spans = {key: {"start": start[key], "peak": max(s[key] for s in samples), "end": end[key] if end else None}
+                 for key in ("rss_kib", "fds", "threads")}
+        return {**spans, "connections_served": served,
+                # A leak of this many bytes per connection or more exceeds the allowance by the end of this run.
+                "leak_caught_bytes_per_connection": round(self.allowance_kib * 1024 / served) if served else None,
+                "server_cpu_s": round(samples[-1]["cpu_s"] - start["cpu_s"], 3),
+                "client_runs": len(runs), "client_runs_with_errors": sum(1 for r in runs if r["errors"]),
+                "p99_ms": {"first": p99s[0] if p99s else None, "last": p99s[-1] if p99s else None,
+                           "median": sorted(p99s)[len(p99s) // 2] if p99s else None,
+                           "max": max(p99s) if p99s else None}}
+
+    def _result(self, alive, output):
+        runs, args = self.runs(), self.args
+        reasons = verdict(self.samples[0], self.end, self.allowance_kib, runs, self.samples, alive)
+        return {
+            "schema": "netbench.soak/1", "git_commit": self.environment["git_commit"],
+            "timestamp_utc": self.environment["timestamp_utc"], "environment": self.environment,
+            "server": self.server, "model": self.model, "server_argv": self.argv,
+            "seconds": args.seconds, "sample_seconds": args.sample_seconds, "settle_s": self.settle_s,
+            "load": self._load_settings(),
+            "allowance": {"peak_connections": self.peak_connections,
+                          "max_pending_input_kib": args.max_pending_input_kib,
+                          "max_pending_output_kib": args.max_pending_output_kib,
+                          "rss_kib": self.allowance_kib, "fds": 0, "threads": 0},
+            "summary": self._summary(runs, connections_served(output)),
+            "passed": not reasons, "reasons": reasons,
+            "samples": self.samples, "client_runs": runs, "server_output_tail": output.splitlines()[-5:],
+        }
 
 
 def chart(result, path):
@@ -713,49 +449,61 @@ def parse_args(argv):
     return args
 
 
-def main(argv):
-    try:
-        args = parse_args(argv)
-    except UsageError as e:
-        print(f"soak: {e}\nRun 'tools/soak.py --help' for usage.", file=sys.stderr)
-        return 2
+def log(line):
+    print(f"soak: {line}", flush=True)
 
-    def log(line):
-        print(f"soak: {line}", flush=True)
 
+def choose_models(args):
+    """Sets args.models (every one this build and machine run, unless named) and args.client_model; a line
+    naming a model that cannot run here, else None."""
     if args.models is None:
         args.models = available_models(args.bin_dir)
         log(f"models: {', '.join(args.models)} (every one this build and machine run)")
     for model in args.models:
         why = model_refusal(args.bin_dir, model)
         if why is not None:
-            print(f"soak: --models: {model} cannot run here: {why}", file=sys.stderr)
-            return 2
+            return f"--models: {model} cannot run here: {why}"
     args.client_model = next(m for m in CLIENT_MODELS if model_refusal(args.bin_dir, m) is None)
+    return None
+
+
+def report(args, result):
+    """Logs one soak's outcome and writes its document (and chart) under --out; returns its failures."""
+    name, summary = f"{result['server']}/{result['model']}", result["summary"]
+    spans = ", ".join(f"{key} start/peak/end {summary[key]['start']}/{summary[key]['peak']}/{summary[key]['end']}"
+                      for key in ("rss_kib", "fds", "threads"))
+    log(f"{name}: {'passed' if result['passed'] else 'FAILED'}: {spans} (RSS allowance "
+        f"{result['allowance']['rss_kib']} KiB), {summary['client_runs']} client runs, "
+        f"{summary['client_runs_with_errors']} with errors, p99 first/last {summary['p99_ms']['first']}/"
+        f"{summary['p99_ms']['last']} ms, server CPU {summary['server_cpu_s']:.1f} s")
+    for reason in result["reasons"]:
+        log(f"{name}: failed: {reason}")
+    if args.out:
+        base = os.path.join(args.out, f"{result['server']}-{result['model']}")
+        with open(base + ".json", "w") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+        if not args.no_chart:
+            chart(result, base + ".svg")
+    return [f"{name}: {reason}" for reason in result["reasons"]]
+
+
+def main(argv):
+    try:
+        args = parse_args(argv)
+        refused = choose_models(args)
+    except UsageError as e:
+        print(f"soak: {e}\nRun 'tools/soak.py --help' for usage.", file=sys.stderr)
+        return 2
+    if refused:
+        print(f"soak: {refused}", file=sys.stderr)
+        return 2
     if args.out:
         os.makedirs(args.out, exist_ok=True)
     failures = []
     for server in args.servers:
         for model in args.models:
-            result = soak_one(args, server, model, log)
-            summary = result["summary"]
-            log(f"{server}/{model}: {'passed' if result['passed'] else 'FAILED'}: RSS start/peak/end "
-                f"{summary['rss_kib']['start']}/{summary['rss_kib']['peak']}/{summary['rss_kib']['end']} KiB "
-                f"(allowance {result['allowance']['rss_kib']}), descriptors "
-                f"{summary['fds']['start']}/{summary['fds']['peak']}/{summary['fds']['end']}, threads "
-                f"{summary['threads']['start']}/{summary['threads']['peak']}/{summary['threads']['end']}, "
-                f"{summary['client_runs']} client runs, {summary['client_runs_with_errors']} with errors, "
-                f"p99 first/last {summary['p99_ms']['first']}/{summary['p99_ms']['last']} ms")
-            for reason in result["reasons"]:
-                log(f"{server}/{model}: failed: {reason}")
-                failures.append(f"{server}/{model}: {reason}")
-            if args.out:
-                base = os.path.join(args.out, f"{server}-{model}")
-                with open(base + ".json", "w") as f:
-                    json.dump(result, f, indent=1)
-                    f.write("\n")
-                if not args.no_chart:
-                    chart(result, base + ".svg")
+            failures += report(args, SoakRun(args, server, model, log).run())
     if failures:
         print(f"soak: FAILED: {len(failures)} problem(s): " + " | ".join(failures), file=sys.stderr)
         return 1

@@ -21,11 +21,14 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.running import server_process  # noqa: E402
 
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
 TESTNET = os.path.join(RUNFILES, "tools/testnet.sh")
@@ -97,38 +100,29 @@ def in_namespace(namespace, argv):
 
 
 class Server:
-    """A server process, started and read until its 'listening on HOST:PORT' line (the line says it listens)."""
+    """A server process (the suite's server start, bench/running/server_process.py), started and read until
+    its 'listening on HOST:PORT' line (the line says it listens)."""
 
     def __init__(self, namespace, argv):
-        self.process = subprocess.Popen(in_namespace(namespace, argv), stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
-        self.lines = []
-        for line in self.process.stdout:
-            self.lines.append(line.rstrip("\n"))
-            match = re.match(r"listening on (\S+):(\d+)", line)
-            if match:
-                self.address, self.port = match.group(1), int(match.group(2))
-                return
-        self.process.wait()
-        raise AssertionError(f"{argv[0]} exited {self.process.returncode} before listening:\n" +
-                             "\n".join(self.lines))
+        try:
+            self.process = server_process.start_server(in_namespace(namespace, argv), ready=r"^listening on ",
+                                                       name=os.path.basename(argv[0]), timeout_s=60)
+        except RuntimeError as error:
+            raise AssertionError(str(error)) from error
+        self.address, self.port = server_process.listening_on(self.process.ready_line)
 
     def stop(self):
-        """SIGTERM; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
-        self.process.send_signal(signal.SIGTERM)
-        rest, _ = self.process.communicate(timeout=60)
-        self.lines += rest.splitlines()
-        closing = [line for line in self.lines if line.startswith("stopped by signal")]
-        if self.process.returncode != 0 or not closing:
-            raise AssertionError(f"server exited {self.process.returncode}:\n" + "\n".join(self.lines))
+        """SIGINT; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
+        lines = self.process.stop(timeout_s=60).splitlines()
+        returncode = self.process.proc.returncode
+        closing = [line for line in lines if line.startswith("stopped by signal")]
+        if returncode != 0 or not closing:
+            raise AssertionError(f"server exited {returncode}:\n" + "\n".join(lines))
         counted = closing[-1].split(": ", 1)[1]
         return {what: int(number) for number, what in re.findall(r"(\d+) ([a-z]+(?: [a-z]+)*)", counted)}
 
     def kill(self):
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        self.process.stdout.close()
+        self.process.stop()
 
 
 def run_client(namespace, argv):

@@ -537,7 +537,7 @@ def run_length_study(figures, document, out, name):
         return []
     settings = document["settings"]
     length = settings.get("seconds") if study["unit"] == "s" else settings.get("messages")
-    figure, (ax,) = figures.figure(f"{name.replace('_', ' ')}: the claim's ratio against the run's length, from "
+    figure, (ax,) = figures.figure(f"{_section_name(name)}: the claim's ratio against the run's length, from "
                                    f"the stored study\n({study.get('claim')}; {study['source']})",
                                    document["environment"], Layout(height=3.6))
     for servers, marker in (("kept", "o"), ("per_run", "s"), ("warmed", "^")):
@@ -562,6 +562,11 @@ def run_length_study(figures, document, out, name):
     ax.set_ylabel("ratio A/B, 95% interval")
     legend_outside(ax, "ratio over")
     return [save(figures, figure, out, f"{name}_run_length")]
+
+
+def _section_name(name):
+    """"echo write-up" of "echo_writeup"."""
+    return name.replace("_writeup", " write-up").replace("_", " ")
 
 
 def _typical(rows):
@@ -590,7 +595,7 @@ def typical_series(figures, document, out, name):
             sides.append((side.upper(), cell, _typical(rows)))
     if not sides:
         return []
-    figure, (ax,) = figures.figure(f"{name.replace('_', ' ')}: a typical run's rate over time, each side of "
+    figure, (ax,) = figures.figure(f"{_section_name(name)}: a typical run's rate over time, each side of "
                                    f"\"{line['claim']}\"\n(every {sides[0][2]['series']['interval_s']:g} s; dashed: "
                                    "the steady state found, from where it began)", document["environment"],
                                    Layout(height=3.6))

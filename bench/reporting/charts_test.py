@@ -78,12 +78,16 @@ class ChartsOfStoredRunsTest(unittest.TestCase):
             for section, section_charts in drawn.items():
                 names = names_shown(section, load(directory, section))
                 for path, _ in section_charts:
-                    if path.endswith("_steal.svg"):  # the machine's steal per round: no contestant in it
+                    if path.endswith(("_steal.svg", "_run_length.svg")):  # the machine's steal, the stored study
                         continue
                     text = svg_text(os.path.join(out, os.path.basename(path)))
                     if path.endswith("_latency.svg"):  # only the loads that measure latency have panels
                         document = load(directory, section)
                         names = {r["server"] for r in document["cases"]}
+                    if path.endswith("_series.svg"):  # a typical run of each side of the first throughput claim
+                        line = next(v for v in load(directory, section)["verdicts"]
+                                    if v.get("figure") == "steady_msgs_per_s")
+                        names = {line["a"]["server"], line["b"]["server"]}
                     for name in sorted(names):
                         with self.subTest(chart=os.path.basename(path), name=name):
                             self.assertIn(name, text)

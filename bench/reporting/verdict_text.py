@@ -89,12 +89,12 @@ def steady(line):
     the claim's runs reached a steady state, their classes, and the ratio counted over whole runs where the
     steady state's differs from it; "-" where the runs had no series."""
     found = line.get("steady")
-    if not found:
+    if not found or line.get("figure") != "steady_msgs_per_s":  # a run of the first version kept it on every claim
         return "-"
     classes = ", ".join(f"{name} {count}" for name, count in sorted(found["classes"].items()))
     out = f"{found['reached']}/{found['runs']} ({classes})"
     if found.get("warm_up_s"):
-        out += f", up to {found['warm_up_s']:g} s left out of {found['seconds']:g} s"
+        out += f", up to {found['warm_up_s']:.2g} s left out of {found['seconds']:.3g} s"
     whole, judged = found.get("whole_ratio"), (line.get("sequence") or {}).get("geomean_ratio") or \
         line.get("geomean_ratio")
     if whole is not None and judged and abs(math.log(whole / judged)) > 0.01:

@@ -45,6 +45,26 @@ def lookup(rows, figure, **cell):
     return statistics.median(values) if values else None
 
 
+def uring_against_best(rows, models, loads, latency_load, names):
+    """At each of `loads`, the uring server model against the best other of threads, poll and epoll (the least
+    median server CPU per message, and at `latency_load` the least median p50): the targets the uring model was
+    built to meet. `names(model)` are the contestant names whose fates explain a missing cell."""
+    others = [m for m in ("threads", "poll", "epoll") if m in models]
+    if "uring" not in models or not others:
+        return []
+    out = []
+    for load in loads:
+        for figure, what in (("server_cpu_us_per_msg", "server CPU per message"), ("p50_us", "p50 latency")):
+            if figure == "p50_us" and load != latency_load:
+                continue
+            best = min(others, key=lambda m: lookup(rows, figure, server=m, client=load) or float("inf"))
+            out.append(writeups.Claim(f"netbench-uring has less {what} than netbench-{best}, the best other model "
+                                      f"({load})", {"server": "uring", "client": load},
+                                      {"server": best, "client": load}, figure, higher_is_better=False,
+                                      names=names("uring") + names(best)))
+    return out
+
+
 def as_table(caption, entries):
     """A list of flat dicts as a section's table (cells as text, numbers as the tables print them)."""
     columns = list(dict.fromkeys(k for entry in entries for k in entry))

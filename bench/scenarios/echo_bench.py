@@ -16,6 +16,12 @@ Loads (a row's `client`), each against every server, from the registry's netbenc
     pingpong3    3 clients, one message in flight each (round-trip latency)
     stream64     64 clients in stream mode (a writer and a reader thread each, like the spammer's goroutines)
     rate         3 clients at a fixed offered load (`rate`), so servers are compared at equal work
+and, against the epoll server only, //echo:client's own models compared (its default is threads):
+    uring3, epoll3        3 clients in stream mode, --model=uring and --model=epoll
+    epoll3-batch16        the same on epoll writing 16 messages per call (--batch=16), as the uring client
+                          gathers up to 16 per send: the gathering told apart from the ring
+    uring64, epoll64      64 clients in stream mode, --model=uring and --model=epoll
+(the uring loads only where the uring server starts, i.e. where the system allows io_uring).
 
 Per case: msgs/s written (the client's "rate:" line), server CPU us per echoed message (scheduler
 clock, exact, around the run; per message written where the client counts no echoes: the spammer), client
@@ -24,8 +30,10 @@ latency where the mode measures it, errors, the netbench server's system calls p
 stop line's count over the messages of that run; none for Go) and //echo:client's (its --json count over the
 messages it wrote; none for the spammer). The comparisons are judged as the write-ups' claims are (the paired
 ratio per round, its interval, a verdict): each model's server CPU per message against Go's at the same load,
-//echo:client against the spammer against the same server, and the whole system (//echo:client + the fastest
-netbench server against spammer + Go).
+//echo:client against the spammer against the same server, the whole system (//echo:client + the fastest
+netbench server against spammer + Go), the uring server against the best of the other models (by median) in
+server CPU per message and, ping-pong, in p50, and //echo:client --model=uring against --model=epoll in client
+CPU and system calls per message.
 """
 
 import re
@@ -41,6 +49,14 @@ from bench.scenarios.writeups import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
+# //echo:client's own models, each load against the epoll server only: {load: (clients, extra arguments)}.
+CLIENT_MODEL_LOADS = {
+    "uring3": (3, ["--mode=stream", "--model=uring"]),
+    "epoll3": (3, ["--mode=stream", "--model=epoll"]),
+    "epoll3-batch16": (3, ["--mode=stream", "--model=epoll", "--batch=16"]),
+    "uring64": (64, ["--mode=stream", "--model=uring"]),
+    "epoll64": (64, ["--mode=stream", "--model=epoll"]),
+}
 # The registry's entries each case runs (bench/registry/contestants.json): the row's server name -> entry name.
 SERVERS = {"threads": "netbench-threads", "poll": "netbench-poll", "epoll": "netbench-epoll",
            "uring": "netbench-uring", "go": "go"}
@@ -53,6 +69,8 @@ def client_of(load, rate):
     """(registry client entry, its {clients}, extra arguments) of a load."""
     if load == "stream3-go":
         return SPAMMER, 3, []
+    if load in CLIENT_MODEL_LOADS:
+        return (ECHO_CLIENT, *CLIENT_MODEL_LOADS[load])
     return {"stream3": (ECHO_CLIENT, 3, ["--mode=stream"]),
             "pingpong3": (ECHO_CLIENT, 3, ["--mode=pingpong"]),
             "stream64": (ECHO_CLIENT, 64, ["--mode=stream"]),
@@ -155,6 +173,8 @@ def _runnable(entries, runners):
             fate.update(status="skipped", why=f"it did not start here: {refused[model]}")
     go = SERVERS["go"] in ran and SPAMMER in ran
     loads = [load for load in LOADS if (go or load != "stream3-go") and client_of(load, 0)[0] in ran]
+    if "epoll" in models and ECHO_CLIENT in ran:
+        loads += [load for load in CLIENT_MODEL_LOADS if "uring" in models or not load.startswith("uring")]
     return models + (["go"] if go else []), loads, fates
 
 
@@ -166,7 +186,7 @@ def cases(entries, runners, settings):
     out = []
     for load in loads:
         client_name, clients, extra = client_of(load, settings["rate"])
-        for name in server_names:
+        for name in ["epoll"] if load in CLIENT_MODEL_LOADS else server_names:
             out.append(scheduler.Case(
                 fields={"server": name, "client": load},
                 server=scheduler.ServerSpec(byname[SERVERS[name]], per_run=name in SERVER_MODELS),
@@ -197,6 +217,25 @@ def claims(rows):
         out.append(Claim(f"//echo:client + netbench-{best} beat the spammer + Go in msgs/s",
                          {"server": best, "client": "stream3"}, {"server": "go", "client": "stream3-go"},
                          "msgs_per_s", higher_is_better=True, names=(ECHO_CLIENT, SERVERS[best], SPAMMER, "go")))
+    out += detail_sections.uring_against_best(rows, models, ("stream3", "pingpong3", "stream64"), "pingpong3",
+                                              lambda m: (SERVERS[m],))
+    return out + client_model_claims(rows)
+
+
+def client_model_claims(rows):
+    """//echo:client --model=uring against --model=epoll (and against epoll writing 16 messages a call) at the
+    epoll server, in client CPU and system calls per message, where both ran."""
+    loads = {r["client"] for r in rows}
+    out = []
+    for uring, epoll in (("uring3", "epoll3"), ("uring3", "epoll3-batch16"), ("uring64", "epoll64")):
+        if uring not in loads or epoll not in loads:
+            continue
+        for figure, what in (("client_cpu_us_per_msg", "spends less CPU"),
+                             ("client_syscalls_per_msg", "makes fewer system calls")):
+            out.append(Claim(f"//echo:client --model=uring {what} per message than --model=epoll "
+                             f"({uring} against {epoll}, server epoll)", {"server": "epoll", "client": uring},
+                             {"server": "epoll", "client": epoll}, figure, higher_is_better=False,
+                             names=(ECHO_CLIENT,)))
     return out
 
 

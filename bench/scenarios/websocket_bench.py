@@ -17,6 +17,8 @@ Loads (a row's `client`), each against every server:
     nb4-pipe     //websocket:client, 4 clients, --pipeline=16 frames per write
     echo1        //websocket:client --mode=echo, 1 client, one message in flight, against each server in echo
                  mode (latency)
+    echo4-pipe   //websocket:client --mode=echo, 4 clients x 16 messages in flight, MESSAGES each, against each
+                 server in echo mode (the echo path's CPU per message under a pipelined load)
 
 Per case: msgs/s (the "Sent N in T for a rate of R/second" line), server CPU us per message (scheduler
 clock, exact, around the run), client CPU us per message (wait4 rusage of the whole client process, the same for
@@ -24,8 +26,9 @@ both clients), latency percentiles for echo, the netbench server's system calls 
 count over the messages written in that run; none for Go). //websocket:client only exits 0 after every
 connection's close handshake, which the server answers after reading every message before it: written ==
 received, which the netbench servers' own counts (each case's stop line) check. The comparisons are judged as
-the write-ups' claims are: //websocket:client against the Go client at each server, and the netbench model with
-the least server CPU per message against Go's server.
+the write-ups' claims are: //websocket:client against the Go client at each server, the netbench model with
+the least server CPU per message against Go's server, and the uring model against the best other model
+(echo4-pipe, nb4-pipe).
 """
 
 from bench.running import binaries
@@ -40,6 +43,7 @@ from bench.scenarios.writeups import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
+ECHO_LOADS = ["echo1", "echo4-pipe"]
 RESULT = {"msgs_per_s": "rate of (?P<value>[0-9.]+)/second", "messages": "Sent (?P<value>\\d+) in"}
 
 
@@ -61,7 +65,8 @@ def client_entry(load, messages):
         return {"name": "go-xnet-client", "result": RESULT,
                 "command": ["{//contestants/go:xnet_client}", "-url", "{url}", "-timeout", "120s", load[2:], str(messages)]}
     extra = {"nb1": ["--clients=1"], "nb4": ["--clients=4"], "nb4-pipe": ["--clients=4", "--pipeline=16"],
-             "echo1": ["--clients=1", "--mode=echo"]}[load]
+             "echo1": ["--clients=1", "--mode=echo"],
+             "echo4-pipe": ["--clients=4", "--mode=echo", "--pipeline=16"]}[load]
     return {"name": "netbench-ws-client", "result": RESULT,
             "command": ["{//websocket:client}", "--url={url}", f"--messages={messages}", "--progress=false",
                         "--timeout=120s"] + extra}
@@ -134,8 +139,9 @@ def cases(entries, runners, settings):
                        None if go else f"{' and '.join(GO_PROGRAMS)} are not built"))
     fleet = bool(settings.get("hosts", {}).get("clients"))
     out = []
-    for load in [load for load in SINK_LOADS if go or not load.startswith("go")] + ["echo1"]:
-        mode, messages = ("echo", settings["echo_messages"]) if load == "echo1" else ("sink", settings["messages"])
+    for load in [load for load in SINK_LOADS if go or not load.startswith("go")] + ECHO_LOADS:
+        mode = "echo" if load in ECHO_LOADS else "sink"
+        messages = settings["echo_messages"] if load == "echo1" else settings["messages"]
         for name in models + (["go"] if go else []):
             out.append(scheduler.Case(
                 fields={"server": name, "client": load},
@@ -169,7 +175,8 @@ def claims(rows):
         out.append(Claim(f"netbench-{best} spends less server CPU per message than Go x/net (load {load})",
                          {"server": best, "client": load}, {"server": "go", "client": load}, "server_cpu_us_per_msg",
                          higher_is_better=False, names=(f"netbench-{best}-sink", "go-wsserver-sink")))
-    return out
+    return out + detail_sections.uring_against_best(rows, models, ("nb4-pipe", "echo4-pipe", "echo1"), "echo1",
+                                                    lambda m: (f"netbench-{m}-sink",))
 
 
 def keeps_up(rows):
@@ -177,7 +184,8 @@ def keeps_up(rows):
     out = []
     for model in [m for m in SERVER_MODELS if any(r["server"] == m for r in rows)]:
         for mode in ("sink", "echo"):
-            mine = [r for r in rows if r["server"] == model and ("echo" if r["client"] == "echo1" else "sink") == mode]
+            mine = [r for r in rows
+                    if r["server"] == model and ("echo" if r["client"] in ECHO_LOADS else "sink") == mode]
             written = sum(r.get("messages_written") or 0 for r in mine)
             counts = [r.get("messages_received_by_server") for r in mine]
             received = None if None in counts else sum(counts)
@@ -188,8 +196,9 @@ def keeps_up(rows):
 
 def notes(settings):
     return (settings.get("notes") or
-            f"{settings['messages']} messages per client in sink mode, {settings['echo_messages']} in the echo "
-            f"case; {settings['samples']} interleaved round(s); poll/epoll servers with "
+            f"{settings['messages']} messages per client in sink mode, {settings['echo_messages']} in the "
+            f"echo1 case and {settings['messages']} in echo4-pipe; {settings['samples']} interleaved round(s); "
+            f"poll/epoll servers with "
             f"{settings['server_threads']} loop(s). Server CPU per message from the scheduler's exact clock "
             "(bench/running/process_cpu.py; no user/system split, so no server sys column); client CPU per message "
             "from wait4 rusage of the whole client process (connection set-up included, both clients alike). The "

@@ -126,7 +126,7 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     if same and line["verdict"] != verdict.NOT_MEASURED:
         line.update(verdict=verdict.SAME_CONFIGURATION, why=same)
     line["bottleneck"] = _bottleneck_text(cells_a, cells_b)
-    steady = steady_summary(cells_a, cells_b, rounds_a, rounds_b)
+    steady = steady_summary(cells_a, cells_b, rounds_a, rounds_b) if figure == "steady_msgs_per_s" else None
     if steady is not None:
         line["steady"] = steady
     if figure in THROUGHPUT and _load_saturated(cells_a) and _load_saturated(cells_b):
