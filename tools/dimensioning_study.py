@@ -437,21 +437,9 @@ def main(argv):
     progress.log(f"dimensioning: claims {', '.join(args.claims)}; placements {', '.join(args.placements)}; "
                  f"out {args.out}")
     runners = variance_study.runners_for(args.placements)
-    finished = True
-    try:
-        for name in args.claims:
-            study = variance_study.STUDIES[name]()
-            for placement, runner in runners.items():
-                if not study_claim(study, placement, runner, options, doc, args.out):
-                    finished = False
-                    break
-            if not finished:
-                break
-    except KeyboardInterrupt:
-        finished = False
-    finally:
-        for runner in runners.values():
-            runner.stop_all()
+    finished = variance_study.each_claim(
+        args.claims, runners, lambda study, placement, runner: study_claim(study, placement, runner, options, doc,
+                                                                           args.out))
     doc["partial"] = not finished
     doc["elapsed_s"] = doc.get("elapsed_s", 0) * args.append + time.monotonic() - started
     print(finish(doc, args.out))

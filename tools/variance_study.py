@@ -545,6 +545,23 @@ def study_claim(study, placement, runner, options, doc, out):
     return True
 
 
+def each_claim(claims, runners, run_one):
+    """run_one(study, placement, runner) for every claim under every runner, in order, until one returns False
+    (interrupted) or Ctrl-C; every runner's servers stopped after. Whether all of them finished."""
+    try:
+        for name in claims:
+            study = STUDIES[name]()
+            for placement, runner in runners.items():
+                if not run_one(study, placement, runner):
+                    return False
+        return True
+    except KeyboardInterrupt:
+        return False
+    finally:
+        for runner in runners.values():
+            runner.stop_all()
+
+
 def claim_summary(claim):
     return {"text": claim.text, "a": claim.a, "b": claim.b, "figure": claim.figure,
             "higher_is_better": claim.higher_is_better}
@@ -601,21 +618,8 @@ def main(argv):
     runners = runners_for(args.placements)
     progress.log(f"variance: about {estimate_s(args.claims, list(runners), args.rounds, args.lengths) / 60:.0f} "
                  "min on a 2-core VM (--help: how long)")
-    finished = True
-    try:
-        for name in args.claims:
-            study = STUDIES[name]()
-            for placement, runner in runners.items():
-                if not study_claim(study, placement, runner, options, doc, args.out):
-                    finished = False
-                    break
-            if not finished:
-                break
-    except KeyboardInterrupt:
-        finished = False
-    finally:
-        for runner in runners.values():
-            runner.stop_all()
+    finished = each_claim(args.claims, runners,
+                          lambda study, placement, runner: study_claim(study, placement, runner, options, doc, args.out))
     if not finished:
         doc["partial"] = True
     doc["elapsed_s"] = time.monotonic() - started

@@ -62,7 +62,9 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(writeup_definitions.ECHO.settings_for(vars(args), as_written=True)["seconds"], 180.0)
         self.assertEqual(writeup_definitions.WEBSOCKET.settings_for(vars(args), as_written=True)["messages"], 100000)
         # A flag given still wins over the write-up's length.
+        self.assertEqual(args.fanout_samples, suite.AS_WRITTEN_ROUNDS)
         args = resolved(["--as-written", "--echo-seconds=20", "--rounds=2"])
+        self.assertEqual(args.fanout_samples, 2)
         self.assertEqual((writeup_definitions.ECHO.settings_for(vars(args), as_written=True)["seconds"],
                           args.samples), (20.0, 2))
         parts, chosen = suite.as_written_choice(["micro", "echo"], [{"name": n} for n in (

@@ -429,6 +429,12 @@ def command_line():
           help="render a stored run's report again (report.json, REPORT.md, report.html, charts) "
                "from its samples, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
+    _remote_flags(parser)
+    return parser
+
+
+def _remote_flags(parser):
+    """The flags that place the servers and loads on other hosts."""
     remote = parser.add_argument_group(
         "remote hosts, over OpenSSH (echo and websocket write-ups; docs/remote-hosts.md)")
     _flag(remote, "--server-host", metavar="[USER@]HOST",
@@ -443,7 +449,6 @@ def command_line():
     _flag(remote, "--ssh-config", metavar="FILE", help="ssh's -F: the configuration for these connections")
     _flag(remote, "--compare-loopback", action="store_true",
           help="also run every case on loopback, in the same rounds, and report them side by side")
-    return parser
 
 
 # The fixed design's rounds where no flag says (the detail scenarios always, the write-ups with --quick), and
@@ -493,6 +498,8 @@ def as_written_flags(args):
     args.placements = ["shared"]
     if args.rounds is None and args.samples is None:
         args.rounds = AS_WRITTEN_ROUNDS
+    if args.fanout_samples is None:  # the fan-out's rounds too: the same design for every write-up
+        args.fanout_samples = args.rounds if args.rounds is not None else args.samples
 
 
 def as_written_choice(parts, chosen):

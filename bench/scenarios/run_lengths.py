@@ -50,9 +50,10 @@ def study_for(part, path=None):
                         "classes": l.get("classes") or {}} for l in lines]}
 
 
-def note(study, length):
-    """One sentence for a section: the run length, the study's ratio at it and at the write-up's own length;
-    "" without a study."""
+def note(study, length, as_written=False):
+    """One sentence for a section: the run length (chosen by the study, or with `as_written` the write-up's
+    own), the study's ratio at the shortest length, at it and at the write-up's own length; "" without a
+    study."""
     if not study:
         return ""
     unit = study["unit"]
@@ -68,6 +69,8 @@ def note(study, length):
     said = [s for s in (at(min(p["length"] for p in study["points"])), at(length),
                         at(study["reference_length"])) if s]
     said = list(dict.fromkeys(said))
-    return (f"Run length {length:,} {unit}: the shortest whose ratio agreed with the write-up's own length's in the "
-            f"dimensioning study ({study['source']}, {study.get('cpu') or study.get('machine')}, "
-            f"{study.get('timestamp', '')}): {study['claim']}, " + "; ".join(said) + ".")
+    why = ("the write-up's own (--as-written)" if as_written else
+           "the shortest whose ratio agreed with the write-up's own length's in the dimensioning study")
+    return (f"Run length {length:,} {unit}: {why}. The study ({study['source']}, "
+            f"{study.get('cpu') or study.get('machine')}, {study.get('timestamp', '')}) found for "
+            f"\"{study['claim']}\": " + "; ".join(said) + ".")

@@ -382,7 +382,7 @@ def rounds_text(settings):
 
 def _run_length_notes(settings, length):
     """The section's note on its run length: why it is as long as it is (the stored study the run kept)."""
-    said = run_lengths.note(settings.get("run_length_study"), length)
+    said = run_lengths.note(settings.get("run_length_study"), length, as_written=settings.get("as_written", False))
     return [said] if said else []
 
 
