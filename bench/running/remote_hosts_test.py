@@ -177,7 +177,7 @@ class RemoteHostsTest(unittest.TestCase):
         built = {m for m in ("threads", "poll", "epoll", "uring")
                  if subprocess.run([server, f"--model={m}", "--check"], capture_output=True).returncode == 0}
         self.assertEqual({c["server"] for c in cases}, built | {"go"})
-        self.assertEqual(len(cases), (len(built) + 1) * 6)
+        self.assertEqual(len(cases), (len(built) + 1) * len(websocket_bench.SINK_LOADS + websocket_bench.ECHO_LOADS))
         for case in cases:
             self.assertEqual(case["status"], "ok", case)
             clients = 1 if case["client"] in ("nb1", "go1", "echo1") else 4
