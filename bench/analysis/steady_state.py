@@ -163,9 +163,8 @@ def classify(series, key="sent", ignore_at_s=()):
     divided by its length, as the write-ups counted (their "sent N in T"); None without a series."""
     if not series or not series.get(key):
         return None
-    values = rates(series, key)
-    found = classify_rates(values, float(series["interval_s"]), ignore_at_s=ignore_at_s)
     interval = float(series["interval_s"])
+    found = classify_rates(rates(series, key), interval, ignore_at_s=ignore_at_s)
     seconds = interval * (len(series[key]) - 1) + float(series.get("last_s") or interval)
     found["whole_rate"] = sum(series[key]) / seconds if seconds > 0 else None
     found["seconds"] = round(seconds, 3)

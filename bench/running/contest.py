@@ -84,13 +84,11 @@ def find_series(stdout):
     """The per-interval counts a load generator printed as its `series:` line (netbench's clients and the
     write-ups' Go loads: {"interval_s", "last_s", "sent": [...], "received": [...]}), or None: a client that
     prints none, or a line that does not parse, has no series, and its row says so by lacking one."""
-    match = None
-    for match in SERIES_LINE.finditer(stdout):
-        pass
-    if match is None:
+    lines = SERIES_LINE.findall(stdout)
+    if not lines:
         return None
     try:
-        series = json.loads(match.group(1))
+        series = json.loads(lines[-1])
     except ValueError:
         return None
     ok = isinstance(series, dict) and isinstance(series.get("interval_s"), (int, float)) and series["interval_s"] > 0

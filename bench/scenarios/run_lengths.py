@@ -3,7 +3,7 @@ chose the main job's run lengths, cut down to what a report shows beside the cla
 length, with servers kept and fresh, and the length it recommends.
 
     study = run_lengths.study_for("echo")       # None where no study is stored
-    study["recommended"], study["points"][0]    # 15, {"length": 1, "servers": "kept", "steady": [0.98, 0.93, 1.03], ...}
+    study["recommended"], study["points"][0]    # 4, {"length": 1, "servers": "kept", "steady": [0.98, 0.93, 1.03], ...}
 
 A run keeps this in its settings, so that its report (and a re-rendering of it) shows the study the run's
 lengths came from, whatever studies are stored later.

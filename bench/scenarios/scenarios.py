@@ -94,9 +94,10 @@ def steady_figures(row):
     segment's rate; a run with no steady state has none, and a row without a series (a client that prints
     none, a fleet of hosts) keeps the whole run's msgs/s, its `steady` null."""
     series = row.get("series")
-    found = steady_state.classify(series, series_counted(series)) if series else None
+    counted = series_counted(series) if series else None
+    found = steady_state.classify(series, counted) if series else None
     if found is not None:
-        found["counted"] = series_counted(series)
+        found["counted"] = counted
     row["steady"] = found
     row["steady_msgs_per_s"] = found["steady_rate"] if found is not None else row.get("msgs_per_s")
 

@@ -15,11 +15,13 @@ reason; a claim about another operating system or more cores gives "not testable
 run there. Nothing in a verdict is written by hand.
 """
 
+import collections
 import dataclasses
 import math
 import statistics
 
 from bench.analysis import medians
+from bench.analysis import paired_ratio
 from bench.analysis import sequential
 from bench.running import placement as cpu_placement
 from bench.running import process_configuration
@@ -148,15 +150,13 @@ def steady_summary(cells_a, cells_b, rounds_a, rounds_b):
     rows = [r for r in cells_a + cells_b if r.get("status") == "ok" and r.get("steady")]
     if not rows:
         return None
-    classes = {}
-    for row in rows:
-        classes[row["steady"]["class"]] = classes.get(row["steady"]["class"], 0) + 1
     starts = [r["steady"]["steady_start_s"] for r in rows if r["steady"].get("steady_start_s") is not None]
-    whole_a = {r["round"]: r.get("msgs_per_s") for r in cells_a if r.get("status") == "ok"}
-    whole_b = {r["round"]: r.get("msgs_per_s") for r in cells_b if r.get("status") == "ok"}
-    paired = sorted(set(rounds_a) & set(rounds_b) & set(whole_a) & set(whole_b))
-    logs = [math.log(whole_a[i] / whole_b[i]) for i in paired if whole_a[i] and whole_b[i]]
-    return {"runs": len(rows), "reached": len(starts), "classes": classes,
+    # The whole runs' rates of the very rounds the verdict paired.
+    whole_a, whole_b = (_samples([r for r in cells if r.get("round") in rounds], "msgs_per_s")[1]
+                        for cells, rounds in ((cells_a, rounds_a), (cells_b, rounds_b)))
+    logs = [math.log(a / b) for a, b in paired_ratio.paired_rounds(whole_a, whole_b)]
+    return {"runs": len(rows), "reached": len(starts),
+            "classes": dict(collections.Counter(r["steady"]["class"] for r in rows)),
             "warm_up_s": max(starts) if starts else None,
             "seconds": statistics.median(r["steady"]["seconds"] for r in rows),
             "whole_ratio": math.exp(statistics.mean(logs)) if logs else None}
