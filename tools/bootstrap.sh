@@ -37,7 +37,7 @@ command -v apt-get >/dev/null || die "apt-get not found."
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
   clang-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev
-  python3 python3-websockets python3-scipy python3-matplotlib curl nginx openssl iproute2 openssh-server
+  python3 python3-websockets python3-scipy python3-statsmodels python3-matplotlib curl nginx openssl iproute2 openssh-server
   chromium
 )
 # The toolchains of the write-ups' systems, which contestants/ holds and Bazel builds: Go and the sources of its

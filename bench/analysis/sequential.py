@@ -44,6 +44,11 @@ import random
 from bench.analysis import paired_ratio
 
 ALPHA = 0.05
+# The error rate a run states for all its verdicts together: with K claims judged, each claim's sequence runs at
+# FAMILY_ALPHA / K (Bonferroni), so that the chance that any verdict of the run is wrong stays under FAMILY_ALPHA
+# whatever the dependence between the claims (they share rounds, cases and the host's moods).
+FAMILY_ALPHA = 0.05
+FAMILY_RULE = "Bonferroni over the run's claims: each claim's sequence at 5% divided by the number of claims"
 # A difference inside +-5% is practically the same for claims of 25% and more; as a ratio, the interval must
 # lie inside [1 / (1 + MARGIN), 1 + MARGIN] (symmetric in logs, so A/B and B/A agree).
 MARGIN = 0.05
@@ -135,6 +140,22 @@ class Options:
 
 
 DEFAULT = Options()
+
+
+def family_options(claims, margin=MARGIN, family_alpha=FAMILY_ALPHA):
+    """Options for each of `claims` claims judged in one run, so that all their verdicts together are wrong with
+    probability at most `family_alpha`: each at family_alpha / claims (Bonferroni). The union bound needs no
+    independence between the claims, and a confidence sequence is valid at every look, so each claim may stop
+    on its own: the run's decisions, however many rounds each took, keep the family's rate."""
+    return Options(margin=margin, alpha=family_alpha / max(int(claims), 1))
+
+
+def small_difference(decision, margin=MARGIN):
+    """Whether a decided direction (HOLDS or REVERSED) is by less than the margin: its ratio lies within
+    [1 / (1 + margin), 1 + margin], so the direction is known but the size is one the margin calls the same."""
+    ratio = decision.get("geomean_ratio")
+    return (decision.get("outcome") in (HOLDS, REVERSED) and ratio is not None
+            and abs(math.log(ratio)) < math.log1p(margin))
 
 
 def decide(log_ratios, higher_is_better=True, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
@@ -250,28 +271,42 @@ class _Running:
 @dataclasses.dataclass(frozen=True)
 class Simulation:
     """How simulate() draws: its `seed`, each round's duration varying by +-`jitter` (uniform) around its
-    expectation, at most `max_rounds` rounds (None: until decided or out of budget), under `options`."""
+    expectation, at most `max_rounds` rounds (None: until decided or out of budget), under `options`.
+    `disturbed` (first round, last round, shift), where set, adds `shift` to every claim's log ratio in those
+    rounds (0-based, inclusive): a stand-in for a host that took the CPU from one side for a while. With
+    `set_aside`, such rounds are seen (as a round's steal is) and not counted: the loop runs others instead."""
     seed: int = 0
     jitter: float = 0.2
     max_rounds: int = None
     options: Options = DEFAULT
+    disturbed: tuple = None
+    set_aside: bool = False
+
+    def shift(self, round_index):
+        """The shift a round's log ratios carry (0 outside the disturbed block)."""
+        if self.disturbed is None:
+            return 0.0
+        first, last, shift = self.disturbed
+        return shift if first <= round_index <= last else 0.0
 
 
 def simulate(claims, case_s, budget_s, how=Simulation()):
     """A budgeted round loop on synthetic rounds, as the scheduler runs it on real ones: each round runs the
     cases of the claims still open (a case two open claims share runs once), each open claim gets one log
-    ratio drawn from a normal of its `log_mean` and `log_sd`, is decided with decide_summary(), and stops when
-    decided. A round starts only when should_start_round() says its expected duration (the sum of its cases'
-    `case_s`) fits; its actual duration varies by +-`how.jitter`, so the budget can be passed by at most the
-    last round's excess over its expectation.
+    ratio drawn from a normal of its `log_mean` and `log_sd` (plus the disturbed block's shift), is decided with
+    decide_summary(), and stops when decided. A round starts only when should_start_round() says its expected
+    duration (the sum of its cases' `case_s`) fits; its actual duration varies by +-`how.jitter`, so the budget
+    can be passed by at most the last round's excess over its expectation. A disturbed round that is set aside
+    costs its time and counts for no claim.
 
     `claims`: [{"name", "cases": (case_a, case_b), "log_mean", "log_sd", "higher_is_better" (default True)}];
     `case_s`: {case: seconds one run of it takes}. Seeded and deterministic. Returns {"spent_s", "rounds" (the
-    rounds run), "last_round_s", "claims": {name: decision dict, with "decided_at_s" where decided}}."""
+    rounds run), "set_aside" (rounds not counted), "last_round_s", "claims": {name: decision dict, with
+    "decided_at_s" where decided}}."""
     rng = random.Random(how.seed)
     running = {c["name"]: _Running() for c in claims}
     decisions = {c["name"]: decide_summary(0, None, None, options=how.options) for c in claims}
-    spent, rounds, last = 0.0, 0, 0.0
+    spent, rounds, last, set_aside = 0.0, 0, 0.0, 0
     while how.max_rounds is None or rounds < how.max_rounds:
         open_claims = [c for c in claims if decisions[c["name"]]["outcome"] == OPEN]
         if not open_claims:
@@ -281,13 +316,18 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
             break
         last = sum(case_s[case] * (1 + how.jitter * (2 * rng.random() - 1)) for case in cases)
         spent += last
+        shift = how.shift(rounds)
         rounds += 1
+        draws = {c["name"]: rng.gauss(c["log_mean"], c["log_sd"]) + shift for c in open_claims}
+        if shift and how.set_aside:
+            set_aside += 1
+            continue
         for claim in open_claims:
             stats = running[claim["name"]]
-            stats.add(rng.gauss(claim["log_mean"], claim["log_sd"]))
+            stats.add(draws[claim["name"]])
             decision = decide_summary(stats.n, stats.mean, stats.sd(), claim.get("higher_is_better", True),
                                       how.options)
             if decision["outcome"] != OPEN:
                 decision["decided_at_s"] = spent
             decisions[claim["name"]] = decision
-    return {"spent_s": spent, "rounds": rounds, "last_round_s": last, "claims": decisions}
+    return {"spent_s": spent, "rounds": rounds, "set_aside": set_aside, "last_round_s": last, "claims": decisions}

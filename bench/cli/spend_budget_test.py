@@ -8,6 +8,8 @@ import unittest
 from bench.cli import suite
 from bench.running import fake
 from bench.running import rounds
+from bench.running import scheduler
+from bench.running import scheduler_test
 
 
 class Outcome:
@@ -125,3 +127,85 @@ class SpendBudgetTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PolicyPart:
+    """A part as suite.Part runs it, on the real round loop and adaptive policy, with a fake clock: two cases of
+    `case_s` seconds each and one claim on them whose sequence needs `needed` rounds to decide (None: more than
+    the rule's cap)."""
+
+    def __init__(self, name, clock, case_s, needed):
+        self.name, self.clock, self.needed = name, clock, needed
+        self.cases = [scheduler_test.case(name, "a"), scheduler_test.case(name, "b")]
+        self.runner = scheduler_test.ClockedRunner(clock, (case_s,))
+        self.outcome, self.raises, self.settings, self.case_s = None, False, {}, case_s
+        question = rounds.Question(name, ({"server": name, "client": "a"}, {"server": name, "client": "b"}),
+                                   "shared", self.judge)
+        self.policy = rounds.UntilDecided([question], ["shared"], rounds.Budget(0, clock=clock), name=name)
+
+    def judge(self, rows):
+        seen = len({r["round"] for r in rows if r["server"] == self.name})
+        decided = self.needed is not None and seen >= self.needed
+        return {"verdict": "holds" if decided else "open",
+                "sequence": {"rounds": seen, "rounds_to_decide": self.needed, "geomean_ratio": 1.0,
+                             "interval": [0.9, 1.1] if seen >= 3 else None}}
+
+    def adaptive(self):
+        return True
+
+    def round_s(self):
+        return 2 * self.case_s
+
+    def next_round_s(self):
+        return self.policy.next_round_s(self.cases)
+
+    def cheapest_s(self):
+        return self.policy.cheapest_s()
+
+    def wants_more(self):
+        return self.policy.wants_more()
+
+    def rounds(self):
+        return len({r["round"] for r in self.outcome.rows}) if self.outcome else 0
+
+    def run(self, budget, whole):
+        self.policy.whole = whole
+        if self.outcome is None:
+            self.policy.budget = budget
+        else:
+            self.policy.resume(budget)
+        plan = scheduler.Plan(rounds=None, policy=self.policy, clock=self.clock)
+        self.outcome = scheduler.run(self.cases, {"shared": self.runner}, plan, resume=self.outcome)
+        return 0
+
+
+class OutOfReachTest(unittest.TestCase):
+    def test_a_claim_the_budget_cannot_decide_stops_and_leaves_its_minutes_to_one_it_can(self):
+        # The fan-out's round is 100 s and its claim needs more rounds than the rule's cap; the echo's round
+        # is 2 s and its claim needs 500 of them (1,000 s). Each part's first share is half of the 1,800 s.
+        # Spending its share, the fan-out would take 900 s and leave the echo too little; out of reach after
+        # rounds.OUT_OF_REACH_AFTER rounds, it takes 500 s and the echo decides.
+        clock = fake.FakeClock()
+        fanout = PolicyPart("fanout", clock, 50, needed=None)
+        echo = PolicyPart("echo", clock, 1, needed=500)
+        whole = rounds.Budget(1800, clock=clock).start()
+        suite.spend_budget([fanout, echo], whole, lambda part, budget: part.run(budget, whole))
+        self.assertEqual(fanout.rounds(), rounds.OUT_OF_REACH_AFTER)
+        self.assertIn("fanout", fanout.policy.out_of_reach)
+        self.assertEqual(echo.policy.lines["echo"]["verdict"], "holds")
+        self.assertLessEqual(clock.now, 1800)
+
+    def test_a_claim_out_of_reach_late_in_the_run_gets_no_more_rounds_however_late_its_part_runs(self):
+        # 100 s left when the echo starts, its claim needs 500 rounds of 2 s: after the rounds that estimate its
+        # spread it stops, and the rest of the budget is not spent on it.
+        clock = fake.FakeClock()
+        fixed = StandInPart("fixed", clock, 850, adaptive=False)  # 2 rounds: 1,700 s
+        echo = PolicyPart("echo", clock, 1, needed=500)
+        whole = rounds.Budget(1800, clock=clock).start()
+
+        def run_one(part, budget):
+            return part.run(budget) if part is fixed else part.run(budget, whole)
+        suite.spend_budget([fixed, echo], whole, run_one)
+        self.assertEqual(echo.rounds(), rounds.OUT_OF_REACH_AFTER)
+        self.assertEqual(echo.policy.lines["echo"]["verdict"], "open")
+        self.assertLess(clock.now, 1800 - 80)

@@ -33,6 +33,8 @@ from bench.analysis import sequential
 from bench.registry import registry
 from bench.reporting import charts
 from bench.reporting import document
+from bench.reporting import forest_chart
+from bench.reporting import history_report
 from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import remote_report
@@ -57,6 +59,7 @@ from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
 from bench.scenarios import scenarios
 from bench.scenarios import writeup_definitions
+from bench.scenarios import writeups
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
 MICROBENCHMARKS = [
@@ -223,6 +226,10 @@ class Part:
         """The expected length of its next round, where it wants more (its open claims' cases)."""
         return self.policy.next_round_s(self.cases)
 
+    def cheapest_s(self):
+        """The fewest seconds that would decide one of its open claims at the spread seen (rounds.UntilDecided)."""
+        return self.policy.cheapest_s()
+
     def adaptive(self):
         return self.settings.get("design") == "sequential"
 
@@ -252,7 +259,7 @@ def _plan(part, budget, whole):
         return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name)
     settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
-        options = sequential.Options(margin=settings["margin"])
+        options = writeups.sequential_options(settings)
         questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
         part.policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
                                                   name=definition.name)
@@ -271,6 +278,8 @@ def run_part(part, args, env, placement=None, budget=None, whole=None):
     outcome = part.outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole), resume=part.outcome)
     if part.adaptive():
         settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
+        if part.policy.out_of_reach:
+            settings["out_of_reach"] = dict(part.policy.out_of_reach)
     scenarios.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
     section = definition.section(_on_the_link(rows), fates, settings)
@@ -312,10 +321,12 @@ def share_of(parts, index, whole):
 def spend_budget(parts, whole, run_one):
     """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
     (share_of). Then one loop over every write-up's open claims: while a pass adds rounds and budget is left,
-    the parts stopped by their share with claims still open go on, in turn, each with an equal split of what
-    is left at its turn (_later_share); one that would not get a round of its open claims' cases is passed
-    over. `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code.
-    Returns {index in parts: its last code}."""
+    the parts stopped by their share with claims still open go on, the one nearest to deciding a claim first
+    (the fewest seconds to decide one at the spread seen), each with an equal split of what is left at its
+    turn (_later_share); one that would not get a round of its open claims' cases is passed over. A claim the
+    rest of the budget cannot decide is out of reach and holds no part in the loop (rounds.UntilDecided).
+    `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code. Returns
+    {index in parts: its last code}."""
     codes = {}
     turn = list(range(len(parts)))
     first_pass = True
@@ -334,7 +345,8 @@ def spend_budget(parts, whole, run_one):
             codes[index] = run_one(part, budget)
         first_pass = False
         more = _rows_run(parts) > rows_before and whole.left() > 0
-        turn = [i for i, p in enumerate(parts) if p.wants_more()] if more else []
+        turn = sorted((i for i, p in enumerate(parts) if p.wants_more()),
+                      key=lambda i: getattr(parts[i], "cheapest_s", lambda: 0.0)()) if more else []
     return codes
 
 
@@ -343,9 +355,9 @@ def _rows_run(parts):
 
 
 def _later_share(turn, index, whole):
-    """After the first pass, parts[index]'s budget: what is left, split equally among it and the parts of
-    `turn` after it."""
-    after = [i for i in turn if i >= index]
+    """After the first pass, parts[index]'s budget: what is left, split equally among it and the parts after
+    it in `turn`."""
+    after = turn[turn.index(index):]
     return round_policies.Budget(max(whole.left(), 0.0) / len(after), clock=whole.clock)
 
 
@@ -429,6 +441,10 @@ def command_line():
           help="render a stored run's report again (report.json, REPORT.md, report.html, charts) "
                "from its samples, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
+    _flag(parser, "--history", action="store_true",
+          help="every claim across the stored runs (results/data and this machine's), each run's verdict and the "
+               "ratio pooled across machines, running nothing: printed, written to HISTORY.md beside the runs, "
+               "and the headline's answer written to README.md's first screen")
     _remote_flags(parser)
     return parser
 
@@ -546,6 +562,8 @@ def _run(parser, args):
     """Checks the flags (parser.error names a wrong one), then lists the registry or runs the chosen parts."""
     if args.rerender is not None:
         return rerender(args.rerender)
+    if args.history:
+        return show_history()
     try:
         args.placements = cpu_placement.parse(args.placement or ",".join(cpu_placement.NAMES))
     except ValueError as error:
@@ -616,7 +634,18 @@ def _prepare_parts(parts, chosen, args, placement, failures):
             progress.log(f"{name} failed: {error!r}")
             failures.append(name)
     adaptive_parts = sorted((p for p in prepared if p.adaptive()), key=lambda p: -p.round_s())
+    _control_the_family(adaptive_parts)
     return adaptive_parts + [p for p in prepared if not p.adaptive()]
+
+
+def _control_the_family(adaptive_parts):
+    """Every adaptive part's claims judged as one family: each claim's sequence at the family's rate divided by
+    the number of claims the run judges (sequential.family_options), kept in each part's settings."""
+    claims = sum(len(adaptive.questions(p.definition, p.cases, p.runners, p.fates, sequential.DEFAULT))
+                 for p in adaptive_parts)
+    for part in adaptive_parts:
+        part.settings["family"] = {"claims": claims, "alpha": sequential.FAMILY_ALPHA, "rule": sequential.FAMILY_RULE}
+        part.settings["alpha"] = sequential.family_options(claims).alpha
 
 
 def _run_parts(args, parts, chosen, placement):
@@ -718,6 +747,37 @@ def rerender(folder=""):
     return 0
 
 
+# README.md's first screen holds the headline's answer across the stored runs between these lines, written by
+# --history (history_report.answer_lines); readme_test checks that it matches the stored runs.
+README_BEGIN = "<!-- the answer across the stored runs: written by `bazel run //:bench -- --history` -->"
+README_END = "<!-- end of the answer across the stored runs -->"
+
+
+def readme_with_answer(text, runs):
+    """README.md's `text` with the block between README_BEGIN and README_END set to the stored runs' answer."""
+    begin, end = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
+    return text[:begin] + "\n" + "\n".join(history_report.answer_lines(runs)) + "\n" + text[end:]
+
+
+def show_history():
+    """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; the
+    headline's answer across the runs stored in the checkout written to README.md."""
+    runs = history_report.stored_runs()
+    text = markdown.history_alone(history_report.across(runs), len(runs))
+    print(text, flush=True)
+    path = os.path.join(result_files.results_parent(), "HISTORY.md")
+    result_files.write_text(path, text)
+    readme = os.path.join(checkout.repo_root(), "README.md")
+    with open(readme) as f:
+        before = f.read()
+    after = readme_with_answer(before, history_report.stored_runs([checkout.stored_runs()]))
+    if after != before:
+        result_files.write_text(readme, after)
+    progress.log(f"bench --history: {len(runs)} stored runs; wrote {path}"
+                 + (" and README.md's answer" if after != before else ""))
+    return 0
+
+
 def write_report(directory=None):
     """The run's document (report.json) from the documents stored in its folder, its charts
     (bench/reporting/charts.py), and its renderings: REPORT.md and report.html. Returns the document."""
@@ -731,6 +791,10 @@ def write_report(directory=None):
             progress.log(f"bench: {path} not read ({error}); rendering from the samples alone")
     drawn = charts.draw_report_charts(directory)
     doc = document.read_run(directory, catalogue.ALL, drawn, previous=previous)
+    history_report.attach(doc, history_report.of_run(doc, directory, history_report.stored_runs()))
+    forest = forest_chart.draw(doc, directory)
+    if forest is not None:
+        doc["summary_chart"] = {"path": forest[0], "alt": forest[1]}
     result_files.write_text(path, document.to_json(doc))
     result_files.write_text(os.path.join(directory, "REPORT.md"), markdown.render(doc))
     result_files.write_text(os.path.join(directory, "report.html"), html_report.render(doc, directory))

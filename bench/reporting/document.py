@@ -134,6 +134,8 @@ def _scenario_section(definition, doc, kept):
         section["notes"] += extra["notes"]
         section["tables"] += extra["tables"]
     section["source"] = f"{definition.document}.json"
+    if doc["settings"].get("family"):
+        section["family"] = doc["settings"]["family"]
     section["run"] = {**(kept.get(section["id"]) or {}), **({"partial": True} if doc.get("partial") else {})}
     return section
 
@@ -165,6 +167,9 @@ def new(env, label, sections, other_documents=(), unreadable=()):
         run["quick"] = True
     if any((s.get("run") or {}).get("partial") for s in sections):
         run["partial"] = True
+    family = next((s["family"] for s in sections if s.get("family")), None)
+    if family:
+        run["family"] = family
     return {"schema": SCHEMA, "run": run, "summary": summary(sections), "sections": sections,
             "methodology": METHODOLOGY, "other_documents": list(other_documents), "unreadable": list(unreadable)}
 
@@ -186,7 +191,8 @@ def summary(sections):
             others = ("; ".join(f"{n} {v}" for v, n in counts.items()) + f" (of {len(group['others'])})"
                       if counts else "-")
             testable = line["verdict"] != verdict_text.NOT_TESTABLE
-            rows.append({"section": section["id"], "question": group["question"], "verdict": line["verdict"],
+            rows.append({"section": section["id"], "line": group["headline"], "question": group["question"],
+                         "verdict": verdict_text.shown(line),
                          "under": under or "-", "a": a if testable else "-", "b": b if testable else "-",
                          "measured": verdict_text.measured(line) if testable else "-",
                          "ratio": verdict_text.ratio_interval(line) if testable else "-",

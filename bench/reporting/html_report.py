@@ -11,6 +11,8 @@ import html
 import os
 import re
 
+from bench.reporting import history_report
+from bench.reporting import markdown
 from bench.reporting import verdict_text
 
 STYLE = """
@@ -76,7 +78,7 @@ def inline(text):
 def verdict_badge(verdict):
     kind = {"holds": "holds", "reversed": "reversed", "not separable on this machine": "not-separable",
             "open": "not-separable"}.get(
-        verdict, "equivalent" if verdict.startswith("equivalent") else "other")
+        verdict.split(",")[0], "equivalent" if verdict.startswith("equivalent") else "other")
     return f'<span class="v v-{kind}" data-verdict="{html.escape(verdict)}">{html.escape(verdict)}</span>'
 
 
@@ -112,11 +114,24 @@ def summary(doc, titles):
         why = f' <small>({inline(row["why"])})</small>' if row["why"] else ""
         rows.append([f'<a href="#{row["section"]}">{inline(row["question"])}</a>', verdict_badge(row["verdict"]) + why,
                      inline(row["under"]), inline(f"{row['a']} vs {row['b']}" if row["a"] != "-" else "-"),
-                     inline(row["measured"]), inline(row["ratio"]), inline(row["others"])])
+                     inline(row["measured"]), inline(row["ratio"]), inline(row["others"]),
+                     inline(row.get("earlier", "-"))])
         attrs.append(f' class="claim" data-section="{html.escape(row["section"])}"')
-    columns = ["question", "verdict", "under", "A vs B", "measured (medians)", "ratio A/B (95% CI)",
-               "the other loads and placements"]
+    columns = markdown.SUMMARY_COLUMNS
     return table(columns, rows, cells_html=rows, row_attrs=attrs, cards=True)
+
+
+def history(history_doc):
+    """The section on the runs stored before this one that ran its claims ([] when none did)."""
+    per_run, pooled = history_report.rows(history_doc) if history_doc else ([], [])
+    if not per_run:
+        return []
+    out = ['<h2 id="history">Against the runs before</h2>',
+           f"<p>{inline(markdown.HISTORY_INTRO.format(runs=history_doc['runs_read']))}</p>",
+           table(history_report.HISTORY_COLUMNS, per_run)]
+    if pooled:
+        out += [f"<p>{inline(markdown.POOLED_INTRO)}</p>", table(history_report.POOLED_COLUMNS, pooled)]
+    return out
 
 
 def section(sec, directory, title):
@@ -185,10 +200,13 @@ def render(doc, directory):
            + (" <strong>A quick smoke run: not a measurement.</strong>" if run.get("quick") else "")
            + (" <strong>Interrupted: partial.</strong>" if run.get("partial") else "") + "</p>"]
     if doc["summary"]:
-        out += ["<h2>Summary: the write-ups' claims on this run</h2>",
-                "<p>Each claim's verdict under the write-up's own load and placement; the last column counts what "
-                "the other loads and placements said. Open a section below for each of them.</p>",
-                summary(doc, titles)]
+        out.append("<h2>Summary: the write-ups' claims on this run</h2>")
+        if doc.get("summary_chart"):
+            out.append(chart(directory, doc["summary_chart"]).replace("<p>", '<p id="verdicts-chart">', 1))
+        out += ["<p>Each claim's verdict under the write-up's own load and placement; the next to last column counts "
+                "what the other loads and placements said, the last what the runs stored before this one said of the "
+                "same claim. Open a section below for each of them.</p>",
+                summary(doc, titles), f'<p class="error-control">{inline(verdict_text.error_control(run))}</p>']
     writeups = [s for s in doc["sections"] if s["kind"] == "writeup"]
     benches = [s for s in doc["sections"] if s["kind"] != "writeup"]
     if writeups:
@@ -197,6 +215,7 @@ def render(doc, directory):
     if benches:
         out.append("<h2>Microbenchmarks and detail benches</h2>")
         out += [section(s, directory, titles[s["id"]]) for s in benches]
+    out += history(doc.get("history"))
     out.append("<h2>How to read this report</h2>")
     out += [f"<p>{inline(p)}</p>" for p in doc["methodology"]]
     costs = run.get("kernel_costs_us") or {}

@@ -8,10 +8,11 @@ contestants); the methodology, once, at the end. Drawn from the document alone: 
 
 import re
 
+from bench.reporting import history_report
 from bench.reporting import verdict_text
 
 SUMMARY_COLUMNS = ["question", "verdict", "under", "A vs B", "measured (medians)", "ratio A/B (95% CI)",
-                   "the other loads and placements"]
+                   "the other loads and placements", "earlier runs"]
 
 
 def cell(text):
@@ -47,7 +48,7 @@ def summary(doc, headings):
         link = f"[{row['question']}](#{anchor(headings[row['section']])})"
         verdict = f"**{row['verdict']}**" + (f" ({row['why']})" if row["why"] else "")
         rows.append([link, verdict, row["under"], f"{row['a']} vs {row['b']}" if row["a"] != "-" else "-",
-                     row["measured"], row["ratio"], row["others"]])
+                     row["measured"], row["ratio"], row["others"], row.get("earlier", "-")])
     return table(SUMMARY_COLUMNS, rows)
 
 
@@ -99,6 +100,47 @@ def contestant_row(fate):
     return [fate["name"], fate["role"], fate["status"], detail or "-", f"`{(env + ' ' if env else '') + fate['command']}`"]
 
 
+def history_section(history_doc):
+    """The section on the runs stored before this one that ran its claims, or "" when none did."""
+    per_run, pooled = history_report.rows(history_doc)
+    if not per_run:
+        return ""
+    out = ["## Against the runs before", "", HISTORY_INTRO.format(runs=history_doc["runs_read"]), "",
+           table(history_report.HISTORY_COLUMNS, per_run)]
+    if pooled:
+        out += [POOLED_INTRO, "", table(history_report.POOLED_COLUMNS, pooled)]
+    return "\n".join(out)
+
+
+HISTORY_INTRO = ("This run's claims in the {runs} stored runs started before it, where they ran the same claim (the "
+                 "same cells, figure and contestants' commands): each one's verdict, and whether it agrees, differs "
+                 "(one decided, the other not, or decided otherwise) or conflicts (one holds where the other is "
+                 "reversed).")
+POOLED_INTRO = ("Pooled across the runs, this one included, by random effects (Paule-Mandel; statsmodels' "
+                "combine_effects): I² is the share of the spread that lies between runs, and the prediction interval "
+                "where a new machine's ratio would fall.")
+
+
+def history_alone(claims, runs_read):
+    """`--history`: every claim that two or more stored runs ran, each run's verdict and the pooled ratio."""
+    per_run, pooled = [], []
+    for claim in claims:
+        per_run += [[claim["claim"], e["run"]["label"], e["run"]["machine"] or "-", e["run"]["time"] or "-",
+                     e["verdict"], history_report.ratio_text(e["ratio"], e["interval"])] for e in claim["runs"]]
+        found = claim["pooled"]
+        if found:
+            prediction = found["prediction"]
+            pooled.append([claim["claim"], str(found["runs"]), history_report.ratio_text(found["ratio"], found["interval"]),
+                           f"{found['i2'] * 100:.0f}%",
+                           f"{prediction[0]:.3g} .. {prediction[1]:.3g}" if prediction else "- (under 3 runs)"])
+    return "\n".join([f"# netbench: every claim across the {runs_read} stored runs", "",
+                      "Each claim that two or more stored runs ran (the same cells, figure and contestants' "
+                      "commands), newest run first.", "",
+                      table(["claim", "run", "machine", "time", "verdict", "ratio A/B (interval)"], per_run),
+                      POOLED_INTRO.replace("this one included", "every one"), "",
+                      table(history_report.POOLED_COLUMNS, pooled)])
+
+
 def headings(doc):
     """{section id: its heading}, write-ups numbered."""
     out, number = {}, 0
@@ -113,13 +155,20 @@ def render(doc):
     titles = headings(doc)
     out = [f"# netbench report: {run['label']}", "", run_line(run), ""]
     if doc["summary"]:
-        out += ["## Summary: the write-ups' claims on this run", "",
-                "Each claim's verdict under the write-up's own load and placement; the last column counts what "
-                "the other loads and placements said (the section has each).", "", summary(doc, titles)]
+        chart = doc.get("summary_chart")
+        out += ["## Summary: the write-ups' claims on this run", ""]
+        out += [f"![{chart['alt']}]({chart['path']})", ""] if chart else []
+        out += ["Each claim's verdict under the write-up's own load and placement; the next to last column counts "
+                "what the other loads and placements said (the section has each), the last what the runs "
+                "stored before this one said of the same claim.", "", summary(doc, titles),
+                verdict_text.error_control(run), ""]
     number = 0
     for sec in doc["sections"]:
         number += sec["kind"] == "writeup"
         out += [section(sec, number if sec["kind"] == "writeup" else None)]
+    against = history_section(doc["history"]) if doc.get("history") else ""
+    if against:
+        out += [against]
     out += ["## How to read this report", ""]
     out += [paragraph + "\n" for paragraph in doc["methodology"]]
     costs = run.get("kernel_costs_us") or {}

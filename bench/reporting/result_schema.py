@@ -296,6 +296,19 @@ VERDICT = Obj("a verdict", {
         "whole_ratio": nullable("num"),
     }), nullable=False),
     "sequence": opt(SEQUENCE, nullable=False),
+    # A direction decided by less than the margin; the rounds the host disturbed, set aside (verdict.py's
+    # disturbed_rounds); the ratio's drift within the run (analysis/drift.py).
+    "small": opt("bool", nullable=False),
+    "set_aside": opt(Obj("the rounds set aside", {
+        "rounds": Field("int"),
+        "steal_above": Field("num"),
+        "other_above": Field("num"),
+        "why": Field(MapOf("int")),
+    }), nullable=False),
+    "drift": opt(Obj("a ratio's drift", {
+        "at_rounds": Field(ListOf("int")),
+        "ratios": Field(ListOf("num")),
+    }), nullable=False),
     "placement": opt(Enum("shared", "split"), nullable=False, since=3),
     "configuration": opt(MapOf(MapOf(("int", "str"))), nullable=False, since=3),
     "bottleneck": opt("str", since=3),
@@ -317,6 +330,20 @@ SETTINGS = Obj("the settings", {
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "margin": opt("num", nullable=False),
     "budget_s": opt("num", nullable=False),
+    # The run's claims judged as one family: how many, the rate for all of them together and the rule; each
+    # claim's own rate; the claims the budget could not decide, given up (rounds.UntilDecided's out_of_reach).
+    "family": opt(Obj("the run's family of claims", {
+        "claims": Field("int"),
+        "alpha": Field("num"),
+        "rule": Field("str"),
+    }), nullable=False),
+    "alpha": opt("num", nullable=False),
+    "out_of_reach": opt(MapOf(Obj("a claim out of reach", {
+        "rounds": Field("int"),
+        "more": nullable("int"),
+        "round_s": Field("num"),
+        "left_s": Field("num"),
+    })), nullable=False),
     "pinned": opt("bool", nullable=False),
     "placements": opt(ListOf(Enum("shared", "split")), nullable=False, since=3),
     "seconds": opt("num", nullable=False),

@@ -5,6 +5,8 @@ said; then where the report is. From the run's document (bench/reporting/documen
     print(terminal.render(doc, "results/data/linux-x86_64-2cpu-20261203T0930Z/REPORT.md"))
 """
 
+from bench.reporting import verdict_text
+
 
 def _cut(text, width):
     return text if len(text) <= width else text[:width - 1] + "…"
@@ -18,6 +20,8 @@ def _note(row):
         [row["why"]] if row["verdict"] == "open" and row.get("why") else [])
     if row.get("steal", "-") != "-":
         said.append(f"steal {row['steal']}")
+    if row.get("earlier", "-") != "-":
+        said.append(row["earlier"])
     return "; ".join(said)
 
 
@@ -38,6 +42,8 @@ def render(doc, report_path=None, width=160):
         note = _note(full) if full else ""
         if note:
             lines.append(_cut(f"    {note}", width))
+    if rows:
+        lines.append(f"  {verdict_text.error_control(run)}")
     if report_path:
         lines.append(f"report: {report_path} (and report.html beside it)")
     return "\n".join(lines)

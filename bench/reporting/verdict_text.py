@@ -44,14 +44,32 @@ def ratio_interval(line):
     return f"{number(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
 
 
+def shown(line):
+    """The verdict as a reader gets it: "holds", or "holds, by less than 5%" where the direction is decided
+    but the ratio lies within the margin."""
+    if line.get("small"):
+        return f"{line['verdict']}, by less than {(line.get('sequence') or {}).get('margin', 0.05) * 100:g}%"
+    return line.get("verdict", "-")
+
+
 def why(line):
-    """What the verdict rests on beyond its interval ("" for a settled one)."""
+    """What the verdict rests on beyond its interval ("" for a settled one), and, where its ratio moved during
+    the run, how (drift.py)."""
     if line.get("verdict") == NOT_TESTABLE:
         return f"{line.get('why', '')}; there: `{line.get('command', '')}`"
     settled = line.get("verdict") in SETTLED or str(line.get("verdict")).startswith("equivalent within")
-    if line.get("why") and not settled:
-        return line["why"]
-    return ""
+    said = [line["why"]] if line.get("why") and not settled else []
+    if line.get("drift"):
+        said.append(_drift_text(line["drift"]))
+    return "; ".join(said)
+
+
+def _drift_text(found):
+    """"drifting: 1.05 until round 12, 0.92 from round 13"."""
+    ratios = [number(r) for r in found["ratios"]]
+    steps = [f"{ratios[0]} until round {found['at_rounds'][0]}"]
+    steps += [f"{ratio} from round {at + 1}" for ratio, at in zip(ratios[1:], found["at_rounds"])]
+    return "drifting: " + ", ".join(steps)
 
 
 def rounds(line):
@@ -79,9 +97,12 @@ def bound(line):
 def steal(line):
     """"2/14 above 5%": the rounds of the verdict whose runs lost more than the level to the hypervisor."""
     counted = line.get("steal") or {}
+    aside = line.get("set_aside")
+    aside_text = f"; {aside['rounds']} more set aside" if aside else ""
     if not counted.get("rounds_with_noise"):
-        return "-"
-    return f"{counted['rounds_with_steal']}/{counted['rounds_with_noise']} above {counted['steal_level'] * 100:g}%"
+        return aside_text[2:] or "-"
+    return (f"{counted['rounds_with_steal']}/{counted['rounds_with_noise']} above {counted['steal_level'] * 100:g}%"
+            + aside_text)
 
 
 def steady(line):
@@ -111,7 +132,7 @@ def table_row(line):
     else:
         p = number(line.get("sign_flip_p"), 2)
     detect = f"> {percent(line['detectable_pct'])}" if line.get("detectable_pct") is not None else "-"
-    return [line["claim"], line["verdict"], f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
+    return [line["claim"], shown(line), f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
             ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), rounds(line),
             bound(line), p, detect, line.get("bottleneck") or "-", steal(line), steady(line), why(line)]
 
@@ -137,3 +158,14 @@ def measured(line):
     """"153,002 vs 186,267 msgs/s": the two medians and their unit."""
     figure = FIGURES.get(line.get("figure"), line.get("figure") or "")
     return f"{number(line.get('median_a'))} vs {number(line.get('median_b'))} {figure}".rstrip()
+
+
+def error_control(run):
+    """The error rate a run states for its verdicts together, in words."""
+    family = run.get("family")
+    if not family:
+        return ("Each claim was judged at 5% on its own (a fixed design, or a run stored before error control "
+                "across claims): among twenty claims, one wrong verdict is what chance allows.")
+    each = family["alpha"] / max(family["claims"], 1)
+    return (f"Error control: at most {family['alpha'] * 100:g}% chance that any of these verdicts is wrong, together "
+            f"({family['claims']} claims judged; Bonferroni: each claim's sequence at {each * 100:.2g}%).")

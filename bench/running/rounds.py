@@ -16,6 +16,7 @@ A policy that spends rounds only where a claim is still open returns fewer cases
 """
 
 import dataclasses
+import math
 import random
 import time
 from typing import Callable, Optional
@@ -86,14 +87,21 @@ class Budget:
         return self.seconds - self.spent()
 
 
+# The rounds a claim runs before it may be found out of reach: its spread from fewer is too rough a guess.
+OUT_OF_REACH_AFTER = 5
+
+
 class UntilDecided:
     """The adaptive design: every case in the first round (the tables' cases that no claim needs run once),
     the cases of every question until `min_rounds` rounds (a paired interval for every claim), then, each
     round, only the cases of the questions still open,
-    under the runners that judge them; every question is judged after every round and stops once decided. The
-    run stops when none is open, or when the next round, at its cases' last measured durations, would not fit
-    `budget` (sequential.should_start_round): it passes the budget by at most one round's misestimate.
-    `whole` is the budget of the whole run this part is a share of, for progress lines."""
+    under the runners that judge them; every question is judged after every round and stops once decided. A
+    question that, from OUT_OF_REACH_AFTER rounds on, would need more rounds to decide at the spread seen
+    (its sequence's rounds_to_decide) than what is left of the `whole` run's budget buys at its cases' round
+    time is out of reach: it keeps its bound and gets no more rounds, so that the budget goes to the claims it
+    can still decide. The run stops when none is open, or when the next round, at its cases' last measured
+    durations, would not fit `budget` (sequential.should_start_round): it passes the budget by at most one
+    round's misestimate. `whole` is the budget of the whole run this part is a share of (None: `budget`)."""
 
     def __init__(self, questions, runners, budget, whole=None, min_rounds=sequential.MIN_ROUNDS, name=""):
         self.questions, self.runners, self.budget, self.whole = list(questions), list(runners), budget, whole
@@ -102,6 +110,8 @@ class UntilDecided:
         self.durations = {}  # (case label, runner key) -> seconds of its last run
         self.stopped = None  # why the run stopped
         self.out_of_budget = False  # it stopped with claims open because the next round did not fit
+        self._cases = []  # the cases of the last round asked for
+        self.out_of_reach = {}  # question name -> {"rounds", "more", "round_s", "left_s"} when it was given up
 
     def observe(self, case, runner, seconds):
         """The scheduler's report of one run: its case, runner key and duration."""
@@ -121,20 +131,30 @@ class UntilDecided:
         return self.out_of_budget and bool(self.open())
 
     def open(self):
-        return [q for q in self.questions if (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
+        return [q for q in self.questions if q.name not in self.out_of_reach
+                and (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
+
+    def cheapest_s(self):
+        """The fewest seconds that would decide one of the open questions at the spread seen (rounds still
+        needed times its round's time); inf when none has an estimate."""
+        costs = [c for c in (self._to_decide_s(q, self._cases) for q in self.open()) if c is not None]
+        return min(costs, default=math.inf)
 
     def cases(self, round_index, cases, rows):
         self.budget.start()
+        self._cases = cases
         if round_index > 0:
             for question in self.open():
                 self.lines[question.name] = question.judge(rows)
+            self._set_out_of_reach_aside(cases)
             progress.log(self._progress(round_index))
         if round_index == 0:
             chosen = list(cases)
         else:
             chosen = self._needed(cases, self.questions if round_index < self.min_rounds else self.open())
         if not chosen:
-            self.stopped = f"every claim decided after {round_index} rounds"
+            self.stopped = (f"every claim decided{' or out of reach' if self.out_of_reach else ''} after "
+                            f"{round_index} rounds")
         elif not sequential.should_start_round(self.budget.spent(), self.budget.seconds, self._expected(chosen)):
             self.stopped = (f"the next round (about {self._expected(chosen):.0f} s) does not fit the "
                             f"{max(self.budget.left(), 0):.0f} s left; {len(self.open())} claim(s) open")
@@ -143,6 +163,32 @@ class UntilDecided:
         if self.stopped:
             progress.log(f"{self.name}: stopped: {self.stopped}")
         return chosen
+
+    def _to_decide_s(self, question, cases):
+        """(rounds still needed, seconds they take) for `question` at the spread seen; None where its sequence
+        has no estimate yet; rounds None where no number of rounds within the rule's cap would decide it."""
+        sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
+        if "rounds_to_decide" not in sequence or sequence.get("interval") is None:
+            return None
+        needed, done = sequence["rounds_to_decide"], sequence.get("rounds", 0)
+        if needed is None:
+            return math.inf
+        return max(needed - done, 1) * self._expected(self._needed(cases, [question]))
+
+    def _set_out_of_reach_aside(self, cases):
+        left = (self.whole or self.budget).left()
+        for question in self.open():
+            sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
+            cost = self._to_decide_s(question, cases)
+            if sequence.get("rounds", 0) < OUT_OF_REACH_AFTER or cost is None or cost <= left:
+                continue
+            needed = sequence["rounds_to_decide"]
+            self.out_of_reach[question.name] = {
+                "rounds": sequence["rounds"], "more": None if needed is None else needed - sequence["rounds"],
+                "round_s": round(self._expected(self._needed(cases, [question])), 1), "left_s": round(max(left, 0), 1)}
+            more = "more than the rule's cap" if needed is None else f"about {needed - sequence['rounds']} more"
+            progress.log(f"{self.name}: out of reach: {question.name}: {more} rounds would decide it, "
+                         f"{_minutes(left)} left; it keeps its bound and gets no more rounds")
 
     def _needed(self, cases, questions):
         """The cases of `questions`, each limited to the runners whose questions need it."""
@@ -168,8 +214,9 @@ class UntilDecided:
         with its current interval (from the minimum rounds on: before them none has one)."""
         whole = f"; the whole run's {_spent(self.whole)}" if self.whole is not None else ""
         open_ = self.open()
+        reach = f", {len(self.out_of_reach)} out of reach" if self.out_of_reach else ""
         lines = [f"{self.name}: {round_index} rounds; its budget {_spent(self.budget)}{whole}; {len(open_)} of "
-                 f"{len(self.questions)} claims open"]
+                 f"{len(self.questions)} claims open{reach}"]
         for question in open_ if round_index >= self.min_rounds else []:  # no interval before them
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
             interval = sequence.get("interval")

@@ -20,6 +20,7 @@ import dataclasses
 import math
 import statistics
 
+from bench.analysis import drift
 from bench.analysis import medians
 from bench.analysis import paired_ratio
 from bench.analysis import sequential
@@ -106,35 +107,77 @@ def not_testable(text, why, command):
 def claim_line(claim, rows, fates, placement=None, options=None):
     """One claim's verdict, within one `placement` (its name opens the claim when the rows have several): the
     fixed design's, or with `options` (sequential.Options) the sequential rule's, each with its bound
-    (`reach_pct`) and its rounds' steal (`steal`)."""
+    (`reach_pct`) and its rounds' steal (`steal`). Rounds the host disturbed are set aside (`set_aside`), and
+    every figure beside the verdict (medians, per-round span, steal, steady state) is of the rounds it paired;
+    a sequential one's, of those up to its decision. A ratio that moved during the run says so (`drift`)."""
     a, b, figure = claim.a, claim.b, claim.figure
     if placement is not None:
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
     cells_a, cells_b = _cells(rows, **a), _cells(rows, **b)
+    disturbed = verdict.disturbed_rounds(cells_a + cells_b)
+    cells_a, cells_b = ([r for r in cells if r.get("round") not in disturbed] for cells in (cells_a, cells_b))
+    log_ratios, paired = _log_ratios(cells_a, cells_b, figure)
+    used = _rounds_used(log_ratios, paired, claim.higher_is_better, options)
+    if used is not None:
+        cells_a, cells_b = ([r for r in cells if r.get("round") in used] for cells in (cells_a, cells_b))
     samples_a, rounds_a = _samples(cells_a, figure)
     samples_b, rounds_b = _samples(cells_b, figure)
     judged = verdict.judge(samples_a, samples_b, rounds_a, rounds_b, claim.higher_is_better,
                            why_missing=_why_missing(fates, *claim.names))
     if options is not None:
         judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
-    line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged, **_bound_and_steal(judged, cells_a + cells_b, rounds_a, rounds_b)}
+    line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged,
+            **_bound_and_steal(judged, cells_a + cells_b)}
+    _add_context(line, claim, (cells_a, cells_b, rounds_a, rounds_b), disturbed)
+    found = drift.drift(log_ratios, paired, margin=(options or sequential.DEFAULT).margin)
+    if found is not None and line["verdict"] != verdict.NOT_MEASURED:
+        line["drift"] = found
     if placement is not None:
         line["placement"] = placement
-    configuration = {f"{side}_{role}": config for side, cells in (("a", cells_a), ("b", cells_b))
-                     for role, config in _configuration(cells).items()}
+    return line
+
+
+def _log_ratios(cells_a, cells_b, figure):
+    """The per-round log ratios of two cells' figure over the rounds both have, and those rounds, in order."""
+    _, rounds_a = _samples(cells_a, figure)
+    _, rounds_b = _samples(cells_b, figure)
+    paired = [i for i in sorted(set(rounds_a) & set(rounds_b)) if rounds_a[i] and rounds_b[i]]
+    return [math.log(rounds_a[i] / rounds_b[i]) for i in paired], paired
+
+
+def _rounds_used(log_ratios, paired, higher_is_better, options):
+    """The rounds a verdict rests on: the paired ones (none when under two pair: the pooled test then takes
+    every sample), a sequential verdict's up to its decision."""
+    if len(paired) < 2:
+        return None
+    if options is None:
+        return set(paired)
+    return set(paired[:max(sequential.first_decision(log_ratios, higher_is_better, options)["rounds"], 2)])
+
+
+def _add_context(line, claim, cells, disturbed):
+    """What a verdict line says beside its interval: the rounds set aside, each side's configuration as it ran
+    (and whether that makes the claim no experiment), which side was saturated, and the steady state."""
+    cells_a, cells_b, rounds_a, rounds_b = cells
+    if disturbed:
+        line["set_aside"] = {"rounds": len(disturbed), "steal_above": verdict.DISTURBED_STEAL,
+                             "other_above": verdict.DISTURBED_OTHER,
+                             "why": dict(sorted(collections.Counter(w.split()[0] for w in disturbed.values()).items()))}
+    configuration = {f"{side}_{role}": config for side, cell in (("a", cells_a), ("b", cells_b))
+                     for role, config in _configuration(cell).items()}
     if configuration:
         line["configuration"] = configuration
     same = _same_configuration(configuration, claim.same_if)
     if same and line["verdict"] != verdict.NOT_MEASURED:
         line.update(verdict=verdict.SAME_CONFIGURATION, why=same)
     line["bottleneck"] = _bottleneck_text(cells_a, cells_b)
-    steady = steady_summary(cells_a, cells_b, rounds_a, rounds_b) if figure == "steady_msgs_per_s" else None
+    steady = (steady_summary(cells_a, cells_b, rounds_a, rounds_b) if claim.figure == "steady_msgs_per_s"
+              else None)
     if steady is not None:
         line["steady"] = steady
-    if figure in THROUGHPUT and _load_saturated(cells_a) and _load_saturated(cells_b):
+    if claim.figure in THROUGHPUT and _load_saturated(cells_a) and _load_saturated(cells_b):
         note = "the load was saturated in most rounds of both sides: msgs/s measured the load generator"
         line["why"] = f"{line['why']}; {note}" if line.get("why") else note
-    return line
 
 
 # The figures that count a load's messages per second: the whole run's, and its steady state's.
@@ -162,15 +205,13 @@ def steady_summary(cells_a, cells_b, rounds_a, rounds_b):
             "whole_ratio": math.exp(statistics.mean(logs)) if logs else None}
 
 
-def _bound_and_steal(judged, cells, rounds_a, rounds_b):
+def _bound_and_steal(judged, cells):
     """The verdict's bound, "any difference is below reach_pct%" (from the sequence's interval, or the fixed
-    design's t interval), and the steal of the rounds it used (a sequential verdict: those up to its decision)."""
+    design's t interval), and the steal of the rounds it used (`cells`: already those rounds)."""
     sequence = judged.get("sequence")
     out = {"design": "sequential" if sequence else "fixed"}
     if sequence:
         out["reach_pct"] = sequence["reach_pct"]
-        used = sorted(set(rounds_a or {}) & set(rounds_b or {}))[:sequence["rounds"]]
-        cells = [r for r in cells if r.get("round") in used]
     elif judged.get("ci95"):
         out["reach_pct"] = math.expm1(max(abs(math.log(x)) for x in judged["ci95"])) * 100
     out["steal"] = verdict.steal_rounds(cells)
@@ -366,7 +407,8 @@ def sequential_options(settings):
     """The sequential rule's options where the run was adaptive (settings "design": "sequential"), else None."""
     if settings.get("design") != "sequential":
         return None
-    return sequential.Options(margin=settings.get("margin", sequential.MARGIN))
+    return sequential.Options(margin=settings.get("margin", sequential.MARGIN),
+                              alpha=settings.get("alpha", sequential.ALPHA))
 
 
 def rounds_text(settings):

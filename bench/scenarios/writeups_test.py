@@ -5,6 +5,7 @@ bench/scenarios/writeup_definitions.py defines them) on synthetic rows: each cla
 import os
 import unittest
 
+from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import markdown
 from bench.scenarios import writeup_definitions
@@ -184,3 +185,69 @@ class PlacementTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RoundsAVerdictRestsOnTest(unittest.TestCase):
+    """A verdict's rounds: those the host disturbed set aside and counted, the figures beside it from the rounds
+    it paired, a decided direction under the margin marked, a moving ratio reported."""
+
+    CLAIM = writeups.Claim("A beats B", {"server": "a"}, {"server": "b"}, "msgs_per_s", True)
+
+    def rows(self, ratios, extra_b=(), noise=None):
+        rows = []
+        for r, ratio in enumerate(ratios):
+            for server, rate in (("a", 1000 * ratio), ("b", 1000)):
+                rows.append(ok(server=server, round=r, msgs_per_s=rate, noise=(noise or {}).get(r, {})))
+        rows += [ok(server="b", round=len(ratios) + i, msgs_per_s=rate) for i, rate in enumerate(extra_b)]
+        return rows
+
+    def test_a_round_with_steal_above_the_level_is_set_aside_and_counted(self):
+        ratios = [1.3, 1.31, 1.29, 1.3, 0.5]
+        rows = self.rows(ratios, noise={4: {"steal": verdict.DISTURBED_STEAL + 0.01}, 1: {"steal": 0.02}})
+        line = writeups.claim_line(self.CLAIM, rows, fates("a", "b"))
+        self.assertEqual(line["rounds_paired"], 4)
+        self.assertEqual(line["set_aside"]["rounds"], 1)
+        self.assertEqual(line["set_aside"]["why"], {"steal": 1})
+        self.assertGreater(line["per_round_min"], 1.2)
+        counted = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"))
+        self.assertNotIn("set_aside", counted)
+        self.assertEqual(counted["rounds_paired"], 5)
+
+    def test_other_load_above_its_level_sets_a_round_aside(self):
+        rows = self.rows([1.3] * 4, noise={0: {"other_cpu_share": verdict.DISTURBED_OTHER + 0.01}})
+        self.assertEqual(writeups.claim_line(self.CLAIM, rows, fates("a", "b"))["set_aside"]["why"],
+                         {"other": 1})
+
+    def test_the_medians_beside_a_verdict_are_of_the_rounds_it_paired(self):
+        # B ran 20 more rounds for another claim, at a tenth of its rate: A's verdict and its medians ignore them.
+        rows = self.rows([1.1] * 5, extra_b=[100] * 20)
+        line = writeups.claim_line(self.CLAIM, rows, fates("a", "b"))
+        self.assertAlmostEqual(line["median_b"], 1000)
+        self.assertAlmostEqual(line["median_a"], 1100)
+        self.assertEqual(line["samples_b"], 5)
+
+    def test_a_sequential_verdicts_figures_stop_at_its_decision(self):
+        ratios = [1.3, 1.31, 1.29, 1.3, 1.3, 1.3] + [0.5] * 10
+        line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"), options=sequential.DEFAULT)
+        self.assertEqual(line["verdict"], verdict.HOLDS)
+        self.assertEqual(line["samples_a"], line["sequence"]["rounds"])
+        self.assertGreater(line["per_round_min"], 1.2)
+
+    def test_a_direction_decided_by_less_than_the_margin_says_so(self):
+        ratios = [1.01, 1.07] * 15  # about 4%, with a spread that keeps the interval past 1.05
+        line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"),
+                                   options=sequential.Options(margin=0.05))
+        self.assertEqual(line["verdict"], verdict.HOLDS)
+        self.assertTrue(line["small"])
+        self.assertIn("under the 5% margin", line["why"])
+        big = writeups.claim_line(self.CLAIM, self.rows([1.3, 1.31, 1.29, 1.3]), fates("a", "b"),
+                                  options=sequential.DEFAULT)
+        self.assertNotIn("small", big)
+
+    def test_a_ratio_that_moved_during_the_run_is_reported_as_drifting(self):
+        ratios = [1.0 + 0.001 * (i % 3) for i in range(12)] + [1.4 + 0.001 * (i % 3) for i in range(12)]
+        line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"))
+        self.assertEqual(line["drift"]["at_rounds"], [12])
+        steady = writeups.claim_line(self.CLAIM, self.rows([1.3 + 0.001 * (i % 3) for i in range(24)]),
+                                     fates("a", "b"))
+        self.assertNotIn("drift", steady)

@@ -1,0 +1,195 @@
+"""Every claim of a run against the runs before it: the stored runs read (every folder under results/data/ and
+this machine's results folder that ran the claim), each one's verdict beside this run's (agree, differ,
+conflict), and the ratio pooled across them by random effects (bench/analysis/history.py).
+
+    history = history_report.of_run(doc, directory, history_report.stored_runs())   # the document's "history"
+    per_run, pooled = history_report.rows(doc["history"])   # the tables of the report's section
+
+A run sees only the runs stored before it started, so that its report is the same whenever it is rendered
+again. A stored run is read through its documents (result_schema.load converts older schemas on read).
+"""
+
+import glob
+import os
+
+from bench.analysis import history
+from bench.reporting import result_files
+from bench.reporting import result_schema
+from bench.reporting import verdict_text
+from bench.running import checkout
+
+# The verdicts that say something of the ratio; the others (not measured, not testable) have no place in it.
+JUDGED = ("holds", "reversed", "open", "not separable on this machine", "same configuration here")
+
+
+def _judged(verdict):
+    return verdict in JUDGED or str(verdict).startswith("equivalent within")
+
+
+def stored_runs(parents=None):
+    """[{"folder", "run": {label, time, machine, commit}, "entries": [history.entry]}] of every run folder with a
+    write-up document under `parents` (default: the checkout's results/data and this machine's results
+    folder), oldest first; a document that cannot be read is left out."""
+    parents = parents or list(dict.fromkeys([checkout.stored_runs(), result_files.results_parent()]))
+    runs = []
+    for folder in sorted({os.path.realpath(os.path.dirname(p)) for parent in parents
+                          for p in glob.glob(os.path.join(parent, "*", "*_writeup.json"))}):
+        run = _read_run(folder)
+        if run["entries"]:
+            runs.append(run)
+    return sorted(runs, key=lambda r: r["run"]["time"] or "")
+
+
+def _read_run(folder):
+    entries, run = [], {"label": os.path.basename(folder), "time": None, "machine": None, "commit": None}
+    for path in sorted(glob.glob(os.path.join(folder, "*_writeup.json"))):
+        try:
+            doc = result_schema.load(path)
+        except (OSError, ValueError):
+            continue
+        env = doc["environment"]
+        if run["time"] is None or env.get("timestamp_utc", "") < run["time"]:
+            run.update(time=env.get("timestamp_utc"), commit=env.get("git_commit"),
+                       machine=f"{env.get('cpu_model', '?')}, {env.get('cores', '?')} cores")
+        part = os.path.basename(path)[:-len(".json")]
+        commands = {f["name"]: f.get("command") for f in doc.get("contestants", [])}
+        entries += [history.entry(line, part, commands, run) for line in doc["verdicts"]
+                    if _judged(line.get("verdict")) and line.get("a")]
+    return {"folder": folder, "run": run, "entries": entries}
+
+
+def of_run(doc, directory, runs):
+    """The document's history: for each judged verdict of its write-up sections, the earlier `runs` (those
+    started before this one, other folders) that ran the same claim, each with its relation to this verdict,
+    and the pooled ratio of the earlier runs alone and of them with this one."""
+    this = os.path.realpath(directory)
+    mine = next((r for r in runs if r["folder"] == this), None) or _read_run(this)
+    started = mine["run"]["time"] or ""
+    earlier = [r for r in runs if r["folder"] != this and (r["run"]["time"] or "") < started]
+    claims = []
+    for section in [s for s in doc["sections"] if s["kind"] == "writeup"]:
+        part = section["source"][:-len(".json")]
+        commands = {f["name"]: f.get("command") for f in section.get("contestants", [])}
+        for index, line in enumerate(section["verdicts"]):
+            if not (_judged(line.get("verdict")) and line.get("a")):
+                continue
+            now = history.entry(line, part, commands, mine["run"])
+            before = [e for r in earlier for e in r["entries"] if e["key"] == now["key"]]
+            claims.append({"section": section["id"], "index": index, "claim": line["claim"],
+                           "verdict": verdict_text.shown(line), "ratio": now["ratio"], "interval": now["interval"],
+                           "earlier": [_earlier(e, line.get("verdict")) for e in before],
+                           "pooled_earlier": history.pool(before), "pooled": history.pool(before + [now])})
+    return {"runs_read": len(earlier), "claims": claims}
+
+
+def _earlier(found, verdict):
+    return {"run": found["run"]["label"], "time": found["run"]["time"], "machine": found["run"]["machine"],
+            "verdict": found["verdict"] + (", by less than the margin" if found["small"] else ""),
+            "ratio": found["ratio"], "interval": found["interval"],
+            "relation": history.relation(verdict, found["verdict"])}
+
+
+def counted(claim):
+    """"2 earlier: 1 agree, 1 conflict; pooled 0.96 (0.80 .. 1.15)" for the summary; "-" without earlier runs."""
+    if not claim["earlier"]:
+        return "-"
+    relations = [e["relation"] for e in claim["earlier"]]
+    said = ", ".join(f"{relations.count(r)} {r}" for r in (history.AGREE, history.DIFFER, history.CONFLICT)
+                     if r in relations)
+    pooled = claim.get("pooled")
+    return f"{len(relations)} earlier: {said}" + (f"; pooled {ratio_text(pooled['ratio'], pooled['interval'])}"
+                                                   if pooled else "")
+
+
+def ratio_text(ratio, interval):
+    if ratio is None:
+        return "-"
+    return f"{verdict_text.number(ratio)}" + (f" ({interval[0]:.3f} .. {interval[1]:.3f})" if interval else "")
+
+
+HISTORY_COLUMNS = ["claim", "run", "machine", "verdict", "ratio A/B (interval)", "against this run"]
+POOLED_COLUMNS = ["claim", "runs", "pooled ratio (95% CI)", "I²", "a new machine (95% prediction)"]
+
+
+def rows(history_doc):
+    """(the per-run rows, the pooled rows) of a history, as table cells: this run first under each claim."""
+    per_run, pooled = [], []
+    for claim in history_doc["claims"]:
+        if not claim["earlier"]:
+            continue
+        per_run.append([claim["claim"], "this run", "-", claim["verdict"], ratio_text(claim["ratio"], claim["interval"]),
+                        "-"])
+        per_run += [[claim["claim"], e["run"], e["machine"] or "-", e["verdict"], ratio_text(e["ratio"], e["interval"]),
+                     e["relation"]] for e in claim["earlier"]]
+        found = claim.get("pooled")
+        if found:
+            prediction = found["prediction"]
+            pooled.append([claim["claim"], str(found["runs"]), ratio_text(found["ratio"], found["interval"]),
+                           f"{found['i2'] * 100:.0f}%",
+                           f"{prediction[0]:.3g} .. {prediction[1]:.3g}" if prediction else "- (under 3 runs)"])
+    return per_run, pooled
+
+
+def attach(doc, history_doc):
+    """The history into the document, and each summary row's count of earlier runs ("earlier")."""
+    doc["history"] = history_doc
+    by_line = {(c["section"], c["index"]): c for c in history_doc["claims"]}
+    for row in doc["summary"]:
+        claim = by_line.get((row["section"], row.get("line")))
+        row["earlier"] = counted(claim) if claim else "-"
+
+
+def across(runs):
+    """Every claim of the stored `runs`, the newest run's first: [{"claim", "runs": [entry, newest first],
+    "pooled"}], for `--history`; claims run by one run only are left out."""
+    claims = {}
+    for run in reversed(runs):
+        for found in run["entries"]:
+            claims.setdefault(found["key"], []).append(found)
+    out = []
+    for entries in claims.values():
+        if len(entries) >= 2:
+            out.append({"claim": entries[0]["claim"], "runs": entries, "pooled": history.pool(entries)})
+    return out
+
+
+def headline_key(directory):
+    """The key of the summary's first claim in the stored report of `directory` (its report.json), or None."""
+    import json
+    try:
+        with open(os.path.join(directory, "report.json")) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    row = next(iter(doc.get("summary", [])), None)
+    section = next((s for s in doc.get("sections", []) if row and s["id"] == row["section"]), None)
+    if section is None:
+        return None
+    # A report written before its summary rows named their line: the question's group says it.
+    index = row.get("line", next((g["headline"] for g in section.get("claims", [])
+                                  if g["question"] == row["question"]), None))
+    if index is None:
+        return None
+    commands = {f["name"]: f.get("command") for f in section.get("contestants", [])}
+    return history.key(section["verdicts"][index], section["source"][:-len(".json")], commands)
+
+
+def answer_lines(runs):
+    """README's first screen: the headline claim of the newest stored run with a report, its verdict there and
+    in every stored run that ran it, and their pooled ratio with its prediction interval; [] without one."""
+    newest = next((r for r in reversed(runs) if headline_key(r["folder"])), None)
+    if newest is None:
+        return []
+    wanted = headline_key(newest["folder"])
+    entries = [e for run in reversed(runs) for e in run["entries"] if e["key"] == wanted]
+    first, pooled = entries[0], history.pool(entries)
+    out = [f"**{first['claim']}** (the echo write-up's headline), in the {len(entries)} stored runs that ran it:", ""]
+    out += [f"- {e['run']['label']} ({e['run']['machine']}, {e['run']['time']}): {e['verdict']}, "
+            f"{ratio_text(e['ratio'], e['interval'])}" for e in entries]
+    if pooled:
+        prediction = pooled["prediction"]
+        out += ["", f"Pooled by random effects: {ratio_text(pooled['ratio'], pooled['interval'])}, I² "
+                f"{pooled['i2'] * 100:.0f}% of the spread between runs"
+                + (f"; on a new machine, 95% of runs would fall in {prediction[0]:.3g} .. {prediction[1]:.3g}"
+                   if prediction else "") + "."]
+    return out
