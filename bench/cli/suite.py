@@ -15,6 +15,7 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
     bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its report.json
+    bazel run //:bench -- --compare=linux-x86_64-2cpu --compare=linux-x86_64-2cpu-xeon   # runs side by side
     bazel run //:bench -- --server-host=bench@10.0.0.11 --client-hosts=10.0.0.12,10.0.0.13 --compare-loopback
                                                           # echo and websocket over a network
                                                           # (docs/remote-hosts.md)
@@ -29,6 +30,7 @@ import sys
 import time
 
 from bench.analysis import histogram_merge
+from bench.cli import compare
 from bench.analysis import sequential
 from bench.registry import registry
 from bench.reporting import document
@@ -423,6 +425,10 @@ def command_line():
                "warm-up), server and load sharing the CPUs; 3 fixed rounds, A-B then B-A (--rounds to change), "
                "in a run folder of its own")
     _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
+    _flag(parser, "--compare", action="append", default=None, metavar="RUN_FOLDER",
+          help="compare stored runs side by side, running nothing (name two or more: --compare=A --compare=B): "
+               "COMPARE.md, compare.html, compare.json and charts in results/data/compare/A_vs_B, or --out")
+    _flag(parser, "--out", default=None, metavar="DIR", help="where --compare writes (default results/data/compare)")
     _flag(parser, "--rerender", nargs="?", const="", default=None, metavar="RUN_FOLDER",
           help="render a stored run's report again (REPORT.md, report.html, charts) "
                "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
@@ -531,6 +537,10 @@ def design_flags(args):
 def main(argv):
     parser = command_line()
     args = parser.parse_args(argv)
+    if args.rerender is not None:  # stored runs, running nothing
+        return rerender(args.rerender)
+    if args.compare is not None:
+        return compare.run(args.compare, args.out)
     try:
         return _run(parser, args)
     except KeyboardInterrupt:
@@ -542,8 +552,6 @@ def main(argv):
 
 def _run(parser, args):
     """Checks the flags (parser.error names a wrong one), then lists the registry or runs the chosen parts."""
-    if args.rerender is not None:
-        return rerender(args.rerender)
     try:
         args.placements = cpu_placement.parse(args.placement or ",".join(cpu_placement.NAMES))
     except ValueError as error:
