@@ -63,6 +63,22 @@ class StoredRunsTest(unittest.TestCase):
                     with open(os.path.join(directory, name)) as stored, open(os.path.join(scratch, name)) as again:
                         self.assertEqual(stored.read(), again.read(), name)
 
+    def test_a_version_1_document_rerenders_keeping_the_charts_it_names(self):
+        # netbench.report/1 had no chart data: converted on read, its charts (already drawn) are kept as named.
+        directory = os.path.normpath(MAIN)
+        with open(os.path.join(directory, document.FILE)) as f:
+            old = json.load(f)
+        old["schema"] = "netbench.report/1"
+        for section in old["sections"]:
+            section.pop("chart_data", None)
+        with tempfile.TemporaryDirectory() as scratch:
+            document.write(os.path.join(scratch, document.FILE), old)
+            doc = report.rerender(scratch)
+            self.assertEqual(doc["schema"], document.SCHEMA)
+            self.assertFalse(os.path.exists(os.path.join(scratch, "charts")))  # nothing drawn, nothing removed
+            with open(os.path.join(directory, "REPORT.md")) as stored, open(os.path.join(scratch, "REPORT.md")) as f:
+                self.assertEqual(stored.read(), f.read())
+
     def test_the_stored_document_is_the_one_its_samples_give(self):
         # Nothing stale: the run's samples, and what report.json said of how the run placed its programs (which
         # the samples do not say), give the stored document, its charts aside (charts_test.py draws them).
