@@ -14,7 +14,8 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
     bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
-    bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its samples
+    bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its report.json
+    bazel run //:bench -- --compare=linux-x86_64-2cpu --compare=linux-x86_64-2cpu-xeon   # runs side by side
     bazel run //:bench -- --server-host=bench@10.0.0.11 --client-hosts=10.0.0.12,10.0.0.13 --compare-loopback
                                                           # echo and websocket over a network
                                                           # (docs/remote-hosts.md)
@@ -29,15 +30,14 @@ import sys
 import time
 
 from bench.analysis import histogram_merge
+from bench.cli import compare
 from bench.analysis import sequential
 from bench.registry import registry
-from bench.reporting import charts
 from bench.reporting import document
-from bench.reporting import forest_chart
 from bench.reporting import history_report
-from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import remote_report
+from bench.reporting import report
 from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
@@ -437,9 +437,13 @@ def command_line():
                "warm-up), server and load sharing the CPUs; 3 fixed rounds, A-B then B-A (--rounds to change), "
                "in a run folder of its own")
     _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
+    _flag(parser, "--compare", action="append", default=None, metavar="RUN_FOLDER",
+          help="compare stored runs side by side, running nothing (name two or more: --compare=A --compare=B): "
+               "COMPARE.md, compare.html, compare.json and charts in results/data/compare/A_vs_B, or --out")
+    _flag(parser, "--out", default=None, metavar="DIR", help="where --compare writes (default results/data/compare)")
     _flag(parser, "--rerender", nargs="?", const="", default=None, metavar="RUN_FOLDER",
-          help="render a stored run's report again (report.json, REPORT.md, report.html, charts) "
-               "from its samples, running nothing: a folder, or a name under results/data (default: "
+          help="render a stored run's report again (REPORT.md, report.html, charts) "
+               "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
     _flag(parser, "--history", action="store_true",
           help="every claim across the stored runs (results/data and this machine's), each run's verdict and the "
@@ -549,6 +553,12 @@ def design_flags(args):
 def main(argv):
     parser = command_line()
     args = parser.parse_args(argv)
+    if args.rerender is not None:  # stored runs, running nothing
+        return rerender(args.rerender)
+    if args.compare is not None:
+        return compare.run(args.compare, args.out)
+    if args.history:
+        return show_history()
     try:
         return _run(parser, args)
     except KeyboardInterrupt:
@@ -560,10 +570,6 @@ def main(argv):
 
 def _run(parser, args):
     """Checks the flags (parser.error names a wrong one), then lists the registry or runs the chosen parts."""
-    if args.rerender is not None:
-        return rerender(args.rerender)
-    if args.history:
-        return show_history()
     try:
         args.placements = cpu_placement.parse(args.placement or ",".join(cpu_placement.NAMES))
     except ValueError as error:
@@ -732,16 +738,15 @@ def run_folder(text):
 
 
 def rerender(folder=""):
-    """A stored run's report again from its samples, running nothing: the run's document (older documents
-    converted on read), its charts, REPORT.md and report.html."""
+    """A stored run's report again from its document (report.json) alone, running nothing: its charts,
+    REPORT.md and report.html (bench/reporting/report.py)."""
     directory = run_folder(folder)
     if directory is None:
         progress.log(f"bench --rerender: no stored run {folder or 'of this machine'} in {result_files.results_parent()}")
         return 1
-    os.environ[result_files.RUN_DIR] = directory
-    doc = write_report(directory)
-    if not doc["sections"]:
-        progress.log(f"bench --rerender: no stored write-up or bench results in {directory}")
+    doc = report.rerender(directory)
+    if doc is None:
+        progress.log(f"bench --rerender: no {document.FILE} in {directory}")
         return 1
     print(terminal.render(doc, os.path.join(directory, "REPORT.md")), flush=True)
     return 0
@@ -778,28 +783,9 @@ def show_history():
     return 0
 
 
-def write_report(directory=None):
-    """The run's document (report.json) from the documents stored in its folder, its charts
-    (bench/reporting/charts.py), and its renderings: REPORT.md and report.html. Returns the document."""
-    directory = directory or result_files.results_dir()
-    path = os.path.join(directory, document.FILE)
-    previous = {"sections": [{"id": part, "run": notes} for part, notes in RUN_NOTES.items()]}
-    if not RUN_NOTES and os.path.exists(path):
-        try:
-            previous = document.load(path)  # a re-render keeps what the run said of how it ran
-        except ValueError as error:
-            progress.log(f"bench: {path} not read ({error}); rendering from the samples alone")
-    drawn = charts.draw_report_charts(directory)
-    doc = document.read_run(directory, catalogue.ALL, drawn, previous=previous)
-    history_report.attach(doc, history_report.of_run(doc, directory, history_report.stored_runs()))
-    forest = forest_chart.draw(doc, directory)
-    if forest is not None:
-        doc["summary_chart"] = {"path": forest[0], "alt": forest[1]}
-    result_files.write_text(path, document.to_json(doc))
-    result_files.write_text(os.path.join(directory, "REPORT.md"), markdown.render(doc))
-    result_files.write_text(os.path.join(directory, "report.html"), html_report.render(doc, directory))
-    progress.log(f"wrote {os.path.join(directory, 'REPORT.md')} and report.html")
-    return doc
+def write_report():
+    """This run's document from the documents stored in its folder, its charts and renderings."""
+    return report.write_run(result_files.results_dir(), catalogue.ALL, RUN_NOTES)
 
 
 if __name__ == "__main__":

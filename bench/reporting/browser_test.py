@@ -14,7 +14,6 @@ import unittest
 
 from bench.reporting import document
 from bench.reporting import html_report
-from bench.scenarios import catalogue
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 STORED = os.path.join(DATA, "linux-x86_64-2cpu")
@@ -73,7 +72,7 @@ class ReportPageTest(unittest.TestCase):
             raise unittest.SkipTest if os.environ.get("NETBENCH_NO_BROWSER") else AssertionError(
                 "chromium is not installed: tools/bootstrap.sh installs it (NETBENCH_NO_BROWSER=1 skips this test)")
         cls.scratch = tempfile.mkdtemp()
-        cls.doc = document.read_run(STORED, catalogue.ALL)
+        cls.doc = document.load(os.path.join(STORED, document.FILE))
         cls.page = os.path.join(cls.scratch, "report.html")
         with open(cls.page, "w") as f:
             f.write(html_report.render(cls.doc, STORED))

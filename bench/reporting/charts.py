@@ -1,24 +1,20 @@
-"""Charts of a stored run: SVG files drawn with matplotlib from the samples beside REPORT.md, one set per
-section of the report, written to <run folder>/charts/<section>_<what>.svg; the run's document
-(bench/reporting/document.py) names them in its sections, REPORT.md links them and report.html holds them.
+"""Charts of a run: SVG files drawn with matplotlib from its document alone (each section's `chart_data`,
+chart_data.py), one set per section of the report, written to <run folder>/charts/<source>_<what>.svg; the
+document's sections name them, REPORT.md links them and report.html holds them.
 
-    drawn = charts.draw_report_charts(directory)   # {"echo_writeup": [("charts/echo_writeup_rate.svg", alt), ...]}
-    drawn = charts.draw_report_charts(directory, names=["echo_writeup"])   # only the documents of one run
+    charts.draw(doc, directory)   # fills each section's "charts": [{"path": "charts/echo_writeup_rate.svg", "alt"}]
 
 A bar or point is the median over a run's interleaved rounds, its whiskers the lowest and the highest round:
 the same figures, and the same ranges, as the tables print. Axes whose values span decades are logarithmic.
-The same samples give the same bytes (a fixed SVG hash salt, no date), so re-rendering does not churn the
+The same document gives the same bytes (a fixed SVG hash salt, no date), so re-rendering does not churn the
 repository; text stays text (svg.fonttype none), so the SVG names what it shows.
 """
 
 import collections
 import dataclasses
-import json
 import os
-import statistics
 
 from bench.analysis import verdict
-from bench.reporting import old_documents
 from bench.running import progress
 
 CHARTS_FOLDER = "charts"
@@ -47,19 +43,6 @@ FANOUT_FLOOR_S = 0.050
 Stat = collections.namedtuple("Stat", "median low high")
 
 
-def stat(values):
-    """Median, lowest and highest of the values present; None when there are none."""
-    values = [v for v in values if v is not None]
-    if not values:
-        return None
-    return Stat(statistics.median(values), min(values), max(values))
-
-
-def machine_line(env):
-    return (f"{env.get('cpu_model', '?')}, {env.get('cores', '?')} cores, {env.get('os', '?')} "
-            f"{env.get('kernel', '?')}; run {env.get('timestamp_utc', '?')}, commit {env.get('git_commit', '?')}")
-
-
 @dataclasses.dataclass(frozen=True)
 class Layout:
     """How a figure's panels sit: `panels` of them, `columns` to a row (default: all in one row), the figure
@@ -81,13 +64,13 @@ class Figures:
         import matplotlib.ticker as ticker
         self.matplotlib, self.pyplot, self.ticker = matplotlib, pyplot, ticker
 
-    def figure(self, title, env, layout=Layout()):
-        """A figure titled `title` over the machine's line, and its panels' axes in reading order."""
+    def figure(self, title, machine, layout=Layout()):
+        """A figure titled `title` over the `machine`'s line, and its panels' axes in reading order."""
         columns = layout.columns or layout.panels
         rows = (layout.panels + columns - 1) // columns
         figure, axes = self.pyplot.subplots(rows, columns, figsize=(layout.width, layout.height * rows),
                                             squeeze=False, sharey=layout.sharey)
-        figure.suptitle(f"{title}\n{machine_line(env)}")
+        figure.suptitle(f"{title}\n{machine}")
         figure.netbench_alt = title.split("\n")[0]  # the report's alt text for the image
         return figure, [ax for row in axes for ax in row]
 
@@ -188,27 +171,30 @@ def grouped(figures, ax, groups, series, colors, log=None):
     return log
 
 
-def _ok(rows):
-    return [r for r in rows if r.get("status", "ok") == "ok" and not r.get("returncode")]
+def cell_stat(data, figure, **match):
+    """The Stat of `figure` in the cell of `data` named by `match`; None where it has none."""
+    found = next((c["stats"].get(figure) for c in data["cells"] if c["key"] == match), None)
+    return Stat(*found) if found else None
 
 
-def _cell_stat(rows, figure, **match):
-    return stat([r.get(figure) for r in _ok(rows) if all(r.get(k) == v for k, v in match.items())])
+def keys(data, *fields):
+    """The distinct values (a tuple for several fields) of the cells' key `fields`, in order of appearance."""
+    values = (tuple(c["key"][f] for f in fields) for c in data["cells"])
+    return list(dict.fromkeys(v if len(fields) > 1 else v[0] for v in values))
 
 
-# ---- the write-ups (bench/cli/suite.py: <part>_writeup.json, one row per contestant pair and round)
+# ---- the write-ups (one cell per contestant pair, its stats over the rounds)
 
-def echo_writeup(figures, document, out):
-    rows, env, settings = document["rows"], document["environment"], document["settings"]
-    servers = list(dict.fromkeys(r["server"] for r in rows))
-    loads = list(dict.fromkeys(r["client"] for r in rows))
+def echo_writeup(figures, data, out):
+    env, settings = data["machine"], data["settings"]
+    servers, loads = keys(data, "server"), keys(data, "client")
     colors = colors_for(loads)
     how = (f"{settings.get('clients', '?')} connections, {settings.get('seconds', '?'):g} s per run; "
            f"median of {settings.get('samples', '?')} rounds, whiskers: lowest and highest round"
            + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else ""))
     paths = []
     figure, (ax,) = figures.figure(f"Echo write-up: messages per second by server, under each load\n({how})", env)
-    grouped(figures, ax, servers, [(load, [_cell_stat(rows, "msgs_per_s", server=s, client=load) for s in servers])
+    grouped(figures, ax, servers, [(load, [cell_stat(data, "msgs_per_s", server=s, client=load) for s in servers])
                                    for load in loads], colors)
     figures.count_axis(ax.yaxis)
     ax.set_xlabel("echo server")
@@ -219,7 +205,7 @@ def echo_writeup(figures, document, out):
     figure, axes = figures.figure(f"Echo write-up: CPU time per message, server and load\n({how})", env,
                                   Layout(panels=2, width=11.0))
     for ax, side in zip(axes, ("server", "client")):
-        grouped(figures, ax, servers, [(load, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, client=load)
+        grouped(figures, ax, servers, [(load, [cell_stat(data, f"{side}_cpu_us_per_msg", server=s, client=load)
                                                for s in servers]) for load in loads], colors)
         ax.set_xlabel("echo server")
         ax.set_ylabel(f"{side} CPU per message (µs)")
@@ -229,14 +215,13 @@ def echo_writeup(figures, document, out):
     return paths
 
 
-def websocket_writeup(figures, document, out):
-    rows, env, settings = document["rows"], document["environment"], document["settings"]
-    pairs = list(dict.fromkeys((r["client"], r["server"]) for r in rows))
-    procs = sorted(set(r["procs"] for r in rows))
-    connections = sorted(set(r["clients"] for r in rows))
+def websocket_writeup(figures, data, out):
+    env, settings = data["machine"], data["settings"]
+    pairs = keys(data, "client", "server")
+    procs, connections = sorted(keys(data, "procs")), sorted(keys(data, "clients"))
     colors = colors_for(f"{c} → {s}" for c, s in pairs)
     styles = dict(zip(connections, ["-", "--", ":", "-."]))
-    cores = env.get("cores")
+    cores = data["cores"]
     how = (f"{settings.get('messages', '?'):,} messages per client; median of {settings.get('samples', '?')} "
            "rounds, whiskers: lowest and highest round"
            + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else ""))
@@ -247,7 +232,7 @@ def websocket_writeup(figures, document, out):
         for index, (client, server, n) in enumerate((c, s, n) for c, s in pairs for n in connections):
             # Lines sit a little apart so that whiskers at the same thread count stay distinguishable.
             dodge = (index - (lines_count - 1) / 2) * 0.03
-            stats = [_cell_stat(rows, figure_name, client=client, server=server, procs=p, clients=n) for p in procs]
+            stats = [cell_stat(data, figure_name, client=client, server=server, procs=p, clients=n) for p in procs]
             points = [(p, s) for p, s in zip(procs, stats) if s]
             if not points:
                 continue
@@ -337,18 +322,18 @@ def fanout_panels(figures, env, grid, out, name):
     return [save(figures, figure, out, name)]
 
 
-def fanout_writeup(figures, document, out):
-    rows, env, settings = document["rows"], document["environment"], document["settings"]
+def fanout_writeup(figures, data, out):
+    env, settings = data["machine"], data["settings"]
     panels = {}
-    for key in dict.fromkeys((r["scheme"], r["server"], r["client"], r["condition"]) for r in rows):
+    for key in keys(data, "scheme", "server", "client", "condition"):
         scheme, server, client, condition = key
-        s = _cell_stat(rows, "wall_s_median", scheme=scheme, server=server, client=client, condition=condition)
+        s = cell_stat(data, "wall_s_median", scheme=scheme, server=server, client=client, condition=condition)
         panels.setdefault((scheme, server), []).append((f"{client}, {condition}", client, condition, s))
     title = (f"Fan-out write-up: wall time of {settings.get('requests', '?')} concurrent GETs by client, "
              f"fresh (filled) or reused (open) connections\n(median of {settings.get('samples', '?')} rounds of "
              f"{settings.get('reps', '?')} repetitions; whiskers: lowest and highest round"
              + (f"; placement {settings['placement_drawn']}" if settings.get("placement_drawn") else "") + ")")
-    floor = [s for s in dict.fromkeys(r["server"] for r in rows) if "50ms" in s]
+    floor = [s for s in keys(data, "server") if "50ms" in s]
     return fanout_panels(figures, env, FanoutGrid(title, panels, floor), out, "fanout_writeup_wall")
 
 
@@ -357,16 +342,15 @@ def fanout_writeup(figures, document, out):
 PERCENTILES = [("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9")]
 
 
-def detail_bench(figures, document, out, name, what):
-    rows, env = document["rows"], document["environment"]
-    servers = list(dict.fromkeys(r["server"] for r in rows))
-    loads = list(dict.fromkeys(r["client"] for r in rows))
+def detail_bench(figures, data, out, name, what):
+    env = data["machine"]
+    servers, loads = keys(data, "server"), keys(data, "client")
     colors = colors_for(servers)
-    rounds = max((r.get("round", 0) for r in rows), default=0) + 1
+    rounds = data["rounds"]
     how = f"median of {rounds} rounds, whiskers: lowest and highest round"
     paths = []
     figure, (ax,) = figures.figure(f"{what}: msgs/s by load and server\n({how})", env)
-    log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, "msgs_per_s", server=s, client=load) for load in loads])
+    log = grouped(figures, ax, loads, [(s, [cell_stat(data, "msgs_per_s", server=s, client=load) for load in loads])
                                        for s in servers], colors)
     figures.count_axis(ax.yaxis)
     ax.set_xlabel("load (the bench's name for it)")
@@ -377,7 +361,7 @@ def detail_bench(figures, document, out, name, what):
     figure, axes = figures.figure(f"{what}: CPU time per message by load and server\n({how})", env,
                                   Layout(panels=2, width=12.0))
     for ax, side in zip(axes, ("server", "client")):
-        log = grouped(figures, ax, loads, [(s, [_cell_stat(rows, f"{side}_cpu_us_per_msg", server=s, client=load)
+        log = grouped(figures, ax, loads, [(s, [cell_stat(data, f"{side}_cpu_us_per_msg", server=s, client=load)
                                                 for load in loads]) for s in servers], colors)
         ax.set_xlabel("load")
         if log:
@@ -387,16 +371,17 @@ def detail_bench(figures, document, out, name, what):
     legend_outside(axes[-1], "server")
     paths.append(save(figures, figure, out, f"{name}_cpu"))
 
-    with_latency = [load for load in loads if any(r.get("p50_us") is not None for r in rows if r["client"] == load)]
+    with_latency = [load for load in loads if any(c["stats"].get("p50_us") for c in data["cells"]
+                                                  if c["key"]["client"] == load)]
     if with_latency:
         figure, axes = figures.figure(f"{what}: latency percentiles where the load measures them\n({how})", env,
                                       Layout(panels=len(with_latency), width=max(9.0, 4.5 * len(with_latency) + 1.5),
                                              sharey=True))
         for ax, load in zip(axes, with_latency):
             present = [(key, label) for key, label in PERCENTILES
-                       if any(r.get(key) is not None for r in rows if r["client"] == load)]
+                       if any(c["stats"].get(key) for c in data["cells"] if c["key"]["client"] == load)]
             for j, s in enumerate(servers):
-                stats = [_cell_stat(rows, key, server=s, client=load) for key, _ in present]
+                stats = [cell_stat(data, key, server=s, client=load) for key, _ in present]
                 points = [(i + (j - (len(servers) - 1) / 2) * 0.06, st) for i, st in enumerate(stats) if st]
                 if not points:
                     continue
@@ -409,7 +394,8 @@ def detail_bench(figures, document, out, name, what):
             ax.set_xlim(-0.4, len(present) - 0.6)
             ax.set_title(f"load {load}")
             ax.set_xlabel("percentile")
-            latencies = [r.get(key) for r in _ok(rows) for key, _ in PERCENTILES if r.get(key)]
+            latencies = [v for c in data["cells"] for key, _ in PERCENTILES if c["stats"].get(key)
+                         for v in c["stats"][key][1:]]
             figures.microseconds_axis(ax.yaxis, min(latencies), max(latencies))
         legend_outside(axes[-1], "server")
         axes[0].set_ylabel("latency (log scale)")
@@ -417,18 +403,17 @@ def detail_bench(figures, document, out, name, what):
     return paths
 
 
-def httpfanout_bench(figures, document, out):
-    rows, env = document["rows"], document["environment"]
+def httpfanout_bench(figures, data, out):
+    env = data["machine"]
     panels = {}
-    for key in dict.fromkeys((r["scheme"], r["server"], r["client"]) for r in rows):
-        cell = [r for r in rows if (r["scheme"], r["server"], r["client"]) == key and not r.get("failed")]
-        s = stat([r.get("wall_s_median") for r in _ok(cell)])
+    for key in keys(data, "scheme", "server", "client"):
+        s = cell_stat(data, "wall_s_median", scheme=key[0], server=key[1], client=key[2])
         panels.setdefault(key[:2], []).append((key[2], key[2], None, s))
-    samples = max((r["round"] for r in rows), default=-1) + 1
-    requests = document["settings"].get("requests", "?")
+    samples = data["rounds"]
+    requests = data["settings"].get("requests", "?")
     title = (f"HTTP fan-out detail scenario: wall time of {requests} concurrent GETs by client\n(median of "
              f"{samples} rounds, whiskers: lowest and highest round)")
-    floor = list(dict.fromkeys(r["server"] for r in rows if "50ms" in r["server"]))
+    floor = [s for s in keys(data, "server") if "50ms" in s]
     return fanout_panels(figures, env, FanoutGrid(title, panels, floor), out, "httpfanout_bench_wall")
 
 
@@ -441,19 +426,15 @@ MICRO_ARGUMENTS = {
 }
 
 
-def microbenchmarks(figures, document, out):
+def microbenchmarks(figures, data, out):
     """GB/s against the argument, one line per benchmark family, one panel per binary that has such families."""
-    families = {}
-    for row in document["cases"]:
-        family, _, argument = row["benchmark"].rpartition("/")
-        if family and argument.isdigit() and row.get("GB_per_s"):
-            families.setdefault(row["binary"], {}).setdefault(family, []).append((int(argument), row["GB_per_s"]))
+    families = data["families"]
     binaries = [b for b, fams in families.items() if any(len(points) >= 2 for points in fams.values())]
     if not binaries:
         return []
     columns = 2 if len(binaries) > 1 else 1
     figure, axes = figures.figure("Microbenchmarks: throughput against input size (Google Benchmark, one run, "
-                                  "CPU time)", document["environment"],
+                                  "CPU time)", data["machine"],
                                   Layout(panels=len(binaries), columns=columns, width=12.0, height=4.0))
     for ax, binary in zip(axes, binaries):
         fams = {f: sorted(points) for f, points in families[binary].items() if len(points) >= 2}
@@ -488,20 +469,15 @@ def save(figures, figure, out, name, layout=True):
     return path, figure.netbench_alt
 
 
-def steal_per_round(figures, document, out, name):
+def steal_per_round(figures, data, out, name):
     """The hypervisor's steal in each round (its rows' noise.steal, bench/running/noise.py): every run a dot,
     the round's highest a line, and the level a verdict counts a round above; nothing for rows without it."""
-    by_round = collections.defaultdict(list)
-    for row in document["rows"]:
-        steal = (row.get("noise") or {}).get("steal")
-        if steal is not None and row.get("round") is not None:
-            by_round[row["round"] + 1].append(steal * 100)
+    by_round = dict(data.get("steal") or [])
     if not by_round:
         return []
-    drawn = (f"; placement {document['settings']['placement_drawn']}"
-             if document.get("settings", {}).get("placement_drawn") else "")
+    drawn = (f"; placement {data['settings']['placement_drawn']}" if data["settings"].get("placement_drawn") else "")
     figure, (ax,) = figures.figure(f"{name.replace('_', ' ')}: CPU time lost to the hypervisor (steal) per round"
-                                   f"\n(every run a dot{drawn})", document["environment"], Layout(height=3.2))
+                                   f"\n(every run a dot{drawn})", data["machine"], Layout(height=3.2))
     rounds = sorted(by_round)
     ax.plot([r for r in rounds for _ in by_round[r]], [v for r in rounds for v in by_round[r]], ".",
             color="tab:blue", alpha=0.5, label="a run")
@@ -518,28 +494,25 @@ def steal_per_round(figures, document, out, name):
 def _with_steal(draw, name):
     """A write-up's charts, where its rows have a noise reading its steal per round, and where they have a
     series a typical run of each side of its first throughput claim."""
-    return lambda figures, document, out: (draw(figures, document, out) + steal_per_round(figures, document, out,
-                                                                                        name)
-                                           + typical_series(figures, document, out, name)
-                                           + run_length_study(figures, document, out, name))
+    return lambda figures, data, out: (draw(figures, data, out) + steal_per_round(figures, data, out, name)
+                                       + typical_series(figures, data, out, name)
+                                       + run_length_study(figures, data, out, name))
 
 
 # How the study's servers lived: kept for a setting's rounds, started for every run, or kept and first warmed up.
 SERVER_LIFETIMES = {"kept": "kept", "per_run": "fresh", "warmed": "warmed up"}
 
 
-def run_length_study(figures, document, out, name):
+def run_length_study(figures, data, out, name):
     """The stored dimensioning study the run's lengths came from (its settings' run_length_study): the claim's
     ratio and 95% interval against the run's length, steady state and whole runs, servers kept and fresh, the
     run's own length marked. Nothing where the run kept no study."""
-    study = (document.get("settings") or {}).get("run_length_study")
-    if not study or not study.get("points"):
+    study, length = data.get("study"), data.get("length")
+    if not study:
         return []
-    settings = document["settings"]
-    length = settings.get("seconds") if study["unit"] == "s" else settings.get("messages")
     figure, (ax,) = figures.figure(f"{_section_name(name)}: the claim's ratio against the run's length, from "
                                    f"the stored study\n({study.get('claim')}; {study['source']})",
-                                   document["environment"], Layout(height=3.6))
+                                   data["machine"], Layout(height=3.6))
     for servers, marker in (("kept", "o"), ("per_run", "s"), ("warmed", "^")):
         for which, style in (("steady", "-"), ("whole", ":")):
             points = [p for p in study["points"] if p["servers"] == servers and p.get(which)]
@@ -569,45 +542,25 @@ def _section_name(name):
     return name.replace("_writeup", " write-up").replace("_", " ")
 
 
-def _typical(rows):
-    """Of `rows` with a series, a typical one: among the longest runs, the one whose steady rate is the median."""
-    longest = max(len(r["series"]["sent"]) for r in rows)
-    chosen = sorted((r for r in rows if len(r["series"]["sent"]) == longest),
-                    key=lambda r: r.get("steady_msgs_per_s") or 0)
-    return chosen[len(chosen) // 2]
-
-
-def typical_series(figures, document, out, name):
+def typical_series(figures, data, out, name):
     """A typical run's rate per interval (its series) for each side of the section's first claim judged on the
     steady-state rate, the steady segment's start and rate marked: what a run's mean hides (a warm-up, a
     slowdown, the buffers filling). Nothing where the rows have no series."""
-    from bench.analysis import steady_state
-    line = next((v for v in document.get("verdicts") or [] if v.get("figure") == "steady_msgs_per_s"
-                 and v.get("a") and v.get("b")), None)
-    if line is None:
+    series = data.get("series")
+    if not series:
         return []
-    sides = []
-    for side in ("a", "b"):
-        cell = {k: v for k, v in line[side].items() if k != "placement"}
-        rows = [r for r in _ok(document["rows"]) if r.get("series") and r.get("steady")
-                and all(r.get(k) == v for k, v in cell.items())]
-        if rows:
-            sides.append((side.upper(), cell, _typical(rows)))
-    if not sides:
-        return []
+    sides = series["sides"]
     figure, (ax,) = figures.figure(f"{_section_name(name)}: a typical run's rate over time, each side of "
-                                   f"\"{line['claim']}\"\n(every {sides[0][2]['series']['interval_s']:g} s; dashed: "
-                                   "the steady state found, from where it began)", document["environment"],
+                                   f"\"{series['claim']}\"\n(every {sides[0]['interval_s']:g} s; dashed: "
+                                   "the steady state found, from where it began)", data["machine"],
                                    Layout(height=3.6))
-    for (label, cell, row), color in zip(sides, ("tab:blue", "tab:orange")):
-        series, steady = row["series"], row["steady"]
-        values = steady_state.rates(series, steady.get("counted") or "sent")
-        times = [series["interval_s"] * (i + 1) for i in range(len(values))]
-        words = ", ".join(str(v) for k, v in cell.items() if k in ("server", "procs", "clients"))
+    for side, color in zip(sides, ("tab:blue", "tab:orange")):
+        values = side["values"]
+        times = [side["interval_s"] * (i + 1) for i in range(len(values))]
         ax.plot(times, values, "-", color=color, linewidth=0.8,
-                label=f"{label}: {words} (round {row['round'] + 1}, {steady['class']})")
-        if steady.get("steady_rate") is not None:
-            ax.hlines(steady["steady_rate"], steady["steady_start_s"], times[-1], colors=color, linestyles="--")
+                label=f"{side['label']}: {side['words']} (round {side['round'] + 1}, {side['class']})")
+        if side.get("steady_rate") is not None:
+            ax.hlines(side["steady_rate"], side["steady_start_s"], times[-1], colors=color, linestyles="--")
     figures.count_axis(ax.yaxis)
     ax.set_xlabel("seconds into the run")
     ax.set_ylabel("messages per second in the interval")
@@ -616,8 +569,8 @@ def typical_series(figures, document, out, name):
     return [save(figures, figure, out, f"{name}_series")]
 
 
-# Which charts each section of REPORT.md gets, and from which stored file.
-SECTIONS = {
+# Which charts a section of each kind (its chart data's, chart_data.py) gets.
+KINDS = {
     "echo_writeup": _with_steal(echo_writeup, "echo_writeup"),
     "websocket_writeup": _with_steal(websocket_writeup, "websocket_writeup"),
     "fanout_writeup": _with_steal(fanout_writeup, "fanout_writeup"),
@@ -629,46 +582,36 @@ SECTIONS = {
 }
 
 
-def headline_placement(document):
-    """A write-up drawn from its headline placement's rows: "shared", the write-ups' own way, where the run has
-    it (both placements in one chart would put two experiments under one bar); the verdict tables give both."""
-    rows = document.get("rows")
-    placements = {r.get("placement") for r in rows or []}
-    if not rows or len(placements) < 2:
-        return document
-    chosen = "shared" if "shared" in placements else sorted(p for p in placements if p)[0]
-    settings = {**document.get("settings", {}), "placement_drawn": chosen}
-    return {**document, "rows": [r for r in rows if r.get("placement") == chosen], "settings": settings}
+def _draw_section(figures, section, directory, out):
+    try:
+        drawn = KINDS[section["chart_data"]["kind"]](figures, section["chart_data"], out)
+    except Exception as error:  # noqa: BLE001 - one section's charts must not cost the report the others
+        progress.log(f"charts of {section['id']} not drawn: {error!r}")
+        figures.pyplot.close("all")
+        drawn = []
+    section["charts"] = [{"path": os.path.relpath(path, directory), "alt": alt} for path, alt in drawn]
 
 
-def draw_report_charts(directory, out=None, names=None):
-    """Draws every chart the stored results in `directory` allow into `out` (default: directory/charts), removes
-    charts there that no stored result gives any more, and returns {section: [(path relative to directory, alt
-    text)]}. `names`: only these documents (file stems; default all).
+def draw(doc, directory, out=None):
+    """Draws the charts of every section of `doc` that has chart data into `out` (default: directory/charts),
+    names them in its section's `charts` (paths relative to `directory`) and removes SVGs there that no section
+    gives any more. A document without chart data (stored before it had any) keeps the charts it names.
     Without matplotlib it draws nothing and says so."""
+    sections = [s for s in doc["sections"] if s.get("chart_data")]
+    if not sections:
+        return
     out = out or os.path.join(directory, CHARTS_FOLDER)
     try:
         figures = Figures()
     except ImportError as error:
         progress.log(f"charts not drawn: {error} (tools/bootstrap.sh installs python3-matplotlib)")
-        return {}
+        return
     os.makedirs(out, exist_ok=True)
-    drawn = {}
     with figures.matplotlib.rc_context(RC):
-        for section, draw in SECTIONS.items():
-            path = os.path.join(directory, f"{section}.json")
-            if not os.path.exists(path) or (names is not None and section not in names):
-                continue
-            try:
-                with open(path) as f:
-                    document = headline_placement(old_documents.upgrade(json.load(f)))
-                drawn[section] = [(os.path.relpath(p, directory), alt) for p, alt in draw(figures, document, out)]
-            except Exception as error:  # noqa: BLE001 - one section's charts must not cost the report the others
-                progress.log(f"charts of {section} not drawn: {error!r}")
-                figures.pyplot.close("all")
-    written = {os.path.basename(p) for charts in drawn.values() for p, _ in charts}
+        for section in sections:
+            _draw_section(figures, section, directory, out)
+    written = {os.path.basename(c["path"]) for s in doc["sections"] for c in s.get("charts", [])}
     for stale in sorted(set(os.listdir(out)) - written):
         if stale.endswith(".svg"):
             os.remove(os.path.join(out, stale))
     progress.log(f"drew {len(written)} chart(s) in {out}")
-    return drawn

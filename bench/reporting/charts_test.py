@@ -1,5 +1,6 @@
-"""Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data: every section gets its
-charts, each a well-formed SVG that names every contestant it shows, and the same samples give the same bytes.
+"""Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data, drawn from each
+run's document (report.json) alone: every section with chart data gets its charts, each a well-formed SVG that
+names every contestant it shows, the same document gives the same bytes, and they are the stored charts.
 (The report names them from its document: document_test.py.)"""
 
 import glob
@@ -9,7 +10,9 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ElementTree
 
+from bench.reporting import chart_data
 from bench.reporting import charts
+from bench.reporting import document
 
 # The stored runs, results/data/ (data of this test), from the test's place in the runfiles or the checkout.
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
@@ -17,7 +20,23 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def stored_runs():
-    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, "REPORT.md")))
+    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, document.FILE)))
+
+
+def draw(doc, directory, out=None):
+    """{source document's stem: [(chart path, alt)]} of `doc`'s sections with chart data, drawn into `out`."""
+    charts.draw(doc, directory, out)
+    return {s["source"][:-len(".json")]: [(c["path"], c["alt"]) for c in s["charts"]]
+            for s in doc["sections"] if s.get("chart_data")}
+
+
+def stored_document(directory):
+    return document.load(os.path.join(directory, document.FILE))
+
+
+def one_section(name, stored):
+    """A document of one section charted from the stored-looking document `stored` (file stem `name`)."""
+    return {"sections": [{"id": name, "source": f"{name}.json", "chart_data": chart_data.of(name, stored)}]}
 
 
 def load(directory, section):
@@ -53,7 +72,7 @@ class ChartsOfStoredRunsTest(unittest.TestCase):
         cls.drawn = {}
         for index, directory in enumerate(cls.runs):
             out = os.path.join(cls.scratch.name, f"run{index}")
-            cls.drawn[directory] = (out, charts.draw_report_charts(directory, out))
+            cls.drawn[directory] = (out, draw(stored_document(directory), directory, out))
 
     @classmethod
     def tearDownClass(cls):
@@ -64,9 +83,7 @@ class ChartsOfStoredRunsTest(unittest.TestCase):
 
     def test_every_section_with_results_gets_charts_that_are_well_formed_svg(self):
         for directory, (out, drawn) in self.drawn.items():
-            for section in charts.SECTIONS:
-                if not os.path.exists(os.path.join(directory, f"{section}.json")):
-                    continue
+            for section in drawn:
                 with self.subTest(run=directory, section=section):
                     self.assertTrue(drawn.get(section), f"{section} drew nothing")
                     for path, alt in drawn[section]:
@@ -115,10 +132,19 @@ class ChartsOfStoredRunsTest(unittest.TestCase):
                 self.assertIn("//websocket:mask_benchmark", text)
                 self.assertIn("MaskCopyWith/avx2", text)
 
-    def test_the_same_samples_give_the_same_bytes(self):
+    def test_the_charts_are_the_stored_ones(self):
+        # What is checked in is what --rerender draws from the stored document: nothing stale.
+        for directory, (out, drawn) in self.drawn.items():
+            for section_charts in drawn.values():
+                for path, _ in section_charts:
+                    with self.subTest(chart=path), open(os.path.join(out, os.path.basename(path)), "rb") as new, \
+                            open(os.path.join(directory, charts.CHARTS_FOLDER, os.path.basename(path)), "rb") as old:
+                        self.assertEqual(new.read(), old.read())
+
+    def test_the_same_document_gives_the_same_bytes(self):
         for directory, (out, drawn) in self.drawn.items():
             again = os.path.join(self.scratch.name, "again")
-            redrawn = charts.draw_report_charts(directory, again)
+            redrawn = draw(stored_document(directory), directory, again)
             self.assertEqual({section: [(os.path.basename(path), alt) for path, alt in section_charts]
                               for section, section_charts in drawn.items()},
                              {section: [(os.path.basename(path), alt) for path, alt in section_charts]
@@ -130,19 +156,15 @@ class ChartsOfStoredRunsTest(unittest.TestCase):
                         self.assertEqual(first.read(), second.read(), f"{name} differs between two renderings")
 
 
-class DrawReportChartsTest(unittest.TestCase):
-    def test_charts_no_stored_result_gives_any_more_are_removed_and_others_kept(self):
+class DrawTest(unittest.TestCase):
+    def test_charts_no_section_gives_any_more_are_removed_and_others_kept(self):
         with tempfile.TemporaryDirectory() as directory:
-            run = stored_runs()[0]
-            with open(os.path.join(run, "echo_writeup.json")) as source, \
-                    open(os.path.join(directory, "echo_writeup.json"), "w") as copy:
-                copy.write(source.read())
             out = os.path.join(directory, charts.CHARTS_FOLDER)
             os.makedirs(out)
             for name in ("gone_part_rate.svg", "notes.txt"):
                 with open(os.path.join(out, name), "w") as f:
                     f.write("<svg/>")
-            drawn = charts.draw_report_charts(directory)
+            drawn = draw(one_section("echo_writeup", load(stored_runs()[0], "echo_writeup")), directory)
             self.assertEqual(list(drawn), ["echo_writeup"])
             self.assertEqual(sorted(os.listdir(out)), ["echo_writeup_cpu.svg", "echo_writeup_rate.svg", "notes.txt"])
             self.assertEqual([path for path, _ in drawn["echo_writeup"]],
@@ -159,11 +181,12 @@ class DrawReportChartsTest(unittest.TestCase):
         fanout_rows = [{"status": "failed", "server": "origin-50ms", "scheme": "http", "client": "jvm",
                         "condition": "fresh", "round": 0}]
         with tempfile.TemporaryDirectory() as directory:
+            doc = {"sections": []}
             for part, rows, settings in (("echo", echo_rows, {"samples": 1, "seconds": 1.0, "clients": 3}),
                                          ("fanout", fanout_rows, {"samples": 1, "requests": 50, "reps": 1})):
-                with open(os.path.join(directory, f"{part}_writeup.json"), "w") as f:
-                    json.dump({"environment": env, "settings": settings, "rows": rows}, f)
-            drawn = charts.draw_report_charts(directory)
+                doc["sections"] += one_section(f"{part}_writeup", {"environment": env, "settings": settings,
+                                                                   "rows": rows})["sections"]
+            drawn = draw(doc, directory)
             self.assertEqual(drawn["fanout_writeup"], [])
             rate = svg_text(os.path.join(directory, drawn["echo_writeup"][0][0]))
             self.assertIn("go-spammer", rate)

@@ -1,36 +1,33 @@
-"""Compares the stored runs of several machines (or of one machine under other settings) side by side:
-`bazel run //results:compare -- DIR_A DIR_B [DIR_C...]`, each DIR a machine folder such as
-results/data/linux-x86_64-2cpu (or just its name).
+"""Compares the stored runs of several machines (or of one machine under other settings) side by side, as one
+document (compare.json) rendered by compare_markdown.py (COMPARE.md) and compare_html.py (compare.html):
+`bazel run //:bench -- --compare=DIR_A --compare=DIR_B` (bench/cli/compare.py).
 
-    bazel run //results:compare -- linux-x86_64-2cpu linux-x86_64-2cpu-nopin
-    bazel run //results:compare -- results/data/a results/data/b --out=/tmp/a-vs-b
+    runs = [compare.load_run(path, label) for path, label in zip(paths, compare.labels_for(paths))]
+    document = compare.build(runs)                        # the comparison as data, its sections rendered alike
+    document = compare.write(runs, out)                   # and written: compare.json, COMPARE.md, compare.html
 
 For every case of every result document the runs share (a write-up's server and client, a detail bench's
 server and load, a microbenchmark), and each of its figures, it gives each run's median over its samples,
 the ratio to the first run's median, the range of the per-round values, and whether the difference is
 significant: a two-sided Mann-Whitney U test over the two runs' samples (bench/analysis/verdict.py, SciPy), at
 p < 0.05. Latency histograms stored with every bucket are merged over the rounds (histogram_merge.py) and
-their percentiles compared. Cases and documents present in only some runs are listed, not dropped.
+their percentiles compared. Cases and documents present in only some runs are listed, not dropped. Each run's
+verdicts are its report.json's (bench/reporting/document.py), a column per run.
 
-It warns, at the top of what it writes, where the runs differ in a way that changes outcomes: the netbench
-commit (or a dirty tree), the build mode, --pin, the CPU count, a sysctl that matters, a kernel price more than
-2x apart, the contestants' versions, the loads' settings. A document that does not match its schema
-(results/README.md) is reported with the field that differs and left out.
-
-Writes COMPARE.md, compare.json and one SVG chart per headline figure (compare_charts.py) to --out (default
-results/data/compare/<A>_vs_<B>...). Exit 0 when every document read matched its schema, 1 when one did not
-(the comparison of the rest is still written), 2 for a usage error.
+It warns, first, where the runs differ in a way that changes outcomes: the netbench commit (or a dirty tree),
+the build mode, --pin, the CPU count, a sysctl that matters, a kernel price more than 2x apart, the
+contestants' versions, the loads' settings. A document that does not match its schema (results/README.md) is
+reported with the field that differs and left out.
 """
 
-import argparse
 import glob
 import json
 import os
-import sys
 
 from bench.running import checkout
 from bench.analysis import histogram_merge
 from bench.analysis import medians
+from bench.reporting import document as run_document
 from bench.reporting import result_schema
 from bench.reporting import tables
 from bench.analysis import verdict
@@ -78,16 +75,7 @@ class Run:
         self.label, self.path = label, path
         self.documents = {}
         self.invalid = []  # (file name, [errors])
-
-
-def resolve_directory(text):
-    """A run folder from the command line: a path (relative to where `bazel run` was invoked) or the name of a
-    folder under results/data/."""
-    base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
-    for candidate in (os.path.join(base, text), os.path.join(checkout.stored_runs(), text)):
-        if os.path.isdir(candidate):
-            return os.path.normpath(candidate)
-    raise UsageError(f"{text}: no such folder (nor results/data/{text})")
+        self.report = None  # its report.json (the run's verdicts), where it has one
 
 
 def load_run(path, label):
@@ -105,6 +93,11 @@ def load_run(path, label):
             run.invalid.append((os.path.basename(file_path), getattr(error, "errors", [f"not JSON: {error}"])))
     if not run.documents and not run.invalid:
         raise UsageError(f"{path}: holds no result documents (*.json); is it a machine folder of results/data?")
+    if os.path.exists(os.path.join(path, run_document.FILE)):
+        try:
+            run.report = run_document.load(os.path.join(path, run_document.FILE))
+        except ValueError as error:
+            run.invalid.append((run_document.FILE, [str(error)]))
     return run
 
 
@@ -418,7 +411,7 @@ def comparability(runs):
     return warnings, notes
 
 
-# --- writing ------------------------------------------------------------------------------------------------
+# --- the comparison as a document -----------------------------------------------------------------------------
 
 def _p(entry):
     if entry["p_value"] is None:
@@ -438,32 +431,33 @@ def _shown_path(path):
     return path if relative.startswith("..") else relative
 
 
-def _warnings_section(runs, warnings):
+def _section(title, paragraphs=(), items=(), tables_=(), charts=()):
+    return {"title": title, "paragraphs": list(paragraphs), "items": list(items), "tables": list(tables_),
+            "charts": list(charts)}
+
+
+def _warnings_section(warnings, invalid):
     """The warnings first, with the documents left out for not matching their schema; or that there are none."""
-    if not warnings and not any(r.invalid for r in runs):
-        return ["No differences between the runs that change outcomes were found (commit, build mode, --pin, "
-                "CPU count, sysctls, kernel prices, contestants' versions, loads).", ""]
-    out = ["## Warnings: these runs differ in ways that change outcomes", ""]
-    for w in warnings:
-        out.append(f"- {w['warning']} ({', '.join(w['documents'])})")
-    for run in runs:
-        for file_name, errors in run.invalid:
-            out.append(f"- {run.label}/{file_name} does not match its schema and is left out: "
-                       + "; ".join(errors[:3]) + (f"; and {len(errors) - 3} more" if len(errors) > 3 else ""))
-    return out + [""]
+    if not warnings and not invalid:
+        return _section(None, ["No differences between the runs that change outcomes were found (commit, build "
+                               "mode, --pin, CPU count, sysctls, kernel prices, contestants' versions, loads)."])
+    items = [f"{w['warning']} ({', '.join(w['documents'])})" for w in warnings]
+    items += [f"{entry['run']}/{entry['file']} does not match its schema and is left out: "
+              + "; ".join(entry["errors"][:3])
+              + (f"; and {len(entry['errors']) - 3} more" if len(entry["errors"]) > 3 else "") for entry in invalid]
+    return _section("Warnings: these runs differ in ways that change outcomes", items=items)
 
 
 def _how_to_read(labels):
-    return ["Each figure is a run's median over its samples, with the range of its per-round values in "
+    return ("Each figure is a run's median over its samples, with the range of its per-round values in "
             "brackets; `ratio` is the median over the first run's (" + labels[0] + "); `p` is a two-sided "
             "Mann-Whitney U test of the two runs' samples (bench/analysis/verdict.py), **significant** at p < "
-            f"{verdict.ALPHA}. One sample a side (a quick run, a microbenchmark) cannot be tested (`-`).", ""]
+            f"{verdict.ALPHA}. One sample a side (a quick run, a microbenchmark) cannot be tested (`-`).")
 
 
 def _runs_table(runs):
     """A row per run: its folder and what its documents say of where and from what they ran."""
-    out = ["## Runs", "", "| run | folder | documents | CPU | cores | kernel | commits | build mode |",
-           "|---|---|---|---|---|---|---|---|"]
+    rows = []
     for run in runs:
         environments = [d["environment"] for d in run.documents.values()]
         commits = sorted({_short(e.get("git_commit")) + ("-dirty" if e.get("git_dirty") else "")
@@ -473,140 +467,129 @@ def _runs_table(runs):
         def each(field):  # a folder's documents may come from several runs, even several machines
             return ", ".join(sorted({str(e.get(field, "-")) for e in environments})) or "-"
 
-        out.append(f"| {run.label} | `{_shown_path(run.path)}` | {len(run.documents)} | {each('cpu_model')} | "
-                   f"{each('cores')} | {each('kernel')} | {', '.join(commits)} | {', '.join(modes)} |")
-    return out + [""]
+        rows.append([run.label, f"`{_shown_path(run.path)}`", str(len(run.documents)), each("cpu_model"),
+                     each("cores"), each("kernel"), ", ".join(commits), ", ".join(modes)])
+    return {"caption": None, "columns": ["run", "folder", "documents", "CPU", "cores", "kernel", "commits",
+                                         "build mode"], "rows": rows}
 
 
-def _figures_table(document, rows, charts):
-    """One document's charts, then a row per case and figure: each run's median, its ratio and p."""
-    out = []
-    for chart in charts.get(document, []):
-        out += [f"![{document} {chart['figure']}]({chart['file']})", ""]
+def _claims_section(runs):
+    """Each write-up claim a run's report.json judged, a column per run: its verdict and ratio A/B there."""
+    claims = {}
+    for index, run in enumerate(runs):
+        for row in (run.report or {}).get("summary", []):
+            cells = claims.setdefault(row["question"], ["-"] * len(runs))
+            cells[index] = f"**{row['verdict']}**" + (f" ({row['ratio']})" if row["ratio"] != "-" else "")
+    without = [run.label for run in runs if run.report is None]
+    paragraphs = ["Each run's verdict under the write-up's own load and placement, from its report.json, with "
+                  "the ratio A/B and its 95% interval."]
+    if without:
+        paragraphs.append("No report.json (its verdicts unknown here): " + ", ".join(without) + ".")
+    table = {"caption": None, "columns": ["claim"] + [run.label for run in runs],
+             "rows": [[question] + cells for question, cells in claims.items()]}
+    return _section("The write-ups' claims, run by run", paragraphs, tables_=[table] if claims else [])
+
+
+def _figures_table(rows):
+    """A row per case and figure of one document: each run's median, its ratio and p."""
     held = [e["run"] for e in rows[0]["runs"]]
-    header = ["case", "figure"] + held + [f"{label} / {held[0]}" for label in held[1:]] + \
-             [f"p ({label})" for label in held[1:]]
-    out += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    columns = (["case", "figure"] + held + [f"{label} / {held[0]}" for label in held[1:]]
+               + [f"p ({label})" for label in held[1:]])
+    body = []
     for row in rows:
         entries = row["runs"]
         cells = [row["case"], row["figure"] + (" (higher is better)" if row["higher_is_better"] else "")]
         cells += [tables.format_number(e["median"]) + _range(e) for e in entries]
         cells += [tables.format_number(e["ratio"]) for e in entries[1:]]
-        cells += [_p(e) for e in entries[1:]]
-        out.append("| " + " | ".join(cells) + " |")
-    return out + [""]
+        body.append(cells + [_p(e) for e in entries[1:]])
+    return {"caption": None, "columns": columns, "rows": body}
 
 
 def _latency_table(document, latency):
-    """One document's merged latency histograms: a row per case, histogram and run ([] when it has none)."""
-    if not latency:
-        return []
-    out = [f"Latency of {document}, every round's histogram merged (exact bucket counts, "
-           "bench/analysis/histogram_merge.py), percentiles in us:", "",
-           "| case | histogram | run | count | p50 | p90 | p99 | p99.9 | p99 / first |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    """One document's merged latency histograms: a row per case, histogram and run."""
+    body = []
     for entry in latency:
         for run_entry in entry["runs"]:
             if "error" in run_entry:
-                out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
-                           f"not merged: {run_entry['error']} | | | | | |")
+                body.append([entry["case"], entry["histogram"], run_entry["run"],
+                             f"not merged: {run_entry['error']}", "", "", "", "", ""])
                 continue
             p = run_entry["percentiles_us"]
-            out.append(f"| {entry['case']} | {entry['histogram']} | {run_entry['run']} | "
-                       f"{run_entry['count']} | " + " | ".join(tables.format_number(p.get(k))
-                                                              for k in ("50", "90", "99", "99.9"))
-                       + f" | {tables.format_number((run_entry.get('ratios') or {}).get('99'))} |")
-    return out + [""]
+            body.append([entry["case"], entry["histogram"], run_entry["run"], str(run_entry["count"])]
+                        + [tables.format_number(p.get(k)) for k in ("50", "90", "99", "99.9")]
+                        + [tables.format_number((run_entry.get("ratios") or {}).get("99"))])
+    return {"caption": f"Latency of {document}, every round's histogram merged (exact bucket counts, "
+                       "bench/analysis/histogram_merge.py), percentiles in us:",
+            "columns": ["case", "histogram", "run", "count", "p50", "p90", "p99", "p99.9", "p99 / first"],
+            "rows": body}
+
+
+def _document_sections(comparison, charts):
+    """A section per compared document: its charts, its figures, its merged latency."""
+    by_document = {}
+    for row in comparison["rows"]:
+        by_document.setdefault(row["document"], []).append(row)
+    out = []
+    for name, rows in by_document.items():
+        latency = [e for e in comparison["latency"] if e["document"] == name]
+        out.append(_section(name, tables_=[_figures_table(rows)] + ([_latency_table(name, latency)] if latency
+                                                                     else []),
+                            charts=[{"path": c["file"], "alt": f"{name} {c['figure']}"}
+                                    for c in charts.get(name, [])]))
+    return out
 
 
 def _missing_section(comparison):
     """What only some runs hold, so that nothing left out of the tables goes unsaid."""
-    out = ["## Present in only some runs", ""]
-    if not comparison["only_in_some"]:
-        out += ["Every document and case is in every run.", ""]
-    for entry in comparison["only_in_some"]:
-        what = entry["document"] + (f": {entry['case']}" if entry["case"] else " (the whole document)")
-        out.append(f"- {what}: only in {', '.join(entry['in']) or 'none'}")
+    items = [entry["document"] + (f": {entry['case']}" if entry["case"] else " (the whole document)")
+             + f": only in {', '.join(entry['in']) or 'none'}" for entry in comparison["only_in_some"]]
+    paragraphs = [] if items else ["Every document and case is in every run."]
     if comparison["not_compared"]:
-        out += ["", "Not compared (documents of a kind this comparison does not cut into cases): "
-                + ", ".join(comparison["not_compared"]) + "."]
-    return out
+        paragraphs.append("Not compared (documents of a kind this comparison does not cut into cases): "
+                          + ", ".join(comparison["not_compared"]) + ".")
+    return _section("Present in only some runs", paragraphs, items)
 
 
-def markdown(comparison, runs, warnings, notes, charts):
-    """COMPARE.md: what may make the runs incomparable first, then the runs, a section per document, and what
-    only some runs hold."""
+def build(runs, comparison=None, charts=None):
+    """The comparison of `runs` as one document (compare.json), rendered by compare_markdown.py (COMPARE.md) and
+    compare_html.py (compare.html): the figures' rows and the warnings as data, and its sections (what may
+    make the runs incomparable first, the runs, their verdicts, a section per document, what only some runs
+    hold). `comparison`: compare_runs(runs), where already made; `charts`: {document: [{"figure", "file"}]}
+    drawn for it (compare_charts.py)."""
+    comparison = comparison or compare_runs(runs)
+    warnings, notes = comparability(runs)
+    charts = charts or {}
+    invalid = [{"run": r.label, "file": f, "errors": e} for r in runs for f, e in r.invalid]
     labels = comparison["runs"]
-    out = [f"# Comparison: {' vs '.join(labels)}", ""]
-    out += _warnings_section(runs, warnings)
+    head = [_warnings_section(warnings, invalid)]
     if notes:
-        out += ["Differences by design: " + "; ".join(f"{n['note']}" for n in notes) + ".", ""]
-    out += _how_to_read(labels)
-    out += _runs_table(runs)
-    by_document = {}
-    for row in comparison["rows"]:
-        by_document.setdefault(row["document"], []).append(row)
-    for document, rows in by_document.items():
-        out += [f"## {document}", ""]
-        out += _figures_table(document, rows, charts)
-        out += _latency_table(document, [e for e in comparison["latency"] if e["document"] == document])
-    out += _missing_section(comparison)
-    return "\n".join(out) + "\n"
+        head[0]["paragraphs"].append("Differences by design: " + "; ".join(n["note"] for n in notes) + ".")
+    head[0]["paragraphs"].append(_how_to_read(labels))
+    sections = (head + [_section("Runs", tables_=[_runs_table(runs)]), _claims_section(runs)]
+                + _document_sections(comparison, charts) + [_missing_section(comparison)])
+    return {"schema": "netbench.compare/2", "title": f"Comparison: {' vs '.join(labels)}", "warnings": warnings,
+            "notes": notes, "invalid": invalid, **comparison, "charts": charts, "sections": sections}
+
+
+def write(runs, out, draw_charts=True):
+    """Compares `runs` into the folder `out`: compare.json, COMPARE.md, compare.html and, with `draw_charts`,
+    one SVG per headline figure. Returns the comparison document."""
+    from bench.reporting import compare_html
+    from bench.reporting import compare_markdown
+    os.makedirs(out, exist_ok=True)
+    comparison, charts = compare_runs(runs), {}
+    if draw_charts:
+        from bench.reporting import compare_charts
+        charts = compare_charts.draw(comparison, CHARTED, out)
+    document = build(runs, comparison, charts)
+    for name, text in (("compare.json", json.dumps(document, indent=1) + "\n"),
+                       ("COMPARE.md", compare_markdown.render(document)),
+                       ("compare.html", compare_html.render(document, out))):
+        with open(os.path.join(out, name), "w") as f:
+            f.write(text)
+    return document
 
 
 def default_out(labels):
     return os.path.join(checkout.stored_runs(), "compare",
                         "_vs_".join(label.replace("/", "-") for label in labels))
-
-
-def main(argv):
-    parser = argparse.ArgumentParser(prog="compare", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="*", metavar="DIR",
-                        help="run folders (results/data/<machine>, or the machine's name); the first is the base")
-    parser.add_argument("--out", metavar="DIR",
-                        help="where to write COMPARE.md, compare.json and the charts (default "
-                             "results/data/compare/<A>_vs_<B>)")
-    parser.add_argument("--no-charts", action="store_true", help="tables only (no matplotlib needed)")
-    args = parser.parse_args(argv)
-    try:
-        if len(args.runs) < 2:
-            raise UsageError("name at least two run folders to compare (DIR_A DIR_B [DIR_C...])")
-        paths = [resolve_directory(text) for text in args.runs]
-        if len(set(paths)) < len(paths):
-            raise UsageError("a run folder is named twice")
-        runs = [load_run(path, label) for path, label in zip(paths, labels_for(paths))]
-    except UsageError as error:
-        print(f"compare: {error}", file=sys.stderr)
-        return 2
-    comparison = compare_runs(runs)
-    warnings, notes = comparability(runs)
-    out = args.out
-    if out:
-        out = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd(), out)
-    else:
-        out = default_out(comparison["runs"])
-    os.makedirs(out, exist_ok=True)
-    charts = {}
-    if not args.no_charts:
-        from bench.reporting import compare_charts
-        charts = compare_charts.draw(comparison, CHARTED, out)
-    invalid = [{"run": r.label, "file": f, "errors": e} for r in runs for f, e in r.invalid]
-    document = {"schema": "netbench.compare/1", "warnings": warnings, "notes": notes, "invalid": invalid,
-                **comparison, "charts": charts}
-    with open(os.path.join(out, "compare.json"), "w") as f:
-        json.dump(document, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(out, "COMPARE.md"), "w") as f:
-        f.write(markdown(comparison, runs, warnings, notes, charts))
-    print(f"compare: wrote {os.path.join(out, 'COMPARE.md')}: {len(comparison['rows'])} figures of shared cases, "
-          f"{len(warnings)} warning(s), {len(comparison['only_in_some'])} in only some runs")
-    for w in warnings:
-        print(f"  warning: {w['warning']}")
-    for entry in invalid:
-        print(f"  {entry['run']}/{entry['file']} does not match its schema: {entry['errors'][0]}")
-    return 1 if invalid else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,58 +1,81 @@
-"""The comparison (bench/reporting/compare.py) on the repository's own stored runs: every pair of run folders under
-results/data compared, charts included, into a temporary folder, each writing a COMPARE.md that names both
-runs. Hand-made runs (compare_test.py) cannot catch what real data holds: a median outside its per-round
-range, rows of two links under one round index."""
+"""The comparison (bench/reporting/compare.py) and its renderers (compare_markdown.py, compare_html.py) on the
+repository's own stored runs: every pair of run folders under results/data with a report.json compared and
+rendered to Markdown and HTML, each naming both runs and showing each run's verdicts; and the stored
+comparison under results/data/compare is what rendering its compare.json gives. Hand-made runs
+(bench/cli/compare_test.py) cannot catch what real data holds: a median outside its per-round range, rows of
+two links under one round index."""
 
 import glob
-import io
+import html
 import itertools
 import json
 import os
-import tempfile
 import unittest
-from contextlib import redirect_stderr, redirect_stdout
 
 from bench.reporting import compare
-from bench.reporting import result_schema
+from bench.reporting import compare_html
+from bench.reporting import compare_markdown
+from bench.reporting import document
 
 # The stored runs, results/data/ (data of this test), from the test's place in the runfiles or the checkout.
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 
 
-def holds_result_documents(directory):
-    """Whether a folder holds a write-up or bench document (stored comparisons under data/compare do not)."""
-    for path in glob.glob(os.path.join(directory, "*.json")):
-        with open(path) as f:
-            schema = json.load(f).get("schema", "")
-        if schema.startswith((result_schema.WRITEUP + "/", result_schema.BENCH + "/")):
-            return True
-    return False
-
-
 def stored_runs():
-    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.isdir(d) and holds_result_documents(d))
+    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, document.FILE)))
+
+
+def stored_comparisons():
+    return sorted(d for d in glob.glob(os.path.join(DATA, "compare", "*")) if os.path.isdir(d))
+
+
+def without_folders(comparison):
+    """The comparison without its runs' folders (a test under bazel finds them elsewhere than the checkout)."""
+    for section in comparison["sections"]:
+        for table in section["tables"]:
+            if table["columns"][:2] == ["run", "folder"]:
+                table["rows"] = [[row[0]] + row[2:] for row in table["rows"]]
+    return comparison
 
 
 class CompareStoredRunsTest(unittest.TestCase):
-    def test_there_are_runs_to_compare(self):
-        self.assertGreaterEqual(len(stored_runs()), 2, DATA)
+    @classmethod
+    def setUpClass(cls):
+        paths = stored_runs()
+        cls.runs = dict(zip(paths, (compare.load_run(p, label) for p, label in zip(paths, compare.labels_for(paths)))))
 
-    def test_every_pair_of_stored_runs_compares_with_charts(self):
-        with tempfile.TemporaryDirectory() as root:
-            for a, b in itertools.combinations(stored_runs(), 2):
-                names = [os.path.basename(a), os.path.basename(b)]
-                with self.subTest(runs=names):
-                    out = os.path.join(root, "_vs_".join(names))
-                    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()) as stderr:
-                        code = compare.main([a, b, f"--out={out}"])
-                    self.assertEqual(code, 0, stderr.getvalue())  # 1: a stored document fails its schema
-                    path = os.path.join(out, "COMPARE.md")
-                    self.assertTrue(os.path.isfile(path), path)
-                    with open(path) as f:
-                        text = f.read()
-                    self.assertTrue(text.strip(), path)
-                    for name in names:
-                        self.assertIn(name, text)
+    def test_there_are_runs_to_compare(self):
+        self.assertGreaterEqual(len(self.runs), 2, DATA)
+
+    def test_every_pair_of_stored_runs_renders_with_each_runs_verdicts(self):
+        for a, b in itertools.combinations(self.runs, 2):
+            runs = [self.runs[a], self.runs[b]]
+            with self.subTest(runs=[r.label for r in runs]):
+                comparison = json.loads(json.dumps(compare.build(runs)))  # it survives its JSON
+                self.assertEqual(comparison["invalid"], [])  # a stored document fails its schema
+                text = compare_markdown.render(comparison)
+                page = compare_html.render(comparison, DATA)
+                for run in runs:
+                    self.assertIn(run.label, text)
+                    self.assertIn(html.escape(run.label), page)
+                    for row in run.report["summary"]:
+                        self.assertIn(row["question"], text)
+                        self.assertIn(f"**{row['verdict']}**", text)
+                        self.assertIn(f'data-verdict="{html.escape(row["verdict"])}"', page)
+
+    def test_the_stored_comparisons_are_their_documents_rendered(self):
+        # What is checked in under results/data/compare is what its compare.json renders to: nothing edited.
+        self.assertTrue(stored_comparisons())
+        for directory in stored_comparisons():
+            with self.subTest(directory=directory), open(os.path.join(directory, "compare.json")) as f:
+                comparison = json.load(f)
+                with open(os.path.join(directory, "COMPARE.md")) as stored:
+                    self.assertEqual(stored.read(), compare_markdown.render(comparison))
+                with open(os.path.join(directory, "compare.html")) as stored:
+                    self.assertEqual(stored.read(), compare_html.render(comparison, directory))
+                runs = [self.runs[os.path.join(DATA, label)] for label in comparison["runs"]]
+                again = json.loads(json.dumps(compare.build(runs, charts=comparison["charts"])))
+                self.assertEqual(without_folders(again), without_folders(comparison))  # what the stored runs give
 
 
 if __name__ == "__main__":

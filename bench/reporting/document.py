@@ -1,11 +1,12 @@
 """A run as one document: which run it is (machine, commit, time), the summary (one row per write-up claim),
 its sections (each write-up's claim, verdicts, tables, chart files, notes and contestants; each detail bench's
 and the microbenchmarks' tables) and the methodology, written as report.json beside the run's samples and
-read back. The renderers (markdown.py, html_report.py, terminal.py) draw from it alone; nothing they write is edited.
+read back. The renderers (markdown.py, html_report.py, terminal.py, charts.py) draw from it alone; nothing they
+write is edited.
 
-    doc = document.read_run(directory, catalogue.ALL, drawn)   # from the stored samples, any schema version
+    doc = document.read_run(directory, catalogue.ALL)   # from the stored samples, any schema version
     document.write(os.path.join(directory, document.FILE), doc)
-    doc = document.load(os.path.join(directory, document.FILE))
+    doc = document.load(os.path.join(directory, document.FILE))   # an older schema converted on read
 
 A section is a dict:
     id, kind ("writeup", "detail" or "bench"), title, source (the JSON file it comes from)
@@ -13,7 +14,8 @@ A section is a dict:
         run: "quick", "partial", "how" the programs were placed), placements [{name, answers}]
     verdicts (bench/analysis/verdict.py's lines), claims [{question, headline, others}] (indexes into verdicts,
         the headline the write-up's own load and placement), where [{placement, variant}] (per verdict)
-    tables [{caption, columns, rows}] (cells as text), charts [{path, alt}] (relative to the run folder),
+    tables [{caption, columns, rows}] (cells as text), charts [{path, alt}] (relative to the run folder, drawn by
+        charts.py from chart_data: what the charts show, chart_data.py),
     notes [text], failures [{where, error, tail}], contestants (each contestant's fate)
 Text may hold `code` and **bold**, nothing else of Markdown.
 """
@@ -21,12 +23,14 @@ Text may hold `code` and **bold**, nothing else of Markdown.
 import json
 import os
 
+from bench.reporting import chart_data
+from bench.reporting import old_documents
 from bench.reporting import remote_report
 from bench.reporting import result_schema
 from bench.reporting import tables as table_text
 from bench.reporting import verdict_text
 
-SCHEMA = "netbench.report/1"
+SCHEMA = "netbench.report/2"
 FILE = "report.json"
 MICROBENCHMARKS = ("microbenchmarks", "Microbenchmarks (Google Benchmark)")
 # A stored document belongs to the run when it has the run's commit and was written within this long after
@@ -120,6 +124,16 @@ def _run_of(env, label):
             "kernel_costs_us": env.get("kernel_costs_us") or {}}
 
 
+def _charted(section, stored):
+    """`section` with what its charts show (chart_data.py) from its stored document; none drawn yet."""
+    try:
+        data = chart_data.of(section["source"][:-len(".json")], stored)
+    except (KeyError, TypeError, ValueError) as error:  # a document too old or too odd to chart
+        data = None
+        section.setdefault("notes", []).append(f"No charts: {error!r}.")
+    return {**section, "charts": [], **({"chart_data": data} if data else {})}
+
+
 def _scenario_section(definition, doc, kept):
     """A scenario's section from its stored document: its definition's section builder over the rows (the remote
     link's where --compare-loopback ran both), the verdicts the run kept, and the remote hosts' tables."""
@@ -140,11 +154,11 @@ def _scenario_section(definition, doc, kept):
     return section
 
 
-def read_run(directory, definitions, drawn=None, label=None, previous=None):
+def read_run(directory, definitions, label=None, previous=None):
     """The document of the run stored in `directory`, built from its samples: `definitions` are the scenarios
     (bench/scenarios/catalogue.ALL: each with its document's name, its section builder over rows, contestants,
-    settings and stored verdicts, and its link keys), write-ups first; `drawn` the charts drawn for it
-    ({"echo_writeup": [(path, alt)]}, charts.py); `previous` an earlier document of the same run, whose
+    settings and stored verdicts, and its link keys), write-ups first; each section with the data of its charts
+    (charts.draw draws them and names them in it); `previous` an earlier document of the same run, whose
     sections' `run` notes (how the programs were placed, which the samples do not say) are kept."""
     unreadable = []
     stored = _stored(directory, [d.document for d in definitions] + [MICROBENCHMARKS[0]], unreadable)
@@ -153,9 +167,7 @@ def read_run(directory, definitions, drawn=None, label=None, previous=None):
     sections = [_scenario_section(d, stored[d.document], kept) for d in definitions if d.document in ours]
     if MICROBENCHMARKS[0] in ours:
         sections.append(bench_section(*MICROBENCHMARKS, stored[MICROBENCHMARKS[0]]))
-    for section in sections:
-        stem = section["source"][:-len(".json")]
-        section["charts"] = [{"path": path, "alt": alt} for path, alt in (drawn or {}).get(stem, [])]
+    sections = [_charted(s, stored[s["source"][:-len(".json")]]) for s in sections]
     other = [{"file": f"{n}.json", "commit": stored[n]["environment"].get("git_commit"),
               "time": stored[n]["environment"].get("timestamp_utc")} for n in others]
     return new(env, label or os.path.basename(os.path.normpath(directory)), sections, other, unreadable)
@@ -228,7 +240,8 @@ def write(path, doc):
 
 
 def load(path):
-    doc = _read_json(path)
+    """The document stored at `path`, an older schema converted on read (old_documents.report)."""
+    doc = old_documents.report(_read_json(path))
     if doc.get("schema") != SCHEMA:
         raise ValueError(f"{path}: schema {doc.get('schema')!r}, this checkout reads {SCHEMA}")
     return doc

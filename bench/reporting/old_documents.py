@@ -7,6 +7,10 @@ the tables appended to them and the targets they stated) and its schema as
 `converted_from` (whose version says which fields it must have); verdicts are left to the re-rendering.
 
     document = old_documents.upgrade(json.load(f))     # any other document comes back as it was
+    doc = old_documents.report(json.load(f))           # a run's report.json of an older schema, converted
+
+A run's document `netbench.report/1` had no chart data: read as version 2, its sections keep the charts they
+name (already drawn), and re-rendering it draws none.
 """
 
 import re
@@ -72,3 +76,10 @@ def upgrade(document):
     if document.get("partial"):
         out["partial"] = True
     return out
+
+
+def report(document):
+    """A run's document (report.json) in today's schema: version 1 only lacks its sections' chart data."""
+    if isinstance(document, dict) and document.get("schema") == "netbench.report/1":
+        return {**document, "schema": "netbench.report/2"}
+    return document

@@ -1,5 +1,5 @@
-"""The comparison across runs on hand-made runs: medians, ratios and U tests against values computed by hand
-(the exact U distribution enumerated here, not SciPy's), the warnings on what makes runs incomparable,
+"""The comparison across runs (bench/cli/compare.py, bench/reporting/compare.py) on hand-made runs: medians,
+ratios and U tests against values computed by hand (the exact U distribution enumerated here, not SciPy's), the warnings on what makes runs incomparable,
 cases and documents present in only some runs, a document that does not match its schema, usage errors,
 and the charts (well-formed SVG naming every run, byte-identical when drawn again)."""
 
@@ -13,7 +13,7 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 from contextlib import redirect_stderr, redirect_stdout
 
-from bench.reporting import compare
+from bench.cli import compare
 from bench.reporting import result_schema
 from bench.reporting import run_environment
 
