@@ -130,5 +130,50 @@ class ReportPageTest(unittest.TestCase):
         self.assertEqual(order, sorted(order))
 
 
+class HistorySectionTest(unittest.TestCase):
+    """The report of a run with runs stored before it: the forest plot opens the summary and the browser draws
+    it, and the section on the runs before shows each earlier run's verdict and relation as report.json has
+    them."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not chromium():
+            raise unittest.SkipTest if os.environ.get("NETBENCH_NO_BROWSER") else AssertionError(
+                "chromium is not installed: tools/bootstrap.sh installs it (NETBENCH_NO_BROWSER=1 skips this test)")
+        stored = os.path.join(DATA, "linux-x86_64-2cpu-epyc-main")
+        cls.scratch = tempfile.mkdtemp()
+        cls.doc = document.load(os.path.join(stored, document.FILE))
+        page = html_report.render(cls.doc, stored).replace(
+            "</body>", "<script>var i=document.querySelector('#verdicts-chart img');document.documentElement"
+            ".setAttribute('data-chart-width',i.complete?i.naturalWidth:0);</script></body>")
+        path = os.path.join(cls.scratch, "report.html")
+        with open(path, "w") as f:
+            f.write(page)
+        cls.dom, cls.console = load(path, os.path.join(cls.scratch, "profile"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.scratch, ignore_errors=True)
+
+    def test_the_forest_plot_opens_the_summary_and_is_drawn(self):
+        chart = self.dom.index('id="verdicts-chart"')
+        self.assertLess(self.dom.index("Summary: the write-ups"), chart)
+        self.assertLess(chart, self.dom.index('class="sortable'))
+        width = re.search(r'data-chart-width="(\d+)"', self.dom)
+        self.assertTrue(width and int(width.group(1)) > 0, "the browser did not draw the forest plot")
+
+    def test_the_history_section_shows_each_earlier_runs_verdict_and_relation(self):
+        section = self.dom[self.dom.index('id="history"'):]
+        section = section[:section.index("<h2", 10)]
+        claims = [c for c in self.doc["history"]["claims"] if c["earlier"]]
+        self.assertTrue(claims)
+        for claim in claims:
+            for earlier in claim["earlier"]:
+                self.assertIn(html_report.html.escape(earlier["run"]), section)
+        relations = re.findall(r"<td[^>]*>(agree|differ|conflict)</td>", section)
+        self.assertEqual(len(relations), sum(len(c["earlier"]) for c in claims))
+        self.assertEqual([line for line in self.console if CONSOLE_ERROR.search(line)], [])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -8,6 +8,7 @@ from the run's document alone (its summary and history).
 import os
 
 from bench.reporting import charts
+from bench.reporting import history_report
 
 NAME = "verdicts"
 MARGIN = 0.05
@@ -19,13 +20,14 @@ def _points(doc):
     out = []
     for row in doc["summary"]:
         section = next((s for s in doc["sections"] if s["id"] == row["section"]), None)
-        if section is None or row.get("line") is None:
+        index = history_report.summary_line(doc, row)
+        if section is None or index is None:
             continue
-        line = section["verdicts"][row["line"]]
+        line = section["verdicts"][index]
         sequence = line.get("sequence") or {}
         ratio, interval = sequence.get("geomean_ratio") or line.get("geomean_ratio"), sequence.get("interval") or line.get("ci95")
         now = (ratio, *interval) if ratio and interval else None
-        pooled = (by_line.get((row["section"], row["line"])) or {}).get("pooled_earlier")
+        pooled = (by_line.get((row["section"], index)) or {}).get("pooled_earlier")
         before = (pooled["ratio"], *pooled["interval"]) if pooled else None
         if now or before:
             out.append((f"{row['question'][:60]}\n({row['verdict']})", now, before))

@@ -135,8 +135,17 @@ def attach(doc, history_doc):
     doc["history"] = history_doc
     by_line = {(c["section"], c["index"]): c for c in history_doc["claims"]}
     for row in doc["summary"]:
-        claim = by_line.get((row["section"], row.get("line")))
+        claim = by_line.get((row["section"], summary_line(doc, row)))
         row["earlier"] = counted(claim) if claim else "-"
+
+
+def summary_line(doc, row):
+    """The index, in its section's verdicts, of the line a summary row shows (a report written before its rows
+    named it: the headline of the row's question), or None."""
+    if row.get("line") is not None:
+        return row["line"]
+    section = next((s for s in doc.get("sections", []) if s["id"] == row["section"]), None)
+    return next((g["headline"] for g in (section or {}).get("claims", []) if g["question"] == row["question"]), None)
 
 
 def across(runs):
@@ -163,11 +172,7 @@ def headline_key(directory):
         return None
     row = next(iter(doc.get("summary", [])), None)
     section = next((s for s in doc.get("sections", []) if row and s["id"] == row["section"]), None)
-    if section is None:
-        return None
-    # A report written before its summary rows named their line: the question's group says it.
-    index = row.get("line", next((g["headline"] for g in section.get("claims", [])
-                                  if g["question"] == row["question"]), None))
+    index = summary_line(doc, row) if section else None
     if index is None:
         return None
     commands = {f["name"]: f.get("command") for f in section.get("contestants", [])}

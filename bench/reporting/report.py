@@ -53,7 +53,9 @@ def rerender(directory):
     if not os.path.exists(path):
         return None
     doc = document.load(path)
-    if "history" not in doc:  # stored before the history was kept: the runs stored before it, once
-        history_report.attach(doc, history_report.of_run(doc, directory, history_report.stored_runs()))
+    doc["summary"] = document.summary(doc["sections"])  # what the sections say, in this version's rows
+    # A document stored before histories were kept gets the runs stored before it, once; then its own.
+    history = doc.get("history") or history_report.of_run(doc, directory, history_report.stored_runs())
+    history_report.attach(doc, history)
     _draw(doc, directory)
     return write(directory, doc)
