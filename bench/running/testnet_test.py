@@ -1,4 +1,4 @@
-"""The test hosts of tools/testnet.sh, and every scenario across them (issue 15).
+"""The test hosts of bench/running/testnet.sh, and every scenario across them (issue 15).
 
 Each scenario (echo, websocket, HTTP fan-out over http and https) runs twice with the same load: once on
 loopback in this namespace, once with the server in one test host's namespace, bound to that host's
@@ -26,12 +26,10 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from bench.running import server_process  # noqa: E402
+from bench.running import server_process
 
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
-TESTNET = os.path.join(RUNFILES, "tools/testnet.sh")
+TESTNET = os.path.join(RUNFILES, "bench/running/testnet.sh")
 ECHO_SERVER = os.path.join(RUNFILES, "echo/server")
 ECHO_CLIENT = os.path.join(RUNFILES, "echo/client")
 WS_SERVER = os.path.join(RUNFILES, "websocket/server")
@@ -235,7 +233,7 @@ class TestnetTest(unittest.TestCase):
     def setUpClass(cls):
         if os.geteuid() != 0:
             raise AssertionError(
-                "this test makes network namespaces (tools/testnet.sh), which needs root: run `bazel test` as "
+                "this test makes network namespaces (bench/running/testnet.sh), which needs root: run `bazel test` as "
                 "root, as CI does, or leave it out with --test_tag_filters=-netns")
         if shutil.which("ip") is None:
             raise AssertionError("`ip` (iproute2) not found: tools/bootstrap.sh installs it")

@@ -1,7 +1,7 @@
 """Soak: every server in every model under a bounded mixed load, sampled every 10 s.
 
-  tools/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring] [--minutes=5] [--out=DIR]
-  /usr/bin/python3 tools/soak.py --bin-dir=bazel-bin [same options]
+  bench/studies/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring] [--minutes=5] [--out=DIR]
+  /usr/bin/python3 -m bench.studies.soak --bin-dir=bazel-bin [same options]
 
 --models defaults to every model this build and machine run (each server's `--check` says: the portable
 libc++ build has no epoll and no uring, and a kernel or seccomp filter can refuse io_uring); a model named
@@ -61,12 +61,10 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from bench.reporting import run_environment  # noqa: E402
-from bench.running import process_cpu  # noqa: E402
-from bench.running import server_process  # noqa: E402
-from testing.hostile_peers import Peers  # noqa: E402
+from bench.reporting import run_environment
+from bench.running import process_cpu
+from bench.running import server_process
+from testing.hostile_peers import Peers
 
 SERVERS = {
     "echo": "echo/server",
@@ -493,7 +491,7 @@ def main(argv):
         args = parse_args(argv)
         refused = choose_models(args)
     except UsageError as e:
-        print(f"soak: {e}\nRun 'tools/soak.py --help' for usage.", file=sys.stderr)
+        print(f"soak: {e}\nRun 'bench/studies/soak.sh --help' for usage.", file=sys.stderr)
         return 2
     if refused:
         print(f"soak: {refused}", file=sys.stderr)
