@@ -107,7 +107,7 @@ class Server:
                                                        name=os.path.basename(argv[0]), timeout_s=60)
         except RuntimeError as error:
             raise AssertionError(str(error)) from error
-        self.address, self.port = server_process.listening_on(self.process.ready_line)
+        self.address, self.port = self.process.address(), self.process.port()
 
     def stop(self):
         """SIGINT; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
