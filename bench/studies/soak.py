@@ -1,7 +1,9 @@
 """Soak: every server in every model under a bounded mixed load, sampled every 10 s.
 
-  bench/studies/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring] [--minutes=5] [--out=DIR]
-  /usr/bin/python3 -m bench.studies.soak --bin-dir=bazel-bin [same options]
+  /usr/bin/python3 -m bench.studies.soak [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring]
+                                         [--minutes=5] [--out=DIR]
+
+From the checkout: the programs come from a test's runfiles, else bazel builds them (bench/running/binaries.py).
 
 --models defaults to every model this build and machine run (each server's `--check` says: the portable
 libc++ build has no epoll and no uring, and a kernel or seccomp filter can refuse io_uring); a model named
@@ -62,19 +64,20 @@ import threading
 import time
 
 from bench.reporting import run_environment
+from bench.running import binaries
 from bench.running import process_cpu
 from bench.running import server_process
 from testing.hostile_peers import Peers
 
 SERVERS = {
-    "echo": "echo/server",
-    "websocket": "websocket/server",
-    "origin": "httpfanout/origin",
+    "echo": "//echo:server",
+    "websocket": "//websocket:server",
+    "origin": "//httpfanout:origin",
 }
 CLIENTS = {
-    "echo": "echo/client",
-    "websocket": "websocket/client",
-    "origin": "httpfanout/fanout",
+    "echo": "//echo:client",
+    "websocket": "//websocket:client",
+    "origin": "//httpfanout:fanout",
 }
 MODELS = ("threads", "poll", "epoll", "uring")
 CLIENT_MODELS = ("epoll", "poll")  # the first the build has; clients have no uring model
@@ -88,19 +91,19 @@ class UsageError(Exception):
 
 # --- Well-behaved load: netbench's own clients ---------------------------------------------------------------
 
-def model_refusal(bin_dir, model):
+def model_refusal(model):
     """None where every server runs `model` here, else what the first that cannot says (its --check)."""
-    for path in SERVERS.values():
-        result = subprocess.run([os.path.join(bin_dir, path), f"--model={model}", "--check"], capture_output=True,
+    for label in SERVERS.values():
+        result = subprocess.run([binaries.bazel_binary(label), f"--model={model}", "--check"], capture_output=True,
                                 text=True, timeout=60)
         if result.returncode != 0:
             said = (result.stderr.strip() or result.stdout.strip()).splitlines()
-            return said[-1] if said else f"{path} --model={model} --check exited {result.returncode}"
+            return said[-1] if said else f"{label} --model={model} --check exited {result.returncode}"
     return None
 
 
-def available_models(bin_dir):
-    return [m for m in MODELS if model_refusal(bin_dir, m) is None]
+def available_models():
+    return [m for m in MODELS if model_refusal(m) is None]
 
 
 def client_jobs(server, client, port, client_model="epoll"):
@@ -193,7 +196,7 @@ def proc_sample(pid):
 
 
 def server_argv(args, server, model):
-    return [os.path.join(args.bin_dir, SERVERS[server]), "--host=127.0.0.1", "--port=0", f"--model={model}",
+    return [binaries.bazel_binary(SERVERS[server]), "--host=127.0.0.1", "--port=0", f"--model={model}",
             f"--max_pending_input_kib={args.max_pending_input_kib}",
             f"--max_pending_output_kib={args.max_pending_output_kib}"]
 
@@ -250,7 +253,7 @@ class SoakRun:
         self.argv = server_argv(args, server, model)
         self.process = server_process.start_server(self.argv, ready=r"^listening on ")
         self.port = self.process.port()
-        client = os.path.join(args.bin_dir, CLIENTS[server])
+        client = binaries.bazel_binary(CLIENTS[server])
         self.jobs = client_jobs(server, client, self.port, args.client_model)
         self.peak_connections = sum(c for _, _, c in self.jobs) + Peers.cap()
         self.allowance_kib = self.peak_connections * (args.max_pending_input_kib + args.max_pending_output_kib)
@@ -400,8 +403,6 @@ def chart(result, path):
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="soak", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin-dir", required=True,
-                        help="where the built programs are (echo/server, ...): bazel-bin, or a test's runfiles")
     parser.add_argument("--servers", default="echo,websocket,origin")
     parser.add_argument("--models", help="comma-separated; default: every model this build and machine run "
                                           "(each server's --check says)")
@@ -438,10 +439,6 @@ def parse_args(argv):
         problems.append("--max-pending-input-kib >= 64 and --max-pending-output-kib >= 1 (the servers' own limits)")
     if not 0 <= args.settle_seconds <= 600:
         problems.append("--settle-seconds: from 0 to 600")
-    for s in args.servers:
-        for path in (SERVERS.get(s), CLIENTS.get(s)):
-            if path and not os.access(os.path.join(args.bin_dir, path), os.X_OK):
-                problems.append(f"--bin-dir: no program {os.path.join(args.bin_dir, path)} (build it first)")
     if problems:
         raise UsageError("; ".join(problems))
     return args
@@ -455,13 +452,13 @@ def choose_models(args):
     """Sets args.models (every one this build and machine run, unless named) and args.client_model; a line
     naming a model that cannot run here, else None."""
     if args.models is None:
-        args.models = available_models(args.bin_dir)
+        args.models = available_models()
         log(f"models: {', '.join(args.models)} (every one this build and machine run)")
     for model in args.models:
-        why = model_refusal(args.bin_dir, model)
+        why = model_refusal(model)
         if why is not None:
             return f"--models: {model} cannot run here: {why}"
-    args.client_model = next(m for m in CLIENT_MODELS if model_refusal(args.bin_dir, m) is None)
+    args.client_model = next(m for m in CLIENT_MODELS if model_refusal(m) is None)
     return None
 
 
@@ -491,7 +488,7 @@ def main(argv):
         args = parse_args(argv)
         refused = choose_models(args)
     except UsageError as e:
-        print(f"soak: {e}\nRun 'bench/studies/soak.sh --help' for usage.", file=sys.stderr)
+        print(f"soak: {e}\nRun 'python3 -m bench.studies.soak --help' for usage.", file=sys.stderr)
         return 2
     if refused:
         print(f"soak: {refused}", file=sys.stderr)

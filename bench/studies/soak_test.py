@@ -16,12 +16,11 @@ import unittest
 
 from bench.studies import soak
 
-RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
 SECONDS = 20
 
 
 def run_soak(*args):
-    return subprocess.run([sys.executable, "-m", "bench.studies.soak", f"--bin-dir={RUNFILES}", *args],
+    return subprocess.run([sys.executable, "-m", "bench.studies.soak", *args],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
 
@@ -33,7 +32,7 @@ class SoakTest(unittest.TestCase):
                               f"--out={out}", "--no-chart")
             print(result.stdout, file=sys.stderr)
             self.assertEqual(result.returncode, 0, result.stderr + result.stdout[-3000:])
-            models = soak.available_models(RUNFILES)
+            models = soak.available_models()
             self.assertIn("threads", models)
             self.assertIn("poll", models)
             for model in models:
