@@ -3,7 +3,7 @@ says so, its CPU read from the scheduler clock (process_cpu.py) while it runs, s
 
     srv = server_process.start_server([binaries.bazel_binary("//echo:server"), "--port=0"], ready=r"listening on")
     user, system = srv.cpu_split()
-    port = srv.port()                                     # from its ready line: common/ready_line.py
+    port = srv.port()                                     # from its ready line: common/server_lines.py
     output = srv.stop()
 """
 
@@ -14,7 +14,7 @@ import subprocess
 import threading
 
 from bench.running import process_cpu
-from common import ready_line
+from common import server_lines
 
 # The scheduling note every bench that starts servers adds to its report.
 SCHEDULING_NOTE = ("Servers run in a session of their own, as if started from a second terminal: with Linux's "
@@ -53,12 +53,12 @@ class Server:
         return process_cpu.cpu_seconds_of(self.pid)
 
     def port(self):
-        """The port its ready line names (ready_line.listening_on)."""
-        return ready_line.listening_on(self.ready_line)[1]
+        """The port its ready line names (server_lines.listening_on)."""
+        return server_lines.listening_on(self.ready_line)[1]
 
     def address(self):
-        """The address its ready line names (ready_line.listening_on); None where it names none."""
-        return ready_line.listening_on(self.ready_line)[0]
+        """The address its ready line names (server_lines.listening_on); None where it names none."""
+        return server_lines.listening_on(self.ready_line)[0]
 
     def alive(self):
         return self.proc.poll() is None

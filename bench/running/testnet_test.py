@@ -27,6 +27,7 @@ import tempfile
 import unittest
 
 from bench.running import server_process
+from common import server_lines
 
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
 TESTNET = os.path.join(RUNFILES, "bench/running/testnet.sh")
@@ -111,13 +112,11 @@ class Server:
 
     def stop(self):
         """SIGINT; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
-        lines = self.process.stop(timeout_s=60).splitlines()
-        returncode = self.process.proc.returncode
-        closing = [line for line in lines if line.startswith("stopped by signal")]
-        if returncode != 0 or not closing:
-            raise AssertionError(f"server exited {returncode}:\n" + "\n".join(lines))
-        counted = closing[-1].split(": ", 1)[1]
-        return {what: int(number) for number, what in re.findall(r"(\d+) ([a-z]+(?: [a-z]+)*)", counted)}
+        output = self.process.stop(timeout_s=60)
+        counts = server_lines.closing_counts(output)
+        if self.process.proc.returncode != 0 or counts is None:
+            raise AssertionError(f"server exited {self.process.proc.returncode}:\n{output}")
+        return counts
 
     def kill(self):
         self.process.stop()
@@ -334,26 +333,35 @@ class TestnetTest(unittest.TestCase):
 
     # --- the scenarios across the link ---------------------------------------------------------------------
 
+    def across(self, tag, server, client, figures):
+        """The scenario on loopback, then across two test hosts of a net of its own: `figures(served, report)`
+        checks a run and gives what the two must share. Returns ({"loopback": ..., "veth": ...}, the bytes the
+        server host's veth carried)."""
+        results = {}
+        with TestNet(tag) as net:
+            before = net.veth_counters(1)
+            for where, hosts in (("loopback", None), ("veth", net.hosts)):
+                results[where] = figures(*run_scenario(hosts, server, client)[:2])
+            return results, counter_delta(before, net.veth_counters(1))
+
     def test_echo_across_the_link_counts_as_on_loopback(self):
         server = lambda host: [ECHO_SERVER, f"--host={host}", "--port=0", f"--model={MODEL}"]
         client = lambda host, port: [ECHO_CLIENT, f"--host={host}", f"--port={port}", "--clients=3",
                                      f"--messages={ECHO_MESSAGES}", f"--size={ECHO_SIZE}", f"--model={MODEL}",
                                      "--progress=false", "--timeout=120s"]
-        results = {}
-        with TestNet("e") as net:
-            before = net.veth_counters(1)
-            for where in ("loopback", "veth"):
-                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
-                counts = report["counts"]
-                self.assertEqual(counts["errors"], 0, counts)
-                self.assertEqual(counts["total_written"], ECHO_MESSAGES, counts)
-                self.assertEqual(counts["total_echoed"], ECHO_MESSAGES, counts)
-                self.assertEqual(served["bytes read"], ECHO_MESSAGES * ECHO_SIZE, served)
-                self.assertEqual(served["bytes written"], ECHO_MESSAGES * ECHO_SIZE, served)
-                results[where] = {"messages": counts["total_echoed"], "client_errors": counts["errors"],
-                                  "bytes_each_way": served["bytes read"], "connections": served["connections"],
-                                  "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
-            carried = counter_delta(before, net.veth_counters(1))
+
+        def figures(served, report):
+            counts = report["counts"]
+            self.assertEqual(counts["errors"], 0, counts)
+            self.assertEqual(counts["total_written"], ECHO_MESSAGES, counts)
+            self.assertEqual(counts["total_echoed"], ECHO_MESSAGES, counts)
+            self.assertEqual(served["bytes read"], ECHO_MESSAGES * ECHO_SIZE, served)
+            self.assertEqual(served["bytes written"], ECHO_MESSAGES * ECHO_SIZE, served)
+            return {"messages": counts["total_echoed"], "client_errors": counts["errors"],
+                    "bytes_each_way": served["bytes read"], "connections": served["connections"],
+                    "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
+
+        results, carried = self.across("e", server, client, figures)
         self.assertGreaterEqual(carried["tx"], ECHO_MESSAGES * ECHO_SIZE)
         self.assertGreaterEqual(carried["rx"], ECHO_MESSAGES * ECHO_SIZE)
         show("echo", results["loopback"], results["veth"], carried)
@@ -370,29 +378,24 @@ class TestnetTest(unittest.TestCase):
                                      f"--messages={WS_MESSAGES}", f"--mode={mode}", f"--model={MODEL}",
                                      "--progress=false", "--timeout=120s"]
         total = WS_CLIENTS * WS_MESSAGES
-        results = {}
-        tag = "k" if mode == "sink" else "m"
-        with TestNet(tag) as net:
-            before = net.veth_counters(1)
-            for where in ("loopback", "veth"):
-                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
-                counts = report["counts"]
-                self.assertEqual(counts["connections_failed"], 0, counts)
-                self.assertEqual(counts["messages_sent"], total, counts)
-                self.assertEqual(counts["messages_received"], total if mode == "echo" else 0, counts)
-                self.assertEqual(served["messages received"], total, served)
-                self.assertEqual(served["payload bytes"], total * WS_SIZE, served)
-                self.assertEqual(served["protocol errors"], 0, served)
-                self.assertEqual(served["closes"], WS_CLIENTS, served)
-                # The handshake names the host (Host: 10.x.y.11:port), so the raw byte counts differ between
-                # runs by that header's length; the payload bytes and messages are what must match.
-                results[where] = {"messages_sent": counts["messages_sent"],
-                                  "messages_received": counts["messages_received"],
-                                  "server_payload_bytes": served["payload bytes"],
-                                  "server_bytes_read": served["bytes read"],
-                                  "server_bytes_written": served["bytes written"],
-                                  "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
-            carried = counter_delta(before, net.veth_counters(1))
+
+        def figures(served, report):
+            counts = report["counts"]
+            self.assertEqual(counts["connections_failed"], 0, counts)
+            self.assertEqual(counts["messages_sent"], total, counts)
+            self.assertEqual(counts["messages_received"], total if mode == "echo" else 0, counts)
+            self.assertEqual(served["messages received"], total, served)
+            self.assertEqual(served["payload bytes"], total * WS_SIZE, served)
+            self.assertEqual(served["protocol errors"], 0, served)
+            self.assertEqual(served["closes"], WS_CLIENTS, served)
+            # The handshake names the host (Host: 10.x.y.11:port), so the raw byte counts differ between
+            # runs by that header's length; the payload bytes and messages are what must match.
+            return {"messages_sent": counts["messages_sent"], "messages_received": counts["messages_received"],
+                    "server_payload_bytes": served["payload bytes"], "server_bytes_read": served["bytes read"],
+                    "server_bytes_written": served["bytes written"],
+                    "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
+
+        results, carried = self.across("k" if mode == "sink" else "m", server, client, figures)
         self.assertGreaterEqual(carried["tx"], total * WS_SIZE)
         show(f"websocket {mode}", results["loopback"], results["veth"], carried)
         comparable = lambda r: {k: v for k, v in without_rate(r).items() if not k.startswith("server_bytes")}
@@ -411,23 +414,20 @@ class TestnetTest(unittest.TestCase):
                                      f"--repetitions={FANOUT_REPETITIONS}", f"--model={MODEL}", "--quiet",
                                      *(["--insecure"] if tls else [])]
         total = FANOUT_REQUESTS * FANOUT_REPETITIONS
-        results = {}
-        tag = "h" if scheme == "http" else "x"
-        with TestNet(tag) as net:
-            before = net.veth_counters(1)
-            for where in ("loopback", "veth"):
-                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
-                counts = report["counts"]
-                self.assertEqual(counts["requests_ok"], total, counts)
-                self.assertEqual(counts["requests_failed"], 0, counts)
-                self.assertEqual(counts["status.200"], total, counts)
-                self.assertEqual(counts["body_bytes"], total * FANOUT_BODY, counts)
-                self.assertEqual(served["connections"], total, served)
-                results[where] = {"requests_ok": counts["requests_ok"], "body_bytes": counts["body_bytes"],
-                                  "client_bytes_read": counts["bytes_read"], "connections": counts["connections"],
-                                  "server_bytes_written": served["bytes written"],
-                                  "wall_median_s": report["metrics"]["wall_median"]["value"]}
-            carried = counter_delta(before, net.veth_counters(1))
+
+        def figures(served, report):
+            counts = report["counts"]
+            self.assertEqual(counts["requests_ok"], total, counts)
+            self.assertEqual(counts["requests_failed"], 0, counts)
+            self.assertEqual(counts["status.200"], total, counts)
+            self.assertEqual(counts["body_bytes"], total * FANOUT_BODY, counts)
+            self.assertEqual(served["connections"], total, served)
+            return {"requests_ok": counts["requests_ok"], "body_bytes": counts["body_bytes"],
+                    "client_bytes_read": counts["bytes_read"], "connections": counts["connections"],
+                    "server_bytes_written": served["bytes written"],
+                    "wall_median_s": report["metrics"]["wall_median"]["value"]}
+
+        results, carried = self.across("h" if scheme == "http" else "x", server, client, figures)
         self.assertGreaterEqual(carried["rx"], total * FANOUT_BODY)
         show(f"fanout {scheme}", results["loopback"], results["veth"], carried)
         timeless = lambda r: {k: v for k, v in r.items() if k != "wall_median_s"}

@@ -56,7 +56,6 @@ why), 2 for usage.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -67,6 +66,7 @@ from bench.reporting import run_environment
 from bench.running import binaries
 from bench.running import process_cpu
 from bench.running import server_process
+from common import server_lines
 from testing.hostile_peers import Peers
 
 SERVERS = {
@@ -234,16 +234,6 @@ def verdict(start, end, allowance_kib, runs, samples, server_alive):
     return reasons
 
 
-def connections_served(output):
-    """The connections the server accepted, from its closing line; None without one."""
-    served = None
-    for line in output.splitlines():
-        match = re.search(r"(\d+) connections", line)
-        if line.startswith("stopped by signal") and match:
-            served = int(match.group(1))
-    return served
-
-
 class SoakRun:
     """One server in one model under the load: the server (bench/running/server_process.py), the well-behaved
     clients' loops, the hostile peers and the samples."""
@@ -366,7 +356,7 @@ class SoakRun:
                           "max_pending_input_kib": args.max_pending_input_kib,
                           "max_pending_output_kib": args.max_pending_output_kib,
                           "rss_kib": self.allowance_kib, "fds": 0, "threads": 0},
-            "summary": self._summary(runs, connections_served(output)),
+            "summary": self._summary(runs, (server_lines.closing_counts(output) or {}).get("connections")),
             "passed": not reasons, "reasons": reasons,
             "samples": self.samples, "client_runs": runs, "server_output_tail": output.splitlines()[-5:],
         }

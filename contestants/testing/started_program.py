@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from common import ready_line
+from common import server_lines
 
 
 class StartedProgram:
@@ -44,7 +44,7 @@ class StartedProgram:
                                      + self.output)
             pending += chunk
             self.output += chunk.decode(errors="replace")
-            found = ready_line.parse(self.output)
+            found = server_lines.parse(self.output)
             if found:
                 self.port = found[1]
         selector.close()

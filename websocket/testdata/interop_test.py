@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-from common import ready_line
+from common import server_lines
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
@@ -24,7 +24,7 @@ def start(cmd):
     lines = []
     for line in proc.stdout:  # blocks until the program prints; no polling
         lines.append(line)
-        found = ready_line.parse(line)
+        found = server_lines.parse(line)
         if found:
             return proc, found[1]
     proc.wait()
