@@ -6,22 +6,16 @@ import unittest
 from common import server_lines
 
 
-class ReadyLineTest(unittest.TestCase):
-    def test_the_servers_lines(self):
-        self.assertEqual(server_lines.parse("listening on 127.0.0.1:8080 model=epoll threads=1\n"),
-                         ("127.0.0.1", 8080))
+class ServerLinesTest(unittest.TestCase):
+    def test_ready_lines(self):
+        self.assertEqual(server_lines.parse("listening on 127.0.0.1:8080 model=epoll\n"), ("127.0.0.1", 8080))
         self.assertEqual(server_lines.parse("listening on [::1]:9 model=poll"), ("[::1]", 9))
-        self.assertEqual(server_lines.parse("2024/01/02 20:14:49 Listening on :9000"), ("", 9000))
-        self.assertEqual(server_lines.parse("starting\nlistening on host:1\n"), ("host", 1))
+        self.assertEqual(server_lines.parse("20:14:49 starting\n20:14:49 Listening on :9000"), ("", 9000))
         self.assertIsNone(server_lines.parse("20:14:49 starting"))
-
-    def test_another_ready_pattern_gives_its_last_port(self):
         self.assertEqual(server_lines.listening_on("20:14:49 serving at 0.0.0.0:7000"), (None, 7000))
         self.assertEqual(server_lines.listening_on("ready"), (None, None))
 
-
-class ClosingLineTest(unittest.TestCase):
-    def test_every_count_of_the_last_line(self):
+    def test_every_count_of_the_last_closing_line(self):
         output = ("stopped by signal 2 after 0.5 s: 1 connections (0 rejected, 0 refused for want of descriptors)\n"
                   "stopped by signal 2 after 1.250 s: 3 connections (0 rejected, 0 refused for want of "
                   "descriptors), 10 bytes read, 20 bytes written, 41 system calls, 2 messages received (7 payload "

@@ -98,30 +98,6 @@ def in_namespace(namespace, argv):
     return argv if namespace is None else ["ip", "netns", "exec", namespace, *argv]
 
 
-class Server:
-    """A server process (the suite's server start, bench/running/server_process.py), started and read until
-    its 'listening on HOST:PORT' line (the line says it listens)."""
-
-    def __init__(self, namespace, argv):
-        try:
-            self.process = server_process.start_server(in_namespace(namespace, argv), ready=r"^listening on ",
-                                                       name=os.path.basename(argv[0]), timeout_s=60)
-        except RuntimeError as error:
-            raise AssertionError(str(error)) from error
-        self.address, self.port = self.process.address(), self.process.port()
-
-    def stop(self):
-        """SIGINT; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
-        output = self.process.stop(timeout_s=60)
-        counts = server_lines.closing_counts(output)
-        if self.process.proc.returncode != 0 or counts is None:
-            raise AssertionError(f"server exited {self.process.proc.returncode}:\n{output}")
-        return counts
-
-    def kill(self):
-        self.process.stop()
-
-
 def run_client(namespace, argv):
     """Runs a client to the end; returns its JSON report (params, counts, metrics)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -137,17 +113,24 @@ def run_client(namespace, argv):
 def run_scenario(hosts, server_argv, client_argv):
     """server_argv and client_argv are functions of the server's address (and port, for the client).
     hosts None: both on loopback here; else [(namespace, address), ...], server on the first, client on the
-    second. Returns (server's closing counts, client's report, the address the server listened on)."""
+    second. The server starts as the suite starts one (server_process.py). Returns (the counts of the server's
+    closing line, the client's report)."""
     server_ns, address = (None, "127.0.0.1") if hosts is None else hosts[0]
     client_ns = None if hosts is None else hosts[1][0]
-    server = Server(server_ns, server_argv(address))
+    argv = server_argv(address)
+    server = server_process.start_server(in_namespace(server_ns, argv), ready=r"^listening on ",
+                                         name=os.path.basename(argv[0]), timeout_s=60)
     try:
-        if server.address != address:
-            raise AssertionError(f"server listens on {server.address}, asked for {address}")
-        report = run_client(client_ns, client_argv(address, server.port))
-        return server.stop(), report, server.address
+        if server.address() != address:
+            raise AssertionError(f"server listens on {server.address()}, asked for {address}")
+        report = run_client(client_ns, client_argv(address, server.port()))
+        output = server.stop(timeout_s=60)
+        counts = server_lines.closing_counts(output)
+        if server.proc.returncode != 0 or counts is None:
+            raise AssertionError(f"server exited {server.proc.returncode}:\n{output}")
+        return counts, report
     finally:
-        server.kill()
+        server.stop()
 
 
 def show(scenario, loopback, veth, veth_bytes):
@@ -341,7 +324,7 @@ class TestnetTest(unittest.TestCase):
         with TestNet(tag) as net:
             before = net.veth_counters(1)
             for where, hosts in (("loopback", None), ("veth", net.hosts)):
-                results[where] = figures(*run_scenario(hosts, server, client)[:2])
+                results[where] = figures(*run_scenario(hosts, server, client))
             return results, counter_delta(before, net.veth_counters(1))
 
     def test_echo_across_the_link_counts_as_on_loopback(self):

@@ -62,6 +62,7 @@ import tempfile
 import threading
 import time
 
+from bench.reporting import result_files
 from bench.reporting import run_environment
 from bench.running import binaries
 from bench.running import process_cpu
@@ -465,9 +466,7 @@ def report(args, result):
         log(f"{name}: failed: {reason}")
     if args.out:
         base = os.path.join(args.out, f"{result['server']}-{result['model']}")
-        with open(base + ".json", "w") as f:
-            json.dump(result, f, indent=1)
-            f.write("\n")
+        result_files.write_text(base + ".json", json.dumps(result, indent=1) + "\n")
         if not args.no_chart:
             chart(result, base + ".svg")
     return [f"{name}: {reason}" for reason in result["reasons"]]
