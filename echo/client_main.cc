@@ -34,7 +34,7 @@
 #include "echo/load_generator.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1",
-          "the echo server's address (IPv4, IPv6) or name, e.g. a test host of tools/testnet.sh");
+          "the echo server's address (IPv4, IPv6) or name, e.g. a test host of bench/running/testnet.sh");
 ABSL_FLAG(int, port, 7000, "echo server port");
 ABSL_FLAG(int, clients, 3, "connections");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(10),

@@ -1,4 +1,4 @@
-"""Hostile peers for a server under a soak (tools/soak.py): connection churn, slow, non-reading, oversize and
+"""Hostile peers for a server under a soak (bench/studies/soak.py): connection churn, slow, non-reading, oversize and
 malformed peers of the echo, websocket and origin servers, on one asyncio loop in a thread of their own, each
 kind capped in the connections it holds open at once (Peers.cap(): what a soak's RSS allowance counts). What the
 server does to them (reset, close, refuse) is its right: counted, never failed.

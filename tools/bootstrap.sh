@@ -32,7 +32,7 @@ command -v apt-get >/dev/null || die "apt-get not found."
 # interop peers the tests run. The C++ libraries are not among them: they are built from source (below). clang 14
 # with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc); its sanitizer runtimes
 # and libFuzzer (libclang-rt-14-dev) build the fuzz targets (`tools/fuzz.sh`, --config=fuzz). matplotlib draws the
-# report's charts; openssh-server is the remote-host tests' SSH peer (tools/testnet.sh, the suite's --server-host);
+# report's charts; openssh-server is the remote-host tests' SSH peer (bench/running/testnet.sh, the suite's --server-host);
 # chromium loads report.html headless in its browser test (bench/reporting/browser_test.py).
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
@@ -138,7 +138,7 @@ if [[ " ${missing[*]} " == *" openssh-server "* ]] && command -v systemctl >/dev
   fi
 fi
 
-# The tests tagged netns make network namespaces (tools/testnet.sh) and need root; CI runs as root. They are long
+# The tests tagged netns make network namespaces (bench/running/testnet.sh) and need root; CI runs as root. They are long
 # tests, out of `bazel test //...` anyway; for anyone but root `bazel test //:long_tests` (the soak and them) leaves
 # them out through the (untracked) user.bazelrc that .bazelrc imports.
 if [ "$(id -u)" != 0 ]; then

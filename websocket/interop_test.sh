@@ -11,5 +11,6 @@ if ! "$PY" -c "import websockets" 2>/dev/null; then
   exit 1
 fi
 R="${TEST_SRCDIR}/${TEST_WORKSPACE}/websocket"
+export PYTHONPATH="${TEST_SRCDIR}/${TEST_WORKSPACE}"  # the ready line's parser: common/server_lines.py
 # The arguments: the server models this build has (BUILD.bazel).
 exec "$PY" "$R/testdata/interop_test.py" "$R/server" "$R/client" "$@"

@@ -422,7 +422,7 @@ def command_line():
                "with --placement, the two must agree)")
     _flag(parser, "--echo-seconds", type=float, default=None, metavar="SECONDS",
           help=f"length of one echo run (default {writeup_definitions.ECHO.settings['seconds']:g}: "
-               "tools/dimensioning_study.py says why; the write-up ran 180)")
+               "bench/studies/dimensioning_study.py says why; the write-up ran 180)")
     _flag(parser, "--websocket-messages", type=int, default=None, metavar="N",
           help=f"messages per websocket client (default {writeup_definitions.WEBSOCKET.settings['messages']:,}; "
                "the write-up sent 100,000)")

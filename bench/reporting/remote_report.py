@@ -142,8 +142,8 @@ def section(rows, keys, where, client_hosts=1):
                    "ratio is link / loopback, with its lowest and highest value within single rounds). Over a link "
                    "the segments leave loopback's short cut for a network device's transmit and receive path. On "
                    "separate machines client and server then no longer share a kernel and its cores, and each side "
-                   "pays only for its own half; between network namespaces of one machine (tools/testnet.sh) they "
-                   "still share both, and every segment crosses two veth pairs and a bridge." + fleet_note
+                   "pays only for its own half; between network namespaces of one machine "
+                   "(bench/running/testnet.sh) they still share both, and every segment crosses two veth pairs and a bridge." + fleet_note
                    + (" " + overall_change(summary) if overall_change(summary) else ""))
         found.append({"caption": caption, **link_table(summary, keys)})
     fleet = fleet_table(rows, keys)

@@ -24,13 +24,13 @@ CURRENT_VERSION = {WRITEUP: 4, BENCH: 2}
 # Documents that tools beside the suite store among the results, each in a schema of its own that the tool
 # documents: the suite neither reads nor compares them (results/README.md, "Other tools' documents").
 # The stored documents of tools since replaced keep their tags, named with the command that measures it now.
-OTHER_TOOLS = {"netbench.soak": "tools/soak.py",
+OTHER_TOOLS = {"netbench.soak": "bench/studies/soak.py",
                "netbench.link_compare": "tools/link_compare.py (replaced: --only=websocket --server-host=HOST "
                                         "--compare-loopback over testnet hosts)",
                "netbench.uring_bench": "tools/uring_bench.py (replaced: --only=echo-models,websocket-models)",
                "netbench.uring_client_bench": "tools/uring_client_bench.py (replaced: --only=echo-models)",
-               "netbench.variance": "tools/variance_study.py",
-               "netbench.dimensioning": "tools/dimensioning_study.py",
+               "netbench.variance": "bench/studies/variance_study.py",
+               "netbench.dimensioning": "bench/studies/dimensioning_study.py",
                # A run's report as data (report.json): rendered from the documents above, never compared.
                "netbench.report": "bench/reporting/document.py"}
 # Version 2 added to every environment: cpus_allowed, git_dirty, build_mode, sysctls; and to the echo and

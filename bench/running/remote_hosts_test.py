@@ -1,11 +1,11 @@
-"""The suite's remote hosts over SSH, end to end as root: network namespaces made by
-tools/testnet.sh act as three machines running Debian's sshd (bench/running/ssh_testbed.py), and a fourth has none.
+"""The suite's remote hosts over SSH, end to end as root: network namespaces made by bench/running/testnet.sh
+act as three machines running Debian's sshd (bench/running/ssh_testbed.py), and a fourth has none.
 The scenarios run a server in one and a fleet of two clients in the others, beside the same case on loopback
 in the same rounds; a fleet's row is exactly the sum of its hosts', and its noise is the server host's, read
 over SSH (steal, the server's switches, no client figures); an unreachable host, a refused key and a
 missing binary each stop the run with an error that names the host, and no process is left on any host. One
 process's CPU read on a host through SSH (netbench's reader there) and directly (the namespaces share this
-machine's kernel and PIDs) agree. Needs root (tagged netns, as //:testnet_test)."""
+machine's kernel and PIDs) agree. Needs root (tagged netns, as //bench/running:testnet_test)."""
 
 import functools
 import random

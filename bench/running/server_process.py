@@ -3,7 +3,7 @@ says so, its CPU read from the scheduler clock (process_cpu.py) while it runs, s
 
     srv = server_process.start_server([binaries.bazel_binary("//echo:server"), "--port=0"], ready=r"listening on")
     user, system = srv.cpu_split()
-    port = srv.port()                                     # from its ready line: server_process.listening_on
+    port = srv.port()                                     # from its ready line: common/server_lines.py
     output = srv.stop()
 """
 
@@ -14,6 +14,7 @@ import subprocess
 import threading
 
 from bench.running import process_cpu
+from common import server_lines
 
 # The scheduling note every bench that starts servers adds to its report.
 SCHEDULING_NOTE = ("Servers run in a session of their own, as if started from a second terminal: with Linux's "
@@ -52,12 +53,12 @@ class Server:
         return process_cpu.cpu_seconds_of(self.pid)
 
     def port(self):
-        """The port its ready line names (listening_on)."""
-        return listening_on(self.ready_line)[1]
+        """The port its ready line names (server_lines.listening_on)."""
+        return server_lines.listening_on(self.ready_line)[1]
 
     def address(self):
-        """The address its ready line names (listening_on); None where it names none."""
-        return listening_on(self.ready_line)[0]
+        """The address its ready line names (server_lines.listening_on); None where it names none."""
+        return server_lines.listening_on(self.ready_line)[0]
 
     def alive(self):
         return self.proc.poll() is None
@@ -77,17 +78,6 @@ class Server:
         if not self._reader.is_alive():
             self.proc.stdout.close()
         return self.output()
-
-
-def listening_on(line):
-    """(address, port) of a server's ready line: `listening on 127.0.0.1:PORT ...` (or `[::1]:PORT`), else
-    (None, the last `:PORT` on the line: a log prefix such as Go's "20:14:49" comes first, so it is not taken);
-    (None, None) without one. The one reader of ready lines in the tree."""
-    match = re.search(r"listening on (\S*):(\d+)\b", line or "", re.IGNORECASE)
-    if match:
-        return match.group(1), int(match.group(2))
-    matches = re.findall(r":(\d+)\b", line or "")
-    return None, (int(matches[-1]) if matches else None)
 
 
 def start_server(cmd, ready, name=None, timeout_s=30, env=None, preexec=None):

@@ -1,5 +1,5 @@
 """Test hosts reached over SSH, on this machine (tests only; needs root): network namespaces made by
-tools/testnet.sh, each running Debian's sshd in the foreground on the namespace's address, with host keys and
+bench/running/testnet.sh, each running Debian's sshd in the foreground on the namespace's address, with host keys and
 a client key generated for the test in a temporary folder, and an ssh config that trusts exactly those keys.
 
     with ssh_testbed.Testbed("nbssh", hosts=3, sshd_on=3) as bed:
@@ -44,7 +44,7 @@ def unavailable():
 
 
 def _testnet():
-    return os.path.join(checkout.repo_root(), "tools", "testnet.sh")
+    return os.path.join(checkout.repo_root(), "bench", "running", "testnet.sh")
 
 
 def _keygen(path):
@@ -157,7 +157,7 @@ class Testbed:
 
 def main(argv):
     parser = argparse.ArgumentParser(description="Runs one command with SSH test hosts up (root).")
-    parser.add_argument("--name", default="nbssh", help="the namespaces' name (tools/testnet.sh --name)")
+    parser.add_argument("--name", default="nbssh", help="the namespaces' name (bench/running/testnet.sh --name)")
     parser.add_argument("--hosts", type=int, default=3, help="test hosts, each running sshd")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...; {0} {1} ... {ssh_config}")
     args = parser.parse_args(argv)

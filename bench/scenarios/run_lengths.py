@@ -1,6 +1,6 @@
-"""Why a write-up's runs are as long as they are: the stored dimensioning study (tools/dimensioning_study.py) that
-chose the main job's run lengths, cut down to what a report shows beside the claim: the claim's ratio at each
-length, with servers kept and fresh, and the length it recommends.
+"""Why a write-up's runs are as long as they are: the stored dimensioning study
+(bench/studies/dimensioning_study.py) that chose the main job's run lengths, cut down to what a report shows
+beside the claim: the claim's ratio at each length, with servers kept and fresh, and the length it recommends.
 
     study = run_lengths.study_for("echo")       # None where no study is stored
     study["recommended"], study["points"][0]    # 4, {"length": 1, "servers": "kept", "steady": [0.98, 0.93, 1.03], ...}

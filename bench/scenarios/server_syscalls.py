@@ -7,19 +7,14 @@ so a detail scenario gives each case a server of its own (scheduler.ServerSpec's
 run, and reads the line then; the count includes starting, accepting and closing, a few calls per
 connection. The websocket server's line also says how many messages it received."""
 
-import re
-
 from bench.running import contest
-
-STOP_LINE = re.compile(r"stopped by signal \d+ after .*?\b(\d+) system calls")
-RECEIVED = re.compile(r"(\d+) messages received")
+from common import server_lines
 
 
 def system_calls(output):
     """The system-call count of a server's stop line in `output`, or None where there is none (a server that
     is not netbench's, or one killed before it printed)."""
-    matches = STOP_LINE.findall(output or "")
-    return int(matches[-1]) if matches else None
+    return (server_lines.closing_counts(output) or {}).get("system calls")
 
 
 def per_message(calls, messages):
@@ -28,8 +23,7 @@ def per_message(calls, messages):
 
 def received_messages(output):
     """The messages a netbench websocket server says it received, or None where it printed no such line."""
-    matches = RECEIVED.findall(output or "")
-    return int(matches[-1]) if matches else None
+    return (server_lines.closing_counts(output) or {}).get("messages received")
 
 
 def stop(runner, server):

@@ -50,7 +50,7 @@ def echo_section(rows, fates, settings, stored=None):
 
 ECHO = definition.Definition(
     # 4 s a run: the shortest length whose steady-state ratio agreed with the write-up's 180-s runs in the
-    # dimensioning study (tools/dimensioning_study.py; results/data/linux-x86_64-2cpu/dimensioning/): Racket
+    # dimensioning study (bench/studies/dimensioning_study.py; results/data/linux-x86_64-2cpu/dimensioning/): Racket
     # against Go 1.14 (1.03 .. 1.27) at 1 s, 1.02 (0.82 .. 1.27) at 4 s, 1.02 (0.56 .. 1.84) at 180 s.
     name="echo", document="echo_writeup", settings={"seconds": 4.0, "clients": 3}, quick={"samples": 1, "seconds": 1.0},
     flags={"samples": "samples", "seconds": "echo_seconds"}, cases=scenarios.echo_cases, section=echo_section,

@@ -7,13 +7,12 @@ SIGINT (then SIGKILL) however the test ends. Every wait is bounded by a deadline
 """
 
 import os
-import re
 import selectors
 import signal
 import subprocess
 import time
 
-_LISTENING = re.compile(r"listening on \S*:(\d+)\b")
+from common import server_lines
 
 
 class StartedProgram:
@@ -45,9 +44,9 @@ class StartedProgram:
                                      + self.output)
             pending += chunk
             self.output += chunk.decode(errors="replace")
-            match = _LISTENING.search(self.output)
-            if match:
-                self.port = int(match.group(1))
+            found = server_lines.parse(self.output)
+            if found:
+                self.port = found[1]
         selector.close()
         return self
 

@@ -11,19 +11,22 @@ import re
 import subprocess
 import sys
 
+from common import server_lines
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 
 
-def start(cmd, ready):
+def start(cmd):
+    """Starts `cmd` and returns (the process, its port) once it prints its ready line."""
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     lines = []
     for line in proc.stdout:  # blocks until the program prints; no polling
         lines.append(line)
-        m = re.search(ready, line)
-        if m:
-            return proc, m
+        found = server_lines.parse(line)
+        if found:
+            return proc, found[1]
     proc.wait()
     sys.exit(f"FAIL: {cmd[0]} exited before it was ready:\n{''.join(lines)}")
 
@@ -47,10 +50,9 @@ def main():
     for model in models:
         # The peer echoes 1 MiB messages, which echo mode holds whole: room for them in the input bound
         # (256 KiB by default, past which a message gets 1009; server_handler_test covers that).
-        proc, m = start([server_bin, "--port=0", f"--model={model}", "--threads=2",
-                         "--max_pending_input_kib=2048"],
-                        r"listening on 127\.0\.0\.1:(\d+)")
-        url = f"ws://127.0.0.1:{m.group(1)}/echo"
+        proc, port = start([server_bin, "--port=0", f"--model={model}", "--threads=2",
+                            "--max_pending_input_kib=2048"])
+        url = f"ws://127.0.0.1:{port}/echo"
         try:
             out = run([PYTHON, os.path.join(HERE, "py_client_peer.py"), url],
                       f"python client -> netbench server --model={model}")
@@ -61,9 +63,8 @@ def main():
             proc.send_signal(2)
             proc.wait(timeout=30)
 
-    proc, m = start([PYTHON, os.path.join(HERE, "py_server_peer.py")],
-                    r"listening on 127\.0\.0\.1:(\d+)")
-    url = f"ws://127.0.0.1:{m.group(1)}/echo"
+    proc, port = start([PYTHON, os.path.join(HERE, "py_server_peer.py")])
+    url = f"ws://127.0.0.1:{port}/echo"
     expected = 0
     try:
         for args in (["--mode=echo", "--clients=2", "--messages=500", "--pipeline=4"],

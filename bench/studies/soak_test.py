@@ -1,4 +1,4 @@
-"""tools/soak.py (issue 24): 20 seconds of every server in every model under the soak's mixed load.
+"""bench/studies/soak.py: 20 seconds of every server in every model under the soak's mixed load.
 
 Each server x model must pass the soak's own criteria (no well-behaved client error, descriptors and threads
 back at their start, RSS within the bounds' allowance of its start, the server up throughout), and the load
@@ -14,17 +14,15 @@ import sys
 import tempfile
 import unittest
 
-RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import soak  # noqa: E402
+from bench.studies import soak
 
-SOAK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "soak.py")
 SECONDS = 20
 
 
 def run_soak(*args):
-    return subprocess.run([sys.executable, SOAK, f"--bin-dir={RUNFILES}", *args], capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "bench.studies.soak", *args],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
 
 
 class SoakTest(unittest.TestCase):
@@ -34,7 +32,7 @@ class SoakTest(unittest.TestCase):
                               f"--out={out}", "--no-chart")
             print(result.stdout, file=sys.stderr)
             self.assertEqual(result.returncode, 0, result.stderr + result.stdout[-3000:])
-            models = soak.available_models(RUNFILES)
+            models = soak.available_models()
             self.assertIn("threads", models)
             self.assertIn("poll", models)
             for model in models:

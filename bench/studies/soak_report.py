@@ -1,6 +1,6 @@
-"""The table of a folder of soak results (tools/soak.py's <server>-<model>.json): one row per run.
+"""The table of a folder of soak results (bench/studies/soak.py's <server>-<model>.json): one row per run.
 
-  /usr/bin/python3 tools/soak_report.py results/data/soak > results/data/soak/table.md
+  /usr/bin/python3 -m bench.studies.soak_report results/data/soak > results/data/soak/table.md
 
 Columns: RSS and descriptors at the start, their peak and at the end (after the load stopped and the server
 settled), the RSS allowance the server's bounds give, the connections the server accepted (its closing line)
@@ -89,6 +89,6 @@ def table(folder):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: soak_report.py FOLDER (of tools/soak.py results)", file=sys.stderr)
+        print("usage: python3 -m bench.studies.soak_report FOLDER (of soak.py results)", file=sys.stderr)
         sys.exit(2)
     sys.stdout.write(table(sys.argv[1]))

@@ -1,4 +1,4 @@
-"""The test hosts of tools/testnet.sh, and every scenario across them (issue 15).
+"""The test hosts of bench/running/testnet.sh, and every scenario across them (issue 15).
 
 Each scenario (echo, websocket, HTTP fan-out over http and https) runs twice with the same load: once on
 loopback in this namespace, once with the server in one test host's namespace, bound to that host's
@@ -26,12 +26,11 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from bench.running import server_process  # noqa: E402
+from bench.running import server_process
+from common import server_lines
 
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "netbench"))
-TESTNET = os.path.join(RUNFILES, "tools/testnet.sh")
+TESTNET = os.path.join(RUNFILES, "bench/running/testnet.sh")
 ECHO_SERVER = os.path.join(RUNFILES, "echo/server")
 ECHO_CLIENT = os.path.join(RUNFILES, "echo/client")
 WS_SERVER = os.path.join(RUNFILES, "websocket/server")
@@ -99,32 +98,6 @@ def in_namespace(namespace, argv):
     return argv if namespace is None else ["ip", "netns", "exec", namespace, *argv]
 
 
-class Server:
-    """A server process (the suite's server start, bench/running/server_process.py), started and read until
-    its 'listening on HOST:PORT' line (the line says it listens)."""
-
-    def __init__(self, namespace, argv):
-        try:
-            self.process = server_process.start_server(in_namespace(namespace, argv), ready=r"^listening on ",
-                                                       name=os.path.basename(argv[0]), timeout_s=60)
-        except RuntimeError as error:
-            raise AssertionError(str(error)) from error
-        self.address, self.port = server_process.listening_on(self.process.ready_line)
-
-    def stop(self):
-        """SIGINT; returns the counts of the server's closing line ('N connections (0 rejected), ...')."""
-        lines = self.process.stop(timeout_s=60).splitlines()
-        returncode = self.process.proc.returncode
-        closing = [line for line in lines if line.startswith("stopped by signal")]
-        if returncode != 0 or not closing:
-            raise AssertionError(f"server exited {returncode}:\n" + "\n".join(lines))
-        counted = closing[-1].split(": ", 1)[1]
-        return {what: int(number) for number, what in re.findall(r"(\d+) ([a-z]+(?: [a-z]+)*)", counted)}
-
-    def kill(self):
-        self.process.stop()
-
-
 def run_client(namespace, argv):
     """Runs a client to the end; returns its JSON report (params, counts, metrics)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -140,17 +113,24 @@ def run_client(namespace, argv):
 def run_scenario(hosts, server_argv, client_argv):
     """server_argv and client_argv are functions of the server's address (and port, for the client).
     hosts None: both on loopback here; else [(namespace, address), ...], server on the first, client on the
-    second. Returns (server's closing counts, client's report, the address the server listened on)."""
+    second. The server starts as the suite starts one (server_process.py). Returns (the counts of the server's
+    closing line, the client's report)."""
     server_ns, address = (None, "127.0.0.1") if hosts is None else hosts[0]
     client_ns = None if hosts is None else hosts[1][0]
-    server = Server(server_ns, server_argv(address))
+    argv = server_argv(address)
+    server = server_process.start_server(in_namespace(server_ns, argv), ready=r"^listening on ",
+                                         name=os.path.basename(argv[0]), timeout_s=60)
     try:
-        if server.address != address:
-            raise AssertionError(f"server listens on {server.address}, asked for {address}")
-        report = run_client(client_ns, client_argv(address, server.port))
-        return server.stop(), report, server.address
+        if server.address() != address:
+            raise AssertionError(f"server listens on {server.address()}, asked for {address}")
+        report = run_client(client_ns, client_argv(address, server.port()))
+        output = server.stop(timeout_s=60)
+        counts = server_lines.closing_counts(output)
+        if server.proc.returncode != 0 or counts is None:
+            raise AssertionError(f"server exited {server.proc.returncode}:\n{output}")
+        return counts, report
     finally:
-        server.kill()
+        server.stop()
 
 
 def show(scenario, loopback, veth, veth_bytes):
@@ -235,7 +215,7 @@ class TestnetTest(unittest.TestCase):
     def setUpClass(cls):
         if os.geteuid() != 0:
             raise AssertionError(
-                "this test makes network namespaces (tools/testnet.sh), which needs root: run `bazel test` as "
+                "this test makes network namespaces (bench/running/testnet.sh), which needs root: run `bazel test` as "
                 "root, as CI does, or leave it out with --test_tag_filters=-netns")
         if shutil.which("ip") is None:
             raise AssertionError("`ip` (iproute2) not found: tools/bootstrap.sh installs it")
@@ -336,26 +316,35 @@ class TestnetTest(unittest.TestCase):
 
     # --- the scenarios across the link ---------------------------------------------------------------------
 
+    def across(self, tag, server, client, figures):
+        """The scenario on loopback, then across two test hosts of a net of its own: `figures(served, report)`
+        checks a run and gives what the two must share. Returns ({"loopback": ..., "veth": ...}, the bytes the
+        server host's veth carried)."""
+        results = {}
+        with TestNet(tag) as net:
+            before = net.veth_counters(1)
+            for where, hosts in (("loopback", None), ("veth", net.hosts)):
+                results[where] = figures(*run_scenario(hosts, server, client))
+            return results, counter_delta(before, net.veth_counters(1))
+
     def test_echo_across_the_link_counts_as_on_loopback(self):
         server = lambda host: [ECHO_SERVER, f"--host={host}", "--port=0", f"--model={MODEL}"]
         client = lambda host, port: [ECHO_CLIENT, f"--host={host}", f"--port={port}", "--clients=3",
                                      f"--messages={ECHO_MESSAGES}", f"--size={ECHO_SIZE}", f"--model={MODEL}",
                                      "--progress=false", "--timeout=120s"]
-        results = {}
-        with TestNet("e") as net:
-            before = net.veth_counters(1)
-            for where in ("loopback", "veth"):
-                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
-                counts = report["counts"]
-                self.assertEqual(counts["errors"], 0, counts)
-                self.assertEqual(counts["total_written"], ECHO_MESSAGES, counts)
-                self.assertEqual(counts["total_echoed"], ECHO_MESSAGES, counts)
-                self.assertEqual(served["bytes read"], ECHO_MESSAGES * ECHO_SIZE, served)
-                self.assertEqual(served["bytes written"], ECHO_MESSAGES * ECHO_SIZE, served)
-                results[where] = {"messages": counts["total_echoed"], "client_errors": counts["errors"],
-                                  "bytes_each_way": served["bytes read"], "connections": served["connections"],
-                                  "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
-            carried = counter_delta(before, net.veth_counters(1))
+
+        def figures(served, report):
+            counts = report["counts"]
+            self.assertEqual(counts["errors"], 0, counts)
+            self.assertEqual(counts["total_written"], ECHO_MESSAGES, counts)
+            self.assertEqual(counts["total_echoed"], ECHO_MESSAGES, counts)
+            self.assertEqual(served["bytes read"], ECHO_MESSAGES * ECHO_SIZE, served)
+            self.assertEqual(served["bytes written"], ECHO_MESSAGES * ECHO_SIZE, served)
+            return {"messages": counts["total_echoed"], "client_errors": counts["errors"],
+                    "bytes_each_way": served["bytes read"], "connections": served["connections"],
+                    "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
+
+        results, carried = self.across("e", server, client, figures)
         self.assertGreaterEqual(carried["tx"], ECHO_MESSAGES * ECHO_SIZE)
         self.assertGreaterEqual(carried["rx"], ECHO_MESSAGES * ECHO_SIZE)
         show("echo", results["loopback"], results["veth"], carried)
@@ -372,29 +361,24 @@ class TestnetTest(unittest.TestCase):
                                      f"--messages={WS_MESSAGES}", f"--mode={mode}", f"--model={MODEL}",
                                      "--progress=false", "--timeout=120s"]
         total = WS_CLIENTS * WS_MESSAGES
-        results = {}
-        tag = "k" if mode == "sink" else "m"
-        with TestNet(tag) as net:
-            before = net.veth_counters(1)
-            for where in ("loopback", "veth"):
-                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
-                counts = report["counts"]
-                self.assertEqual(counts["connections_failed"], 0, counts)
-                self.assertEqual(counts["messages_sent"], total, counts)
-                self.assertEqual(counts["messages_received"], total if mode == "echo" else 0, counts)
-                self.assertEqual(served["messages received"], total, served)
-                self.assertEqual(served["payload bytes"], total * WS_SIZE, served)
-                self.assertEqual(served["protocol errors"], 0, served)
-                self.assertEqual(served["closes"], WS_CLIENTS, served)
-                # The handshake names the host (Host: 10.x.y.11:port), so the raw byte counts differ between
-                # runs by that header's length; the payload bytes and messages are what must match.
-                results[where] = {"messages_sent": counts["messages_sent"],
-                                  "messages_received": counts["messages_received"],
-                                  "server_payload_bytes": served["payload bytes"],
-                                  "server_bytes_read": served["bytes read"],
-                                  "server_bytes_written": served["bytes written"],
-                                  "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
-            carried = counter_delta(before, net.veth_counters(1))
+
+        def figures(served, report):
+            counts = report["counts"]
+            self.assertEqual(counts["connections_failed"], 0, counts)
+            self.assertEqual(counts["messages_sent"], total, counts)
+            self.assertEqual(counts["messages_received"], total if mode == "echo" else 0, counts)
+            self.assertEqual(served["messages received"], total, served)
+            self.assertEqual(served["payload bytes"], total * WS_SIZE, served)
+            self.assertEqual(served["protocol errors"], 0, served)
+            self.assertEqual(served["closes"], WS_CLIENTS, served)
+            # The handshake names the host (Host: 10.x.y.11:port), so the raw byte counts differ between
+            # runs by that header's length; the payload bytes and messages are what must match.
+            return {"messages_sent": counts["messages_sent"], "messages_received": counts["messages_received"],
+                    "server_payload_bytes": served["payload bytes"], "server_bytes_read": served["bytes read"],
+                    "server_bytes_written": served["bytes written"],
+                    "msgs_per_s": round(report["metrics"]["msgs_per_s"]["value"])}
+
+        results, carried = self.across("k" if mode == "sink" else "m", server, client, figures)
         self.assertGreaterEqual(carried["tx"], total * WS_SIZE)
         show(f"websocket {mode}", results["loopback"], results["veth"], carried)
         comparable = lambda r: {k: v for k, v in without_rate(r).items() if not k.startswith("server_bytes")}
@@ -413,23 +397,20 @@ class TestnetTest(unittest.TestCase):
                                      f"--repetitions={FANOUT_REPETITIONS}", f"--model={MODEL}", "--quiet",
                                      *(["--insecure"] if tls else [])]
         total = FANOUT_REQUESTS * FANOUT_REPETITIONS
-        results = {}
-        tag = "h" if scheme == "http" else "x"
-        with TestNet(tag) as net:
-            before = net.veth_counters(1)
-            for where in ("loopback", "veth"):
-                served, report, _ = run_scenario(None if where == "loopback" else net.hosts, server, client)
-                counts = report["counts"]
-                self.assertEqual(counts["requests_ok"], total, counts)
-                self.assertEqual(counts["requests_failed"], 0, counts)
-                self.assertEqual(counts["status.200"], total, counts)
-                self.assertEqual(counts["body_bytes"], total * FANOUT_BODY, counts)
-                self.assertEqual(served["connections"], total, served)
-                results[where] = {"requests_ok": counts["requests_ok"], "body_bytes": counts["body_bytes"],
-                                  "client_bytes_read": counts["bytes_read"], "connections": counts["connections"],
-                                  "server_bytes_written": served["bytes written"],
-                                  "wall_median_s": report["metrics"]["wall_median"]["value"]}
-            carried = counter_delta(before, net.veth_counters(1))
+
+        def figures(served, report):
+            counts = report["counts"]
+            self.assertEqual(counts["requests_ok"], total, counts)
+            self.assertEqual(counts["requests_failed"], 0, counts)
+            self.assertEqual(counts["status.200"], total, counts)
+            self.assertEqual(counts["body_bytes"], total * FANOUT_BODY, counts)
+            self.assertEqual(served["connections"], total, served)
+            return {"requests_ok": counts["requests_ok"], "body_bytes": counts["body_bytes"],
+                    "client_bytes_read": counts["bytes_read"], "connections": counts["connections"],
+                    "server_bytes_written": served["bytes written"],
+                    "wall_median_s": report["metrics"]["wall_median"]["value"]}
+
+        results, carried = self.across("h" if scheme == "http" else "x", server, client, figures)
         self.assertGreaterEqual(carried["rx"], total * FANOUT_BODY)
         show(f"fanout {scheme}", results["loopback"], results["veth"], carried)
         timeless = lambda r: {k: v for k, v in r.items() if k != "wall_median_s"}

@@ -2,8 +2,8 @@
 the per-round log ratio (log A/B of the claim's two cells, one pair per round) as each factor of the design
 changes, so that the suite's defaults are chosen from evidence.
 
-  /usr/bin/python3 tools/variance_study.py [--claims=echo,websocket,fanout] [--placements=shared,split]
-                                           [--rounds=20] [--lengths=0.25,0.5,1,2,4] [--quick] [--out=DIR]
+  bazel run //bench/studies:variance -- [--claims=echo,websocket,fanout] [--placements=shared,split]
+                                          [--rounds=20] [--lengths=0.25,0.5,1,2,4] [--quick] [--out=DIR]
 
 The claims (their cells are the write-up definitions', bench/scenarios/writeup_definitions.py):
   echo       Racket against Go in msgs/s under the Go spammer (3 clients)
@@ -59,19 +59,17 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from bench.analysis import paired_ratio  # noqa: E402
-from bench.registry import registry  # noqa: E402
-from bench.reporting import result_files  # noqa: E402
-from bench.reporting import run_environment  # noqa: E402
-from bench.running import contest  # noqa: E402
-from bench.running import placement as cpu_placement  # noqa: E402
-from bench.running import progress  # noqa: E402
-from bench.running import rounds as round_policies  # noqa: E402
-from bench.running import scheduler  # noqa: E402
-from bench.scenarios import writeup_definitions as definitions  # noqa: E402
-from bench.scenarios import writeups  # noqa: E402
+from bench.analysis import paired_ratio
+from bench.registry import registry
+from bench.reporting import result_files
+from bench.reporting import run_environment
+from bench.running import contest
+from bench.running import placement as cpu_placement
+from bench.running import progress
+from bench.running import rounds as round_policies
+from bench.running import scheduler
+from bench.scenarios import writeup_definitions as definitions
+from bench.scenarios import writeups
 
 SCHEMA = "netbench.variance/1"
 CLAIMS = ("echo", "websocket", "fanout")
@@ -469,9 +467,18 @@ def claim_cases(study, runners, settings):
     return chosen
 
 
-def run_setting(study, placement, runner, setting, load, rounds, rows, on_row):
+@dataclasses.dataclass(frozen=True)
+class Placed:
+    """One claim's study in one placement, with the runner that places its programs there."""
+    study: object
+    placement: str
+    runner: object
+
+
+def run_setting(placed, setting, load, rounds, rows):
     """Runs the claim's two cases for `rounds` rounds at `setting`; appends the rows (tagged with the study,
     the setting and its load) to `rows`. Returns the scheduler's Outcome."""
+    study, placement, runner = placed.study, placed.placement, placed.runner
     cases = claim_cases(study, {placement: runner}, {**study.settings, **load})
     if setting["servers"] == "per_run":
         cases = [dataclasses.replace(c, server=dataclasses.replace(c.server, per_run=True)) for c in cases]
@@ -483,8 +490,6 @@ def run_setting(study, placement, runner, setting, load, rounds, rows, on_row):
         row.update(tag)
         row.pop("histograms", None)
         rows.append(row)
-        if on_row is not None:
-            on_row()
 
     return scheduler.run(cases, {placement: runner}, scheduler.Plan(rounds=rounds, policy=policy_for(
         setting["order"]), name=name, on_row=keep))
@@ -506,8 +511,9 @@ def study_claim(study, placement, runner, options, doc, out):
     if study.name in CALIBRATION:
         progress.log(f"variance: {study.name} [{placement}]: one calibration round at {CALIBRATION[study.name]}")
         calibration_rows = []
-        outcome = run_setting(study, placement, runner, {"length_s": None, "servers": "kept", "order": "fixed"},
-                              CALIBRATION[study.name], 1, calibration_rows, None)
+        outcome = run_setting(Placed(study, placement, runner),
+                              {"length_s": None, "servers": "kept", "order": "fixed"},
+                              CALIBRATION[study.name], 1, calibration_rows)
         for row in calibration_rows:
             row["calibration"] = True
             row.pop("setting")
@@ -532,7 +538,8 @@ def study_claim(study, placement, runner, options, doc, out):
         seen.add(key)
         started = time.monotonic()
         try:
-            outcome = run_setting(study, placement, runner, setting, load, options["rounds"], doc["rows"], None)
+            outcome = run_setting(Placed(study, placement, runner), setting, load, options["rounds"],
+                                  doc["rows"])
         except RuntimeError as error:
             progress.log(f"variance: {error}")
             doc["failed"].append(str(error))
@@ -568,7 +575,7 @@ def claim_summary(claim):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="tools/variance_study.py", description=__doc__,
+    parser = argparse.ArgumentParser(prog="bazel run //bench/studies:variance --", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claims", default=",".join(CLAIMS), help="comma-separated: echo, websocket, fanout")
     parser.add_argument("--placements", default=",".join(cpu_placement.NAMES), help="comma-separated: shared, split (default: both)")

@@ -1,4 +1,4 @@
-"""tools/variance_study.py: its analysis on synthetic rows (the sd of each factor's level, the fit of the log
+"""bench/studies/variance_study.py: its analysis on synthetic rows (the sd of each factor's level, the fit of the log
 ratio on steal and other load, the ±% a 20-round verdict resolves), the settings it runs, and its documents;
 and one tiny real study of the echo claim (2 rounds of 0.25 s runs, every setting) through the suite's round
 loop, as a process."""
@@ -12,8 +12,7 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import variance_study as study  # noqa: E402
+from bench.studies import variance_study as study
 
 ECHO = study.STUDIES["echo"]().claim
 
@@ -204,16 +203,16 @@ class DocumentTest(unittest.TestCase):
 
     def test_the_schema_is_another_tools(self):
         from bench.reporting import result_schema
-        self.assertEqual(result_schema.other_tool({"schema": study.SCHEMA}), "tools/variance_study.py")
+        self.assertEqual(result_schema.other_tool({"schema": study.SCHEMA}), "bench/studies/variance_study.py")
 
 
 class RealRunTest(unittest.TestCase):
     def test_a_tiny_echo_study_runs_every_setting(self):
         with tempfile.TemporaryDirectory() as out:
-            result = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                                  "variance_study.py"),
+            result = subprocess.run([sys.executable, "-m", "bench.studies.variance_study",
                                      "--claims=echo", "--placements=shared", "--rounds=2", "--lengths=0.25",
-                                     f"--out={out}"], capture_output=True, text=True, timeout=300)
+                                     f"--out={out}"], capture_output=True, text=True, timeout=300,
+                                    env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
             with open(os.path.join(out, "variance.json")) as f:
                 doc = json.load(f)
             if any("cannot run here" in failure for failure in doc["failed"]):

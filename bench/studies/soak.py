@@ -1,7 +1,9 @@
 """Soak: every server in every model under a bounded mixed load, sampled every 10 s.
 
-  tools/soak.sh [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring] [--minutes=5] [--out=DIR]
-  /usr/bin/python3 tools/soak.py --bin-dir=bazel-bin [same options]
+  /usr/bin/python3 -m bench.studies.soak [--servers=echo,websocket,origin] [--models=threads,poll,epoll,uring]
+                                         [--minutes=5] [--out=DIR]
+
+From the checkout: the programs come from a test's runfiles, else bazel builds them (bench/running/binaries.py).
 
 --models defaults to every model this build and machine run (each server's `--check` says: the portable
 libc++ build has no epoll and no uring, and a kernel or seccomp filter can refuse io_uring); a model named
@@ -54,29 +56,29 @@ why), 2 for usage.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from bench.reporting import run_environment  # noqa: E402
-from bench.running import process_cpu  # noqa: E402
-from bench.running import server_process  # noqa: E402
-from testing.hostile_peers import Peers  # noqa: E402
+from bench.reporting import result_files
+from bench.reporting import run_environment
+from bench.running import binaries
+from bench.running import process_cpu
+from bench.running import server_process
+from common import server_lines
+from testing.hostile_peers import Peers
 
 SERVERS = {
-    "echo": "echo/server",
-    "websocket": "websocket/server",
-    "origin": "httpfanout/origin",
+    "echo": "//echo:server",
+    "websocket": "//websocket:server",
+    "origin": "//httpfanout:origin",
 }
 CLIENTS = {
-    "echo": "echo/client",
-    "websocket": "websocket/client",
-    "origin": "httpfanout/fanout",
+    "echo": "//echo:client",
+    "websocket": "//websocket:client",
+    "origin": "//httpfanout:fanout",
 }
 MODELS = ("threads", "poll", "epoll", "uring")
 CLIENT_MODELS = ("epoll", "poll")  # the first the build has; clients have no uring model
@@ -90,19 +92,19 @@ class UsageError(Exception):
 
 # --- Well-behaved load: netbench's own clients ---------------------------------------------------------------
 
-def model_refusal(bin_dir, model):
+def model_refusal(model):
     """None where every server runs `model` here, else what the first that cannot says (its --check)."""
-    for path in SERVERS.values():
-        result = subprocess.run([os.path.join(bin_dir, path), f"--model={model}", "--check"], capture_output=True,
+    for label in SERVERS.values():
+        result = subprocess.run([binaries.bazel_binary(label), f"--model={model}", "--check"], capture_output=True,
                                 text=True, timeout=60)
         if result.returncode != 0:
             said = (result.stderr.strip() or result.stdout.strip()).splitlines()
-            return said[-1] if said else f"{path} --model={model} --check exited {result.returncode}"
+            return said[-1] if said else f"{label} --model={model} --check exited {result.returncode}"
     return None
 
 
-def available_models(bin_dir):
-    return [m for m in MODELS if model_refusal(bin_dir, m) is None]
+def available_models():
+    return [m for m in MODELS if model_refusal(m) is None]
 
 
 def client_jobs(server, client, port, client_model="epoll"):
@@ -195,7 +197,7 @@ def proc_sample(pid):
 
 
 def server_argv(args, server, model):
-    return [os.path.join(args.bin_dir, SERVERS[server]), "--host=127.0.0.1", "--port=0", f"--model={model}",
+    return [binaries.bazel_binary(SERVERS[server]), "--host=127.0.0.1", "--port=0", f"--model={model}",
             f"--max_pending_input_kib={args.max_pending_input_kib}",
             f"--max_pending_output_kib={args.max_pending_output_kib}"]
 
@@ -233,16 +235,6 @@ def verdict(start, end, allowance_kib, runs, samples, server_alive):
     return reasons
 
 
-def connections_served(output):
-    """The connections the server accepted, from its closing line; None without one."""
-    served = None
-    for line in output.splitlines():
-        match = re.search(r"(\d+) connections", line)
-        if line.startswith("stopped by signal") and match:
-            served = int(match.group(1))
-    return served
-
-
 class SoakRun:
     """One server in one model under the load: the server (bench/running/server_process.py), the well-behaved
     clients' loops, the hostile peers and the samples."""
@@ -252,7 +244,7 @@ class SoakRun:
         self.argv = server_argv(args, server, model)
         self.process = server_process.start_server(self.argv, ready=r"^listening on ")
         self.port = self.process.port()
-        client = os.path.join(args.bin_dir, CLIENTS[server])
+        client = binaries.bazel_binary(CLIENTS[server])
         self.jobs = client_jobs(server, client, self.port, args.client_model)
         self.peak_connections = sum(c for _, _, c in self.jobs) + Peers.cap()
         self.allowance_kib = self.peak_connections * (args.max_pending_input_kib + args.max_pending_output_kib)
@@ -365,7 +357,7 @@ class SoakRun:
                           "max_pending_input_kib": args.max_pending_input_kib,
                           "max_pending_output_kib": args.max_pending_output_kib,
                           "rss_kib": self.allowance_kib, "fds": 0, "threads": 0},
-            "summary": self._summary(runs, connections_served(output)),
+            "summary": self._summary(runs, (server_lines.closing_counts(output) or {}).get("connections")),
             "passed": not reasons, "reasons": reasons,
             "samples": self.samples, "client_runs": runs, "server_output_tail": output.splitlines()[-5:],
         }
@@ -402,8 +394,6 @@ def chart(result, path):
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="soak", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin-dir", required=True,
-                        help="where the built programs are (echo/server, ...): bazel-bin, or a test's runfiles")
     parser.add_argument("--servers", default="echo,websocket,origin")
     parser.add_argument("--models", help="comma-separated; default: every model this build and machine run "
                                           "(each server's --check says)")
@@ -440,10 +430,6 @@ def parse_args(argv):
         problems.append("--max-pending-input-kib >= 64 and --max-pending-output-kib >= 1 (the servers' own limits)")
     if not 0 <= args.settle_seconds <= 600:
         problems.append("--settle-seconds: from 0 to 600")
-    for s in args.servers:
-        for path in (SERVERS.get(s), CLIENTS.get(s)):
-            if path and not os.access(os.path.join(args.bin_dir, path), os.X_OK):
-                problems.append(f"--bin-dir: no program {os.path.join(args.bin_dir, path)} (build it first)")
     if problems:
         raise UsageError("; ".join(problems))
     return args
@@ -457,13 +443,13 @@ def choose_models(args):
     """Sets args.models (every one this build and machine run, unless named) and args.client_model; a line
     naming a model that cannot run here, else None."""
     if args.models is None:
-        args.models = available_models(args.bin_dir)
+        args.models = available_models()
         log(f"models: {', '.join(args.models)} (every one this build and machine run)")
     for model in args.models:
-        why = model_refusal(args.bin_dir, model)
+        why = model_refusal(model)
         if why is not None:
             return f"--models: {model} cannot run here: {why}"
-    args.client_model = next(m for m in CLIENT_MODELS if model_refusal(args.bin_dir, m) is None)
+    args.client_model = next(m for m in CLIENT_MODELS if model_refusal(m) is None)
     return None
 
 
@@ -480,9 +466,7 @@ def report(args, result):
         log(f"{name}: failed: {reason}")
     if args.out:
         base = os.path.join(args.out, f"{result['server']}-{result['model']}")
-        with open(base + ".json", "w") as f:
-            json.dump(result, f, indent=1)
-            f.write("\n")
+        result_files.write_text(base + ".json", json.dumps(result, indent=1) + "\n")
         if not args.no_chart:
             chart(result, base + ".svg")
     return [f"{name}: {reason}" for reason in result["reasons"]]
@@ -493,7 +477,7 @@ def main(argv):
         args = parse_args(argv)
         refused = choose_models(args)
     except UsageError as e:
-        print(f"soak: {e}\nRun 'tools/soak.py --help' for usage.", file=sys.stderr)
+        print(f"soak: {e}\nRun 'python3 -m bench.studies.soak --help' for usage.", file=sys.stderr)
         return 2
     if refused:
         print(f"soak: {refused}", file=sys.stderr)

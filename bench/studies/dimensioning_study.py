@@ -3,12 +3,12 @@ ratio A/B against the run's length, from the main job's length up to the write-u
 all the rounds and with a fresh server for every run (Kalibera and Jones, "Rigorous Benchmarking in Reasonable
 Time", ISMM 2013: dimension the experiment, then run it).
 
-  /usr/bin/python3 tools/dimensioning_study.py [--claims=echo,websocket] [--placements=shared]
-                                               [--echo-lengths=1,4,15,60,180] [--websocket-lengths=20000,...]
-                                               [--rounds=1:16,4:8,15:4,60:3,180:3] [--fresh-up-to=15]
-                                               [--quick] [--out=DIR]
+  bazel run //bench/studies:dimensioning -- [--claims=echo,websocket] [--placements=shared]
+                                             [--echo-lengths=1,4,15,60,180] [--websocket-lengths=20000,...]
+                                             [--rounds=1:16,4:8,15:4,60:3,180:3] [--fresh-up-to=15]
+                                             [--quick] [--out=DIR]
 
-The claims are the write-ups' headlines, as the variance study picks them (tools/variance_study.py): Racket
+The claims are the write-ups' headlines, as the variance study picks them (variance_study.py): Racket
 against Go under the Go spammer (3 clients; echo lengths in seconds, the write-up ran 180) and Go at
 GOMAXPROCS=2 against 1 with 4 clients (websocket lengths in messages per client, the write-up sent 100,000).
 Every length runs the claim's two cases in interleaved rounds, A-B then B-A (rounds.Alternating), through the
@@ -41,17 +41,14 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from bench.analysis import paired_ratio  # noqa: E402
-from bench.reporting import result_files  # noqa: E402
-from bench.reporting import run_environment  # noqa: E402
-from bench.running import placement as cpu_placement  # noqa: E402
-from bench.running import progress  # noqa: E402
-from bench.running import rounds as round_policies  # noqa: E402
-from bench.running import scheduler  # noqa: E402
-import variance_study  # noqa: E402
+from bench.analysis import paired_ratio
+from bench.reporting import result_files
+from bench.reporting import run_environment
+from bench.running import placement as cpu_placement
+from bench.running import progress
+from bench.running import rounds as round_policies
+from bench.running import scheduler
+from bench.studies import variance_study
 
 SCHEMA = "netbench.dimensioning/1"
 CLAIMS = ("echo", "websocket")
@@ -357,7 +354,7 @@ def parse_lengths(text, name):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="tools/dimensioning_study.py", description=__doc__,
+    parser = argparse.ArgumentParser(prog="bazel run //bench/studies:dimensioning --", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claims", default=",".join(CLAIMS), help="comma-separated: echo, websocket")
     parser.add_argument("--placements", default="shared", help="shared, split or both (default shared: the "

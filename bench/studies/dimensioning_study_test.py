@@ -3,13 +3,9 @@ recommendation (the shortest length whose ratio agrees with the write-up length'
 interval), the settings each option asks for, and its flags' errors."""
 
 import math
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import dimensioning_study as study  # noqa: E402
+from bench.studies import dimensioning_study as study
 
 
 def rows(length, ratios, servers="kept"):

@@ -2,9 +2,9 @@
 # Test hosts on one machine: network namespaces that act as hosts on a private /24, each joined by a veth pair
 # to a bridge in the root namespace, so that a server and its clients talk over a link instead of loopback.
 #
-#   tools/testnet.sh up   [--name NAME] [--hosts N] [--subnet 10.A.B.0/24] [--rate RATE] [--delay TIME]
-#   tools/testnet.sh down [--name NAME]
-#   tools/testnet.sh list [--name NAME]
+#   bench/running/testnet.sh up   [--name NAME] [--hosts N] [--subnet 10.A.B.0/24] [--rate RATE] [--delay TIME]
+#   bench/running/testnet.sh down [--name NAME]
+#   bench/running/testnet.sh list [--name NAME]
 #
 #   up     makes namespaces NAME1..NAMEN (default: nb, 3 hosts) and prints one line per host,
 #          "<namespace> <address>": the hosts get .11, .12, ... of the subnet, the bridge (NAME-br, in the root
@@ -37,7 +37,7 @@ set -euo pipefail
 
 prog=testnet
 usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
-usage_error() { echo "$prog: $*" >&2; echo "Run 'tools/testnet.sh --help' for usage." >&2; exit 2; }
+usage_error() { echo "$prog: $*" >&2; echo "Run 'bench/running/testnet.sh --help' for usage." >&2; exit 2; }
 die() { echo "$prog: error: $*" >&2; exit 1; }
 
 # --- Arguments ---------------------------------------------------------------------------------------------
@@ -247,10 +247,10 @@ up() {
   if link_exists "$bridge"; then
     existing=$(ip -4 -o addr show dev "$bridge" | awk '{print $4}' | head -n1)
     [[ "$existing" =~ ^(.*)\.1/24$ ]] ||
-      die "$bridge exists but has no A.B.C.1/24 address; run 'tools/testnet.sh down --name $name' first"
+      die "$bridge exists but has no A.B.C.1/24 address; run 'bench/running/testnet.sh down --name $name' first"
     prefix=${BASH_REMATCH[1]}
     if [ -n "$subnet" ] && [ "$(subnet_prefix "$subnet")" != "$prefix" ]; then
-      die "net '$name' is up on $prefix.0/24, not $subnet; run 'tools/testnet.sh down --name $name' first"
+      die "net '$name' is up on $prefix.0/24, not $subnet; run 'bench/running/testnet.sh down --name $name' first"
     fi
   elif [ -n "$subnet" ]; then
     prefix=$(subnet_prefix "$subnet")
@@ -311,5 +311,5 @@ up() {
 case "$command" in
   up) up ;;
   down) down ;;
-  list) list_hosts || die "no test net named '$name' is up (tools/testnet.sh up --name $name)" ;;
+  list) list_hosts || die "no test net named '$name' is up (bench/running/testnet.sh up --name $name)" ;;
 esac
