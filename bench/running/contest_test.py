@@ -12,6 +12,7 @@ import textwrap
 import unittest
 
 from bench.running import contest
+from bench.running import fleet
 from bench.running import process_cpu
 from bench.running import scheduler
 from bench.running import spinner
@@ -201,8 +202,8 @@ class HungClientTest(unittest.TestCase):
 class FleetTest(unittest.TestCase):
     def test_only_netbench_programs_are_asked_for_a_run_document_on_remote_hosts(self):
         # The write-ups' systems under //contestants/ take no --json: the Go spammer exits 2 on it.
-        self.assertTrue(contest._TOKEN_NETBENCH.match("{//echo:client}"))
-        self.assertIsNone(contest._TOKEN_NETBENCH.match("{//contestants/go:spammer}"))
+        self.assertTrue(fleet._TOKEN_NETBENCH.match("{//echo:client}"))
+        self.assertIsNone(fleet._TOKEN_NETBENCH.match("{//contestants/go:spammer}"))
 
 
 class ProcessTest(unittest.TestCase):

@@ -12,14 +12,13 @@ new placement (a container runtime, a Kubernetes Job) is one more implementation
     everything_it_printed = server.stop()
     result = executor.run_client(Launch(argv, env), deadline_s=60)   # a client_process.ClientResult
 
-A client fleet starts its hosts' clients together: `start_client` on each, `wait_ready`, `release` on each,
-then `result` of each (`run_together` does all of it).
+A client fleet (fleet.py) is an executor too: it starts its hosts' clients together (`start_client` on each,
+`wait_ready`, `release` on each, then `result` of each) and hands back one result of them all.
 
 A new placement is one class here and one object the runner is given: a subclass of Executor that implements
 the abstract methods below (unavailable, resolve, address, free_port, start_server, start_client,
 client_cpus; prepare, refuses, noise_probe, segments_sent and close where the place needs them), and a
-placement whose `executors(server_here, client_here)` returns (the server's executor, [the clients'
-executors]):
+placement whose `executors(server_here, client_here)` returns (the server's executor, the clients' executor):
 `contest.Runner(placement=...)` then runs every scenario there unchanged.
 
 CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included) where
@@ -103,6 +102,10 @@ class Executor(abc.ABC):
     host = None
     cpu_clock = SCHEDULER
 
+    def hosts(self):
+        """The names of the hosts it runs programs on (None: this machine)."""
+        return {self.host}
+
     @abc.abstractmethod
     def unavailable(self, entry):
         """None when registry `entry` can run here, else why not (its programs, packages and checks)."""
@@ -115,6 +118,11 @@ class Executor(abc.ABC):
     @abc.abstractmethod
     def resolve(self, token):
         """The path here of a {//pkg:target} token (for registry.expand); FileNotFoundError when none."""
+
+    def document_flag(self, entry):
+        """The flag client `entry` writes its run document with where this executor reads one anyway; None by
+        default."""
+        return None
 
     def prepare(self, entries):
         """Puts what `entries` need on the host (their binaries, the CPU reader); nothing by default."""
@@ -164,14 +172,20 @@ class Executor(abc.ABC):
         """Stops whatever still runs there and lets the host go."""
 
 
-def run_together(executors, launch, deadline_s, ready_timeout_s=60):
-    """Runs client `launch` on every executor with one common start: each waits until all are ready, then all
-    are released at once. One ClientResult per executor, in order."""
-    if len(executors) == 1:
-        return [executors[0].run_client(launch, deadline_s)]
-    pending = [executor.start_client(launch, deadline_s) for executor in executors]
-    for each in pending:
-        each.wait_ready(ready_timeout_s)
-    for each in pending:
-        each.release()
-    return [each.result() for each in pending]
+class Meanwhile:
+    """What the server's host did while clients ran against `server` (a RunningServer): the TCP segments it
+    sent, where the clients ran there too (a system-wide counter sees only one end of a link otherwise), and
+    its noise probe's reading. Made just before the run; finish() just after it."""
+
+    def __init__(self, server_host, clients, server):
+        self.server_host = server_host
+        self.together = clients.hosts() == server_host.hosts()
+        self.segments = server_host.segments_sent() if self.together else None
+        self.probe = server_host.noise_probe(server, clients_here=self.together)
+
+    def finish(self):
+        """The row's `tcp_segments` and `noise`, each where its host said."""
+        noise = self.probe.finish() if self.probe is not None else None
+        after = self.server_host.segments_sent() if self.together else None
+        figures = {"tcp_segments": after - self.segments} if self.segments is not None and after is not None else {}
+        return {**figures, **({"noise": noise} if noise is not None else {})}

@@ -6,7 +6,7 @@ no process runs; servers and clients do what the test scripted, and the executor
     clients = fake.FakeExecutor(host="client-a")
     clients.script_client("load", fake.ClientScript(stdout="rate: 10\\n", cpu_s=0.5))
     servers.noise = {"steal": 0.01}                 # what its noise probes read (None: none, by default)
-    runner = contest.Runner(placement=fake.FakePlacement(servers, [clients]))
+    runner = contest.Runner(placement=fake.FakePlacement(servers, clients))   # or fleet.Fleet([a, b])
 
 A program is known by the basename of its argv[0]; one that was not scripted does not start ("not found").
 
@@ -167,12 +167,13 @@ class FakeExecutor(executor.Executor):
 
 
 class FakePlacement:
-    """A placement of fake executors, as contest.Runner(placement=...) takes one."""
+    """A placement of fake executors, as contest.Runner(placement=...) takes one: a server's and the clients'
+    (a FakeExecutor, or a fleet.Fleet of them)."""
 
     def __init__(self, server, clients):
         self.server = server
-        self.clients = list(clients)
-        for each in self.clients:
+        self.clients = clients
+        for each in getattr(clients, "members", [clients]):
             each.server_host = server
 
     def executors(self, server_here, client_here):

@@ -137,7 +137,6 @@ def cases(entries, runners, settings):
     fates += [_fate(server_entry(m, "sink", threads), "server", "ran") for m in models]
     fates.append(_fate(server_entry("go", "sink", threads), "server", "ran" if go else "skipped",
                        None if go else f"{' and '.join(GO_PROGRAMS)} are not built"))
-    fleet = bool(settings.get("hosts", {}).get("clients"))
     out = []
     for load in [load for load in SINK_LOADS if go or not load.startswith("go")] + ECHO_LOADS:
         mode = "echo" if load in ECHO_LOADS else "sink"
@@ -148,7 +147,7 @@ def cases(entries, runners, settings):
                 server=scheduler.ServerSpec(server_entry(name, mode, threads), url_template=URL,
                                             per_run=name in SERVER_MODELS),
                 client=client_entry(load, messages), bound_s=120, figures=figures_of(load),
-                report_flag="--json" if not load.startswith("go") and not fleet else None))
+                report_flag=None if load.startswith("go") else "--json"))
     return out, fates
 
 
