@@ -101,6 +101,12 @@ def placement_fields(runner):
     return {"placement": runner.placement_name, **({"link": runner.link} if getattr(runner, "link", None) else {})}
 
 
+def on_the_judged_link(rows):
+    """The rows a verdict is judged from: every row of a run on one link (its rows name none); with
+    --compare-loopback (links "loopback" and "remote", suite.py), the remote link's."""
+    return [r for r in rows if r.get("link") in (None, "remote")]
+
+
 class _Loop:
     """The state of one run: its runners, the servers started so far, the rows and the failures."""
 
