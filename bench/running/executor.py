@@ -16,8 +16,8 @@ A client fleet (fleet.py) is an executor too: it starts its hosts' clients toget
 `wait_ready`, `release` on each, then `result` of each) and hands back one result of them all.
 
 A new placement is one class here and one object the runner is given: a subclass of Executor that implements
-the abstract methods below (unavailable, resolve, address, free_port, start_server, start_client,
-client_cpus; prepare, refuses, noise_probe, segments_sent and close where the place needs them), and a
+the abstract methods below (unavailable, resolve, address, free_port, start_server, client_cpus), run_client
+or start_client, and prepare, refuses, noise_probe, segments_sent and close where the place needs them, and a
 placement whose `executors(server_here, client_here)` returns (the server's executor, the clients' executor):
 `contest.Runner(placement=...)` then runs every scenario there unchanged.
 
@@ -27,6 +27,7 @@ the host can read it; `cpu_clock` ("scheduler" or "ticks") says which clock a fi
 
 import abc
 import dataclasses
+import threading
 
 SCHEDULER, TICKS = "scheduler", "ticks"
 
@@ -96,6 +97,24 @@ class PendingClient(abc.ABC):
         stopped and its result says so (`timed_out`)."""
 
 
+class _Threaded(PendingClient):
+    """A client that runs in a thread of its own once released: nothing holds it before."""
+
+    def __init__(self, run):
+        self.run, self.thread, self.outcome = run, None, {}
+
+    def wait_ready(self, timeout_s):
+        return True
+
+    def release(self):
+        self.thread = threading.Thread(target=lambda: self.outcome.update(result=self.run()))
+        self.thread.start()
+
+    def result(self):
+        self.thread.join()
+        return self.outcome["result"]
+
+
 class Executor(abc.ABC):
     """Where programs run. `host` is the name rows carry for it: None for this machine."""
 
@@ -140,14 +159,15 @@ class Executor(abc.ABC):
         """Starts `launch` and returns a RunningServer once a line of its output matches the regex `ready`;
         StartError with its last lines when it does not."""
 
-    @abc.abstractmethod
     def start_client(self, launch, deadline_s):
         """Starts client `launch`, held before its program runs; a PendingClient whose program is stopped
-        `deadline_s` after release."""
+        `deadline_s` after release. By default its run_client in a thread of its own once released (an executor
+        implements one of the two)."""
+        return _Threaded(lambda: self.run_client(launch, deadline_s))
 
     def run_client(self, launch, deadline_s):
         """Runs client `launch` to completion: its output, exit status, wall time and CPU time (a
-        client_process.ClientResult); stopped at `deadline_s` (`timed_out`)."""
+        client_process.ClientResult); stopped at `deadline_s` (`timed_out`). By default through start_client."""
         pending = self.start_client(launch, deadline_s)
         pending.wait_ready(deadline_s)
         pending.release()

@@ -75,20 +75,6 @@ class FakeServer(executor.RunningServer):
         return self.printed
 
 
-class _Pending(executor.PendingClient):
-    def __init__(self, run):
-        self.run = run
-
-    def wait_ready(self, timeout_s):
-        return True
-
-    def release(self):
-        pass
-
-    def result(self):
-        return self.run()
-
-
 class _Probe:
     def __init__(self, reading):
         self.reading = reading
@@ -148,10 +134,7 @@ class FakeExecutor(executor.Executor):
         self.started.append(server)
         return server
 
-    def start_client(self, launch, deadline_s):
-        return _Pending(lambda: self._run(launch, deadline_s))
-
-    def _run(self, launch, deadline_s):
+    def run_client(self, launch, deadline_s):
         self.launches.append(launch)
         program = os.path.basename(launch.argv[0])
         script = self.clients.get(program) or ClientScript(stderr=f"{program}: not found\n", returncode=127)

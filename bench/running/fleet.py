@@ -1,14 +1,11 @@
-"""A client fleet as one executor (bench/running/executor.py): the load started on every host at once, its
-hosts' results handed back as one. The runner (contest.py) runs a fleet's client as it runs one host's.
+"""A client fleet as one executor (bench/running/executor.py): the load started on every host at once, the
+hosts' results handed back as one, which the runner (contest.py) reads as it reads one host's.
 
     clients = fleet.Fleet([ssh_a, ssh_b])         # what remote_placement gives for --client-hosts=a,b
     result = clients.run_client(launch, deadline_s=60)
     result.figures(entry)                          # `found` summed over the hosts, `hosts`, merged histograms
 
-Every host waits until all are ready, then all are released at once. The merged result's CPU seconds are the
-hosts' sum, its wall time the longest; its figures are each figure's last value summed over the hosts, each
-host's part and share beside them (`hosts`), and the latency histograms of netbench's own clients merged
-exactly (each is asked for its run document: `document_flag`).
+netbench's own clients are asked for their run documents (`document_flag`), for their histograms merged exactly.
 """
 
 import re
@@ -31,14 +28,6 @@ def merge_found(per_host_found):
         lasts = [found.get(key)[-1] if found.get(key) else None for found in per_host_found]
         merged[key] = [sum(lasts)] if lasts and all(v is not None for v in lasts) else []
     return merged
-
-
-def merged_histograms(results):
-    """The latency histograms of every host's run document, merged exactly; None unless every host wrote one."""
-    documents = [r.document for r in results if r.document]
-    if not documents or len(documents) != len(results):
-        return None
-    return histogram_merge.merge_documents_histograms(documents)
 
 
 def _host_part(entry, result):
@@ -69,35 +58,18 @@ class FleetResult:
 
     def figures(self, entry):
         """`found` summed over the hosts, and `hosts`: each host's part and share of the messages per second;
-        `histograms` merged where every host wrote them."""
+        `histograms` merged exactly."""
         hosts = [_host_part(entry, result) for result in self.parts]
         found = merge_found([h["found"] for h in hosts])
         total_rate = (found.get("msgs_per_s") or [None])[-1]
         for host in hosts:
-            rate = (host["found"].get("msgs_per_s") or [None])[-1]
-            host["msgs_per_s"] = rate
-            host["messages"] = (host["found"].get("messages") or [None])[-1]
-            host["share"] = rate / total_rate if rate is not None and total_rate else None
-        figures = {"found": found, "hosts": hosts}
-        histograms = merged_histograms(self.parts)
-        if histograms:
-            figures["histograms"] = histograms
-        return figures
-
-
-class _Pending(executor.PendingClient):
-    def __init__(self, pending):
-        self.pending = pending
-
-    def wait_ready(self, timeout_s):
-        return all([each.wait_ready(timeout_s) for each in self.pending])
-
-    def release(self):
-        for each in self.pending:
-            each.release()
-
-    def result(self):
-        return FleetResult([each.result() for each in self.pending])
+            rate, messages = ((host["found"].get(k) or [None])[-1] for k in ("msgs_per_s", "messages"))
+            host.update(msgs_per_s=rate, messages=messages,
+                        share=rate / total_rate if rate is not None and total_rate else None)
+        documents = [r.document for r in self.parts if r.document]
+        merged = documents and len(documents) == len(self.parts)  # the histograms where every host wrote them
+        histograms = histogram_merge.merge_documents_histograms(documents) if merged else None
+        return {"found": found, "hosts": hosts, **({"histograms": histograms} if histograms else {})}
 
 
 class Fleet(executor.Executor):
@@ -123,10 +95,6 @@ class Fleet(executor.Executor):
         """netbench's own clients write their run documents, for their histograms merged."""
         return "--json" if _TOKEN_NETBENCH.match(entry["command"][0]) else None
 
-    def prepare(self, entries):
-        for member in self.members:
-            member.prepare(entries)
-
     def address(self):
         return self.members[0].address()
 
@@ -136,20 +104,16 @@ class Fleet(executor.Executor):
     def start_server(self, launch, ready, timeout_s=30):
         raise executor.StartError("a client fleet runs no server")
 
-    def start_client(self, launch, deadline_s):
-        return _Pending([member.start_client(launch, deadline_s) for member in self.members])
-
     def run_client(self, launch, deadline_s):
+        """Every host's client released at once, when all are ready."""
         if len(self.members) == 1:
             return FleetResult([self.members[0].run_client(launch, deadline_s)])
-        pending = self.start_client(launch, deadline_s)
-        pending.wait_ready(self.ready_timeout_s)
-        pending.release()
-        return pending.result()
+        pending = [member.start_client(launch, deadline_s) for member in self.members]
+        for each in pending:
+            each.wait_ready(self.ready_timeout_s)
+        for each in pending:
+            each.release()
+        return FleetResult([each.result() for each in pending])
 
     def client_cpus(self):
         return sum(member.client_cpus() for member in self.members)
-
-    def close(self):
-        for member in self.members:
-            member.close()

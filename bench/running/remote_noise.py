@@ -2,7 +2,7 @@
 connection: the same fields as a local run's, every one of them the server's host's, not this machine's.
 
     probe = remote_noise.RemoteProbe(there, server.pid)   # there: the host's ssh.SshExecutor
-    results = executor.run_together(...)
+    result = clients.run_client(...)
     row["noise"] = probe.finish()                         # None where the host could not be read
 
 Each end of the run is one SSH command (SCRIPT): the host's /proc/stat, then the status and sched files of
