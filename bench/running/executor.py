@@ -192,6 +192,16 @@ class Executor(abc.ABC):
         """Stops whatever still runs there and lets the host go."""
 
 
+class Placement:
+    """A server's executor and the clients' (one, or a fleet.Fleet), as contest.Runner(placement=...) takes one."""
+
+    def __init__(self, server, clients):
+        self.server, self.clients = server, clients
+
+    def executors(self, server_here, client_here):
+        return self.server, self.clients
+
+
 class Meanwhile:
     """What the server's host did while clients ran against `server` (a RunningServer): the TCP segments it
     sent, where the clients ran there too (a system-wide counter sees only one end of a link otherwise), and

@@ -149,15 +149,10 @@ class FakeExecutor(executor.Executor):
         return result
 
 
-class FakePlacement:
-    """A placement of fake executors, as contest.Runner(placement=...) takes one: a server's and the clients'
-    (a FakeExecutor, or a fleet.Fleet of them)."""
+class FakePlacement(executor.Placement):
+    """A placement of fake executors: a server's and the clients' (a FakeExecutor, or a fleet.Fleet of them)."""
 
     def __init__(self, server, clients):
-        self.server = server
-        self.clients = clients
+        super().__init__(server, clients)
         for each in getattr(clients, "members", [clients]):
             each.server_host = server
-
-    def executors(self, server_here, client_here):
-        return self.server, self.clients
