@@ -27,7 +27,6 @@ class ClientResult:
         self.cpu_seconds = sum(split) if split else cpu_seconds
         self.cpu_clock = "scheduler"  # or "ticks": where the host could not run the CPU reader
         self.wall_s = wall_s
-        self.tcp_segments = None  # segments sent meanwhile, where the runner counted them (measured_run.py)
         self.timed_out = False  # stopped at its deadline
         self.stopped = "killed with its process group"  # how, when it was
         self.deadline_s = None

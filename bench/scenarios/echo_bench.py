@@ -142,18 +142,13 @@ def figures_of(load):
         row["msgs_per_s"] = (found.get("msgs_per_s") or [None])[-1]
         _counts(row, load, measured)
         latency(row, measured.report, ("rtt", "rtt_corrected"))
-        result = measured.result
-        if result is not None:
-            result.tcp_segments = row.get("tcp_segments")
-        row.pop("tcp_segments", None)
         # The messages the server's CPU is divided by: those //echo:client counted echoed; where the client
         # counts none (the spammer, a fleet), those it wrote, every one of which the server read and wrote
         # back before the client closed (the spammer's last few may still be in flight then, a few in millions).
         echoed = client_name == ECHO_CLIENT and "messages_echoed" in row
         row["server_messages"] = row.get("messages_echoed") if echoed else row.get("messages_written")
-        measured_run.add_cpu_per_message(row, result, row.get("server_cpu_s"),
-                                         client_messages=row.get("messages_written"),
-                                         server_messages=row["server_messages"], client_cpu=row.get("client_cpu_s"))
+        measured_run.add_cpu_per_message(row, measured.result, client_messages=row.get("messages_written"),
+                                         server_messages=row["server_messages"])
         row["server_syscalls"] = server_syscalls.system_calls(measured.server_output)
         row["server_syscalls_per_msg"] = server_syscalls.per_message(row["server_syscalls"], row["server_messages"])
     return figures

@@ -112,11 +112,7 @@ def figures_of(load):
             row["client_syscalls"] = counts.get("system_calls")
             row["client_syscalls_per_msg"] = server_syscalls.per_message(row["client_syscalls"], sent)
         echo_bench.latency(row, report, ("latency",))
-        if measured.result is not None:
-            measured.result.tcp_segments = row.get("tcp_segments")
-        row.pop("tcp_segments", None)
-        measured_run.add_cpu_per_message(row, measured.result, row.get("server_cpu_s"), client_messages=sent,
-                                         server_messages=sent, client_cpu=row.get("client_cpu_s"))
+        measured_run.add_cpu_per_message(row, measured.result, client_messages=sent, server_messages=sent)
         output = measured.server_output
         received = server_syscalls.received_messages(output)
         row["messages_received_by_server"] = received
