@@ -373,7 +373,7 @@ def _write_part(definition, document_):
 
 def _on_the_link(rows):
     """The rows the verdicts are computed from: with --compare-loopback, the remote link's."""
-    return [r for r in rows if r.get("link") in (None, "remote")]
+    return scheduler.on_the_judged_link(rows)
 
 
 # What --help's usage line says: the suite is run as `bazel run //:bench -- FLAGS`, whatever file holds it.

@@ -3,9 +3,12 @@ CPU time (wait4's rusage of the whole process, children it waited for included).
 
     result = client_process.run_client([binary, "--benchmark_format=json"], timeout_s=120).check()
     result.stdout, result.cpu_seconds, result.system_seconds, result.wall_s
+    result.figures(entry)     # what its registry entry's `result` regexes found, and its `series:` line
 """
 
+import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -24,7 +27,6 @@ class ClientResult:
         self.cpu_seconds = sum(split) if split else cpu_seconds
         self.cpu_clock = "scheduler"  # or "ticks": where the host could not run the CPU reader
         self.wall_s = wall_s
-        self.tcp_segments = None  # segments sent meanwhile, where the runner counted them (measured_run.py)
         self.timed_out = False  # stopped at its deadline
         self.stopped = "killed with its process group"  # how, when it was
         self.deadline_s = None
@@ -32,11 +34,60 @@ class ClientResult:
         self.error = None  # why it did not run, when it did not
         self.document = None  # its run document, where the runner asked for one (Launch.document_flag)
 
+    # One process: its own parts, and the process a scenario may read more of (a fleet's FleetResult has none).
+    somewhere = ""
+
+    @property
+    def parts(self):
+        return [self]
+
+    @property
+    def process(self):
+        return self
+
+    def figures(self, entry):
+        """A row's figures from its output: `found` (every number each of `entry`'s `result` regexes found) and,
+        where it printed one, its `series`."""
+        series = find_series(self.stdout)
+        return {"found": find_results(entry, self.stdout), **({"series": series} if series is not None else {})}
+
     def check(self):
         if self.returncode != 0:
             raise RuntimeError(f"{' '.join(self.cmd)} exited {self.returncode}:\n{self.stdout[-2000:]}\n"
                                f"{self.stderr[-2000:]}")
         return self
+
+
+def find_results(entry, stdout):
+    """{figure: [every number its `result` regex found in stdout, in order]} of a client's output."""
+    found = {}
+    for key, pattern in entry["result"].items():
+        numbers = []
+        for match in re.finditer(pattern, stdout, re.MULTILINE):
+            try:
+                numbers.append(float(match.group("value").replace(",", "")))
+            except ValueError:
+                pass
+        found[key] = numbers
+    return found
+
+
+SERIES_LINE = re.compile(r"^series: (\{.*\})$", re.MULTILINE)
+
+
+def find_series(stdout):
+    """The per-interval counts a load generator printed as its `series:` line (netbench's clients and the
+    write-ups' Go loads: {"interval_s", "last_s", "sent": [...], "received": [...]}), or None: a client that
+    prints none, or a line that does not parse, has no series, and its row says so by lacking one."""
+    lines = SERIES_LINE.findall(stdout)
+    if not lines:
+        return None
+    try:
+        series = json.loads(lines[-1])
+    except ValueError:
+        return None
+    ok = isinstance(series, dict) and isinstance(series.get("interval_s"), (int, float)) and series["interval_s"] > 0
+    return series if ok and isinstance(series.get("sent"), list) else None
 
 
 def run_client(cmd, timeout_s, env=None, cwd=None, preexec=None):

@@ -198,13 +198,6 @@ class HungClientTest(unittest.TestCase):
         self.assertEqual([(r["round"], r["status"]) for r in rows], [(0, "ok"), (1, "ok")])
 
 
-class FleetTest(unittest.TestCase):
-    def test_only_netbench_programs_are_asked_for_a_run_document_on_remote_hosts(self):
-        # The write-ups' systems under //contestants/ take no --json: the Go spammer exits 2 on it.
-        self.assertTrue(contest._TOKEN_NETBENCH.match("{//echo:client}"))
-        self.assertIsNone(contest._TOKEN_NETBENCH.match("{//contestants/go:spammer}"))
-
-
 class ProcessTest(unittest.TestCase):
     def test_pinned_servers_and_clients_get_disjoint_cpus(self):
         server_cpus, client_cpus = contest.cpu_sets(pin=True)

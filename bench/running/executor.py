@@ -12,14 +12,13 @@ new placement (a container runtime, a Kubernetes Job) is one more implementation
     everything_it_printed = server.stop()
     result = executor.run_client(Launch(argv, env), deadline_s=60)   # a client_process.ClientResult
 
-A client fleet starts its hosts' clients together: `start_client` on each, `wait_ready`, `release` on each,
-then `result` of each (`run_together` does all of it).
+A client fleet (fleet.py) is an executor too: it starts its hosts' clients together (`start_client` on each,
+`wait_ready`, `release` on each, then `result` of each) and hands back one result of them all.
 
 A new placement is one class here and one object the runner is given: a subclass of Executor that implements
-the abstract methods below (unavailable, resolve, address, free_port, start_server, start_client,
-client_cpus; prepare, refuses, noise_probe, segments_sent and close where the place needs them), and a
-placement whose `executors(server_here, client_here)` returns (the server's executor, [the clients'
-executors]):
+the abstract methods below (unavailable, resolve, address, free_port, start_server, client_cpus), run_client
+or start_client, and prepare, refuses, noise_probe, segments_sent and close where the place needs them, and a
+placement whose `executors(server_here, client_here)` returns (the server's executor, the clients' executor):
 `contest.Runner(placement=...)` then runs every scenario there unchanged.
 
 CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included) where
@@ -28,6 +27,7 @@ the host can read it; `cpu_clock` ("scheduler" or "ticks") says which clock a fi
 
 import abc
 import dataclasses
+import threading
 
 SCHEDULER, TICKS = "scheduler", "ticks"
 
@@ -97,11 +97,33 @@ class PendingClient(abc.ABC):
         stopped and its result says so (`timed_out`)."""
 
 
+class _Threaded(PendingClient):
+    """A client that runs in a thread of its own once released: nothing holds it before."""
+
+    def __init__(self, run):
+        self.run, self.thread, self.outcome = run, None, {}
+
+    def wait_ready(self, timeout_s):
+        return True
+
+    def release(self):
+        self.thread = threading.Thread(target=lambda: self.outcome.update(result=self.run()))
+        self.thread.start()
+
+    def result(self):
+        self.thread.join()
+        return self.outcome["result"]
+
+
 class Executor(abc.ABC):
     """Where programs run. `host` is the name rows carry for it: None for this machine."""
 
     host = None
     cpu_clock = SCHEDULER
+
+    def hosts(self):
+        """The names of the hosts it runs programs on (None: this machine)."""
+        return {self.host}
 
     @abc.abstractmethod
     def unavailable(self, entry):
@@ -115,6 +137,11 @@ class Executor(abc.ABC):
     @abc.abstractmethod
     def resolve(self, token):
         """The path here of a {//pkg:target} token (for registry.expand); FileNotFoundError when none."""
+
+    def document_flag(self, entry):
+        """The flag client `entry` writes its run document with where this executor reads one anyway; None by
+        default."""
+        return None
 
     def prepare(self, entries):
         """Puts what `entries` need on the host (their binaries, the CPU reader); nothing by default."""
@@ -132,14 +159,15 @@ class Executor(abc.ABC):
         """Starts `launch` and returns a RunningServer once a line of its output matches the regex `ready`;
         StartError with its last lines when it does not."""
 
-    @abc.abstractmethod
     def start_client(self, launch, deadline_s):
         """Starts client `launch`, held before its program runs; a PendingClient whose program is stopped
-        `deadline_s` after release."""
+        `deadline_s` after release. By default its run_client in a thread of its own once released (an executor
+        implements one of the two)."""
+        return _Threaded(lambda: self.run_client(launch, deadline_s))
 
     def run_client(self, launch, deadline_s):
         """Runs client `launch` to completion: its output, exit status, wall time and CPU time (a
-        client_process.ClientResult); stopped at `deadline_s` (`timed_out`)."""
+        client_process.ClientResult); stopped at `deadline_s` (`timed_out`). By default through start_client."""
         pending = self.start_client(launch, deadline_s)
         pending.wait_ready(deadline_s)
         pending.release()
@@ -164,14 +192,30 @@ class Executor(abc.ABC):
         """Stops whatever still runs there and lets the host go."""
 
 
-def run_together(executors, launch, deadline_s, ready_timeout_s=60):
-    """Runs client `launch` on every executor with one common start: each waits until all are ready, then all
-    are released at once. One ClientResult per executor, in order."""
-    if len(executors) == 1:
-        return [executors[0].run_client(launch, deadline_s)]
-    pending = [executor.start_client(launch, deadline_s) for executor in executors]
-    for each in pending:
-        each.wait_ready(ready_timeout_s)
-    for each in pending:
-        each.release()
-    return [each.result() for each in pending]
+class Placement:
+    """A server's executor and the clients' (one, or a fleet.Fleet), as contest.Runner(placement=...) takes one."""
+
+    def __init__(self, server, clients):
+        self.server, self.clients = server, clients
+
+    def executors(self, server_here, client_here):
+        return self.server, self.clients
+
+
+class Meanwhile:
+    """What the server's host did while clients ran against `server` (a RunningServer): the TCP segments it
+    sent, where the clients ran there too (a system-wide counter sees only one end of a link otherwise), and
+    its noise probe's reading. Made just before the run; finish() just after it."""
+
+    def __init__(self, server_host, clients, server):
+        self.server_host = server_host
+        self.together = clients.hosts() == server_host.hosts()
+        self.segments = server_host.segments_sent() if self.together else None
+        self.probe = server_host.noise_probe(server, clients_here=self.together)
+
+    def finish(self):
+        """The row's `tcp_segments` and `noise`, each where its host said."""
+        noise = self.probe.finish() if self.probe is not None else None
+        after = self.server_host.segments_sent() if self.together else None
+        figures = {"tcp_segments": after - self.segments} if self.segments is not None and after is not None else {}
+        return {**figures, **({"noise": noise} if noise is not None else {})}

@@ -6,7 +6,7 @@ no process runs; servers and clients do what the test scripted, and the executor
     clients = fake.FakeExecutor(host="client-a")
     clients.script_client("load", fake.ClientScript(stdout="rate: 10\\n", cpu_s=0.5))
     servers.noise = {"steal": 0.01}                 # what its noise probes read (None: none, by default)
-    runner = contest.Runner(placement=fake.FakePlacement(servers, [clients]))
+    runner = contest.Runner(placement=fake.FakePlacement(servers, clients))   # or fleet.Fleet([a, b])
 
 A program is known by the basename of its argv[0]; one that was not scripted does not start ("not found").
 
@@ -75,20 +75,6 @@ class FakeServer(executor.RunningServer):
         return self.printed
 
 
-class _Pending(executor.PendingClient):
-    def __init__(self, run):
-        self.run = run
-
-    def wait_ready(self, timeout_s):
-        return True
-
-    def release(self):
-        pass
-
-    def result(self):
-        return self.run()
-
-
 class _Probe:
     def __init__(self, reading):
         self.reading = reading
@@ -148,10 +134,7 @@ class FakeExecutor(executor.Executor):
         self.started.append(server)
         return server
 
-    def start_client(self, launch, deadline_s):
-        return _Pending(lambda: self._run(launch, deadline_s))
-
-    def _run(self, launch, deadline_s):
+    def run_client(self, launch, deadline_s):
         self.launches.append(launch)
         program = os.path.basename(launch.argv[0])
         script = self.clients.get(program) or ClientScript(stderr=f"{program}: not found\n", returncode=127)
@@ -166,14 +149,10 @@ class FakeExecutor(executor.Executor):
         return result
 
 
-class FakePlacement:
-    """A placement of fake executors, as contest.Runner(placement=...) takes one."""
+class FakePlacement(executor.Placement):
+    """A placement of fake executors: a server's and the clients' (a FakeExecutor, or a fleet.Fleet of them)."""
 
     def __init__(self, server, clients):
-        self.server = server
-        self.clients = list(clients)
-        for each in self.clients:
+        super().__init__(server, clients)
+        for each in getattr(clients, "members", [clients]):
             each.server_host = server
-
-    def executors(self, server_here, client_here):
-        return self.server, self.clients

@@ -135,27 +135,27 @@ def switches(before, after):
     return out
 
 
-def reading(ticks_before, ticks_after, ticks_per_s, wall_s, server_cpu_s, server, client_cpu_s=None,
-            suite_cpu_s=None, client=None):
+def reading(ticks_before, ticks_after, ticks_per_s, wall_s, processes):
     """The row's `noise` (fields in the module's docstring) of two parse_stat readings of the server's host,
-    whose clock ticks `ticks_per_s` a second, and the figures of the measured processes over the same run
-    (None for a side that is not on that host or not known)."""
+    whose clock ticks `ticks_per_s` a second, and `processes`: the measured processes' figures over the same run
+    ("server_cpu_s" and "server"; "client_cpu_s", "suite_cpu_s" and "client" where they ran on that host), each
+    missing one None."""
+    sides = {key: processes.get(key) for key in ("server_cpu_s", "client_cpu_s", "suite_cpu_s")}
     delta = {k: ticks_after[k] - ticks_before[k] for k in ticks_after if k != "cpus"}
     all_ticks = sum(delta.values())
     busy_s = (delta["user"] + delta["nice"] + delta["system"] + delta["irq"] + delta["softirq"]) / ticks_per_s
-    other = max(0.0, busy_s - (server_cpu_s or 0.0) - (client_cpu_s or 0.0) - (suite_cpu_s or 0.0))
+    server_s, client_s, suite_s = (value or 0.0 for value in sides.values())
+    other = max(0.0, busy_s - server_s - client_s - suite_s)
     return {
         "steal": delta["steal"] / all_ticks if all_ticks > 0 else 0.0,
         "busy_cpu_s": busy_s,
-        "server_cpu_s": server_cpu_s,
-        "client_cpu_s": client_cpu_s,
-        "suite_cpu_s": suite_cpu_s,
+        **sides,
         "other_cpu_s": other,
         "other_cpu_share": min(1.0, other * ticks_per_s / all_ticks) if all_ticks > 0 else None,
         "cpus": ticks_after["cpus"],
         "wall_s": wall_s,
-        "server": server,
-        "client": client,
+        "server": processes.get("server"),
+        "client": processes.get("client"),
     }
 
 
@@ -210,6 +210,6 @@ class Probe:
             client = {"voluntary": children.ru_nvcsw - self._children.ru_nvcsw,
                       "involuntary": children.ru_nivcsw - self._children.ru_nivcsw, "migrations": None}
         suite_cpu = (own.ru_utime - self._self.ru_utime) + (own.ru_stime - self._self.ru_stime)
-        return reading(self._ticks, ticks, _TICKS_PER_S, wall_s, server_cpu,
-                       switches(self._threads, thread_counters(pids)) if pids else None,
-                       client_cpu_s=client_cpu, suite_cpu_s=suite_cpu, client=client)
+        return reading(self._ticks, ticks, _TICKS_PER_S, wall_s, {
+            "server_cpu_s": server_cpu, "server": switches(self._threads, thread_counters(pids)) if pids else None,
+            "client_cpu_s": client_cpu, "suite_cpu_s": suite_cpu, "client": client})

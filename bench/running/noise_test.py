@@ -210,13 +210,16 @@ class SwitchesTest(unittest.TestCase):
         self.assertEqual(noise.switches(before, after)["voluntary"], 4)
 
 
+SIDES = {"client_cpu_s": 2.0, "suite_cpu_s": 0.25}
+
+
 class ReadingTest(unittest.TestCase):
     BEFORE = {"user": 1000, "nice": 0, "system": 500, "idle": 4000, "iowait": 0, "irq": 0, "softirq": 0,
               "steal": 100, "cpus": 4}
     AFTER = {**BEFORE, "user": 1300, "system": 600, "idle": 4550, "steal": 150}  # 400 busy of 1000 ticks
 
     def test_without_the_clients_and_the_suite_the_other_load_is_busy_less_the_server(self):
-        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, 1.5, None)
+        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, {"server_cpu_s": 1.5})
         self.assertAlmostEqual(reading["steal"], 0.05)
         self.assertAlmostEqual(reading["busy_cpu_s"], 4.0)
         self.assertAlmostEqual(reading["other_cpu_s"], 2.5)
@@ -225,16 +228,16 @@ class ReadingTest(unittest.TestCase):
         self.assertEqual((reading["cpus"], reading["wall_s"]), (4, 2.5))
 
     def test_every_side_there_is_taken_off_the_other_load_down_to_none(self):
-        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, 1.5, None, client_cpu_s=2.0, suite_cpu_s=0.25)
+        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, {**SIDES, "server_cpu_s": 1.5})
         self.assertAlmostEqual(reading["other_cpu_s"], 0.25)
-        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, 3.0, None, client_cpu_s=2.0, suite_cpu_s=0.25)
+        reading = noise.reading(self.BEFORE, self.AFTER, 100, 2.5, {**SIDES, "server_cpu_s": 3.0})
         self.assertEqual(reading["other_cpu_s"], 0.0)
 
     def test_the_host_s_clock_ticks_give_the_seconds(self):
-        self.assertAlmostEqual(noise.reading(self.BEFORE, self.AFTER, 250, 1.0, None, None)["busy_cpu_s"], 1.6)
+        self.assertAlmostEqual(noise.reading(self.BEFORE, self.AFTER, 250, 1.0, {})["busy_cpu_s"], 1.6)
 
     def test_no_tick_counted_is_no_share(self):
-        reading = noise.reading(self.BEFORE, self.BEFORE, 100, 0.001, 0.0, None)
+        reading = noise.reading(self.BEFORE, self.BEFORE, 100, 0.001, {"server_cpu_s": 0.0})
         self.assertEqual((reading["steal"], reading["other_cpu_share"]), (0.0, None))
 
 

@@ -2,7 +2,7 @@
 connection: the same fields as a local run's, every one of them the server's host's, not this machine's.
 
     probe = remote_noise.RemoteProbe(there, server.pid)   # there: the host's ssh.SshExecutor
-    results = executor.run_together(...)
+    result = clients.run_client(...)
     row["noise"] = probe.finish()                         # None where the host could not be read
 
 Each end of the run is one SSH command (SCRIPT): the host's /proc/stat, then the status and sched files of
@@ -106,5 +106,5 @@ class RemoteProbe:
         (ticks_before, threads_before), (ticks_after, threads_after) = self._before, after
         live = bool(threads_after)  # no thread left: the server ended, and its tree's CPU is not its own
         cpu = server_cpu - self._server_cpu if live and None not in (server_cpu, self._server_cpu) else None
-        return noise.reading(ticks_before, ticks_after, self._there.clock_ticks, wall_s, cpu,
-                             noise.switches(threads_before, threads_after) if live else None)
+        return noise.reading(ticks_before, ticks_after, self._there.clock_ticks, wall_s, {
+            "server_cpu_s": cpu, "server": noise.switches(threads_before, threads_after) if live else None})

@@ -1,7 +1,7 @@
 """Where the suite runs a scenario's programs when they are not all on this machine: the server on
 `--server-host`, the load on every host of `--client-hosts` at once, each host an executor over its own SSH
 connection (bench/running/ssh.py). A placement is what contest.Runner(placement=...) takes: its
-`executors(server_here, client_here)` gives the server's executor and the clients' (a fleet).
+`executors(server_here, client_here)` gives the server's executor and the clients' (a fleet, fleet.py).
 
     placement = remote_placement.RemotePlacement("10.0.0.11", ["10.0.0.12", "10.0.0.13"])
     placement.open()                                 # every host connected and checked, or RemoteError
@@ -27,6 +27,7 @@ import shutil
 import tempfile
 import threading
 
+from bench.running import fleet
 from bench.running import ssh
 from bench.running import ssh_host
 
@@ -74,10 +75,11 @@ class RemotePlacement:
         return ", ".join(parts) + ", over SSH"
 
     def executors(self, server_here, client_here):
-        """(the server's executor, the clients' executors): the hosts' where named, else the ones here. Asked
-        at each use: a runner may be made before the placement is opened."""
+        """(the server's executor, the clients'): the hosts' where named (the client hosts a fleet.Fleet), else
+        the ones here. Asked at each use: a runner may be made before the placement is opened."""
         server = self.hosts[self.server_target] if self.server_target else server_here
-        return server, [self.hosts[t] for t in self.client_targets] or [client_here]
+        clients = fleet.Fleet([self.hosts[t] for t in self.client_targets]) if self.client_targets else client_here
+        return server, clients
 
     def open(self):
         """Connects to every host, in parallel, and checks each one; RemoteError naming every host that failed

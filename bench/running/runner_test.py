@@ -8,6 +8,8 @@ import unittest
 
 from bench.running import contest
 from bench.running import fake
+from bench.running import fleet
+from bench.running import scheduler
 
 SERVER = {"name": "srv", "role": "server", "command": ["{//fake:srv}", "--port={port}"], "ready": "listening"}
 
@@ -24,7 +26,7 @@ class OneHostTest(unittest.TestCase):
     def setUp(self):
         self.servers, self.clients = fake.FakeExecutor(), fake.FakeExecutor()
         self.servers.script_server("srv", output="listening on 1\n", cpu_per_check=0.25)
-        self.runner = contest.Runner(placement=fake.FakePlacement(self.servers, [self.clients]),
+        self.runner = contest.Runner(placement=fake.FakePlacement(self.servers, self.clients),
                                      deadline_margin_s=1)
         # Not started by the runner's own start_server: the port check of a real server needs a socket.
         self.server = contest.Server(SERVER, {"host": "127.0.0.1", "port": 40000},
@@ -36,16 +38,16 @@ class OneHostTest(unittest.TestCase):
         return self.runner.run_client(client("load"), self.server, {}, bound_s=5, **kwargs)
 
     def test_a_good_run_is_ok_with_both_sides_cpu_and_every_match(self):
-        seen = []
+        measured = scheduler.Measured()
         row = self.run_client(fake.ClientScript(stdout="rate: 100\nrate: 120\nsent: 500\n", cpu_s=0.5),
-                              on_result=seen.append)
+                              measured=measured)
         self.assertEqual(row["status"], "ok", row)
         self.assertEqual(row["found"], {"msgs_per_s": [100.0, 120.0], "messages": [500.0]})
         self.assertEqual((row["server_cpu_s"], row["client_cpu_s"]), (0.25, 0.5))
         self.assertEqual(row["cpu_clock"], "scheduler")
         self.assertEqual(row["server_config"], {"cpus": 1, "threads": 1})
         self.assertNotIn("hosts", row)
-        self.assertEqual(len(seen), 1)
+        self.assertEqual(measured.result.stdout, "rate: 100\nrate: 120\nsent: 500\n")
         self.assertEqual(self.clients.launches[0].argv, ["/fake/contestants/fake/load", "127.0.0.1:40000"])
         self.assertIsNone(self.clients.launches[0].document_flag)
 
@@ -104,14 +106,14 @@ class StartTest(unittest.TestCase):
     def test_a_server_that_does_not_start_raises_failure_with_its_lines(self):
         servers = fake.FakeExecutor()
         servers.script_server("srv", output="cannot bind: port taken\n")
-        runner = contest.Runner(placement=fake.FakePlacement(servers, [fake.FakeExecutor()]))
+        runner = contest.Runner(placement=fake.FakePlacement(servers, fake.FakeExecutor()))
         with self.assertRaises(contest.Failure) as raised:
             runner.start_server(SERVER)
         self.assertIn("cannot bind: port taken", raised.exception.tail)
         self.assertEqual(runner.servers, [])
 
     def test_an_unscripted_server_is_not_found(self):
-        runner = contest.Runner(placement=fake.FakePlacement(fake.FakeExecutor(), [fake.FakeExecutor()]))
+        runner = contest.Runner(placement=fake.FakePlacement(fake.FakeExecutor(), fake.FakeExecutor()))
         with self.assertRaises(contest.Failure) as raised:
             runner.start_server({**SERVER, "command": ["{//fake:other}"]})
         self.assertIn("not found", str(raised.exception))
@@ -122,7 +124,7 @@ class FleetTest(unittest.TestCase):
         self.servers = fake.FakeExecutor(host="srv-host")
         self.servers.script_server("srv", output="listening\n", cpu_per_check=1.0)
         self.a, self.b = fake.FakeExecutor(host="a", cpus=4), fake.FakeExecutor(host="b", cpus=4)
-        self.runner = contest.Runner(placement=fake.FakePlacement(self.servers, [self.a, self.b]))
+        self.runner = contest.Runner(placement=fake.FakePlacement(self.servers, fleet.Fleet([self.a, self.b])))
         self.server = contest.Server(SERVER, {"host": "srv-host", "port": 1},
                                      self.servers.start_server(_launch("srv"), "listening"))
 

@@ -17,9 +17,6 @@ server is stopped before `run` returns.
 
 import dataclasses
 import itertools
-import json
-import os
-import tempfile
 import time
 from typing import Callable, Optional
 
@@ -43,9 +40,10 @@ class ServerSpec:
 
 @dataclasses.dataclass
 class Measured:
-    """What a case's `figures` hook may read beyond the row: the local client's ClientResult (None for a fleet
-    on remote hosts), the run document the client wrote where the case asked for one (`report_flag`), and a
-    per-run server's whole output, read after it stopped."""
+    """What a case's `figures` hook may read beyond the row: the client's own ClientResult (None for a fleet's
+    merged run), the run document the client wrote where the case asked for one (`report_flag`; None for a
+    fleet's), and a per-run server's whole output, read after it stopped."""
+    report_flag: Optional[str] = None
     result: object = None
     report: Optional[dict] = None
     server_output: Optional[str] = None
@@ -101,6 +99,12 @@ class Outcome:
 def placement_fields(runner):
     """The row fields that say where a runner ran it: its CPU placement and, where it has one, its link."""
     return {"placement": runner.placement_name, **({"link": runner.link} if getattr(runner, "link", None) else {})}
+
+
+def on_the_judged_link(rows):
+    """The rows a verdict is judged from: every row of a run on one link (its rows name none); with
+    --compare-loopback (links "loopback" and "remote", suite.py), the remote link's."""
+    return [r for r in rows if r.get("link") in (None, "remote")]
 
 
 class _Loop:
@@ -172,16 +176,11 @@ class _Loop:
         if row.get("status") != "ok":
             progress.log(f"  the warm-up of {case.server.entry['name']} failed: {row.get('error')}")
 
-    def _client(self, case, runner, server):
-        measured = Measured()
-        with tempfile.TemporaryDirectory() as scratch:
-            path = os.path.join(scratch, "client.json")
-            extra = list(case.extra_args) + ([f"{case.report_flag}={path}"] if case.report_flag else [])
-            row = runner.run_client(case.client, server, dict(case.values), extra_args=extra, bound_s=case.bound_s,
-                                    on_result=lambda result: setattr(measured, "result", result))
-            if os.path.exists(path):
-                with open(path) as f:
-                    measured.report = json.load(f)
+    @staticmethod
+    def _client(case, runner, server):
+        measured = Measured(report_flag=case.report_flag)
+        row = runner.run_client(case.client, server, dict(case.values), extra_args=list(case.extra_args),
+                                bound_s=case.bound_s, measured=measured)
         return row, measured
 
 

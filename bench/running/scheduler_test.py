@@ -40,7 +40,7 @@ class FakeRunner:
         self.servers.append(server)
         return server
 
-    def run_client(self, entry, server, values, extra_args=(), bound_s=60, on_result=None):
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, measured=None):
         label = f"{entry['name']}->{server.name}"
         if label == self.interrupt_at:
             raise KeyboardInterrupt
@@ -162,8 +162,8 @@ class DyingServerTest(unittest.TestCase):
         runner = ClockedRunner(clock)
         original = runner.run_client
 
-        def run_client(entry, server, values, extra_args=(), bound_s=60, on_result=None):
-            row = original(entry, server, values, extra_args, bound_s, on_result)
+        def run_client(entry, server, values, extra_args=(), bound_s=60, measured=None):
+            row = original(entry, server, values, extra_args, bound_s, measured)
             if len(runner.runs) > 4:  # the servers die after the first round's four runs
                 for s in list(runner.servers):
                     runner.stop(s)
@@ -184,9 +184,9 @@ class ClockedRunner(FakeRunner):
         super().__init__()
         self.clock, self.seconds = clock, list(seconds)
 
-    def run_client(self, entry, server, values, extra_args=(), bound_s=60, on_result=None):
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, measured=None):
         self.clock.now += self.seconds[len(self.runs) % len(self.seconds)]
-        return super().run_client(entry, server, values, extra_args, bound_s, on_result)
+        return super().run_client(entry, server, values, extra_args, bound_s, measured)
 
 
 def question(name, a, b, decided_after=None, runner="shared"):

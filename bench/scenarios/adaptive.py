@@ -34,7 +34,7 @@ def _judge(claim, runner, fates, options):
 
     def judge(rows):
         if where is None:
-            mine = [r for r in rows if r.get("link") in (None, "remote")]
+            mine = scheduler.on_the_judged_link(rows)
             return writeups.claim_line(claim, mine, fates, options=options)
         mine = [r for r in rows if all(r.get(k) == v for k, v in where.items())]
         return writeups.claim_line(claim, mine, fates, placement=where["placement"], options=options)

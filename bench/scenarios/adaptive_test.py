@@ -37,7 +37,7 @@ class ScriptedRunner:
     def start_server(self, entry, values=None, extra_args=(), url_template=None):
         return Server(entry["name"])
 
-    def run_client(self, entry, server, values, extra_args=(), bound_s=60, on_result=None):
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, measured=None):
         self.clock.now += 1.0
         self.runs += 1
         rate = {"racket": 130000 * self.rng.uniform(0.99, 1.01), "go": 100000 * self.rng.uniform(0.99, 1.01),

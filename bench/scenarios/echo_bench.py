@@ -95,17 +95,17 @@ def models_that_start(runner, entries, models):
     return [m for m in models if m not in refused], refused
 
 
-def _counts(row, load, measured, fleet):
-    """The messages the client wrote and echoed, its errors and system calls: from a fleet's summed count,
-    the spammer's "sent:" line, or //echo:client's run document."""
+def _counts(row, load, measured):
+    """The messages the client wrote and echoed, its errors and system calls: from the summed count of a run
+    with no process of its own (a fleet's), the spammer's "sent:" line, or //echo:client's run document."""
     found, report = row.get("found", {}), measured.report
-    if fleet:
-        # A fleet: its hosts' counts summed (remote_placement.merge_found); echoes are not counted there.
+    if measured.result is None:
+        # A fleet's: its hosts' counts summed (fleet.merge_found); echoes are not counted there.
         row["messages_written"] = int(found["messages"][-1]) if found.get("messages") else None
     elif load == "stream3-go":
         # The spammer prints what it wrote ("sent: N msgs"), not what came back: it reads its echoes into a
         # buffer and drops them uncounted.
-        sent = re.search(r"sent: (\d+) msgs", measured.result.stdout if measured.result else "")
+        sent = re.search(r"sent: (\d+) msgs", measured.result.stdout)
         row.update(messages_written=int(sent.group(1)) if sent else None, messages_echoed=None, errors=None)
     elif report is not None:
         counts = report["counts"]
@@ -133,27 +133,22 @@ def latency(row, report, names):
                 row["p999_us"] = percentiles["99.9"] / 1e3
 
 
-def figures_of(load, fleet):
+def figures_of(load):
     """The figures hook of one load's cases (scheduler.Case.figures)."""
     client_name = client_of(load, 0)[0]
 
     def figures(row, measured):
         found = row.get("found", {})
         row["msgs_per_s"] = (found.get("msgs_per_s") or [None])[-1]
-        _counts(row, load, measured, fleet)
+        _counts(row, load, measured)
         latency(row, measured.report, ("rtt", "rtt_corrected"))
-        result = measured.result
-        if result is not None:
-            result.tcp_segments = row.get("tcp_segments")
-        row.pop("tcp_segments", None)
         # The messages the server's CPU is divided by: those //echo:client counted echoed; where the client
         # counts none (the spammer, a fleet), those it wrote, every one of which the server read and wrote
         # back before the client closed (the spammer's last few may still be in flight then, a few in millions).
-        echoed = client_name == ECHO_CLIENT and not fleet
+        echoed = client_name == ECHO_CLIENT and "messages_echoed" in row
         row["server_messages"] = row.get("messages_echoed") if echoed else row.get("messages_written")
-        measured_run.add_cpu_per_message(row, result, row.get("server_cpu_s"),
-                                         client_messages=row.get("messages_written"),
-                                         server_messages=row["server_messages"], client_cpu=row.get("client_cpu_s"))
+        measured_run.add_cpu_per_message(row, measured.result, client_messages=row.get("messages_written"),
+                                         server_messages=row["server_messages"])
         row["server_syscalls"] = server_syscalls.system_calls(measured.server_output)
         row["server_syscalls_per_msg"] = server_syscalls.per_message(row["server_syscalls"], row["server_messages"])
     return figures
@@ -182,7 +177,6 @@ def cases(entries, runners, settings):
     """Every load against every server that runs here."""
     byname = detail_entries(entries)
     server_names, loads, fates = _runnable(entries, runners)
-    fleet = bool(settings.get("hosts", {}).get("clients"))
     out = []
     for load in loads:
         client_name, clients, extra = client_of(load, settings["rate"])
@@ -191,8 +185,8 @@ def cases(entries, runners, settings):
                 fields={"server": name, "client": load},
                 server=scheduler.ServerSpec(byname[SERVERS[name]], per_run=name in SERVER_MODELS),
                 client=byname[client_name], values={"clients": clients, "duration_s": f"{settings['seconds']:g}"},
-                extra_args=tuple(extra), bound_s=settings["seconds"], figures=figures_of(load, fleet),
-                report_flag="--json" if client_name == ECHO_CLIENT and not fleet else None))
+                extra_args=tuple(extra), bound_s=settings["seconds"], figures=figures_of(load),
+                report_flag="--json" if client_name == ECHO_CLIENT else None))
     return out, fates
 
 

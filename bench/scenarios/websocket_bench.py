@@ -112,11 +112,7 @@ def figures_of(load):
             row["client_syscalls"] = counts.get("system_calls")
             row["client_syscalls_per_msg"] = server_syscalls.per_message(row["client_syscalls"], sent)
         echo_bench.latency(row, report, ("latency",))
-        if measured.result is not None:
-            measured.result.tcp_segments = row.get("tcp_segments")
-        row.pop("tcp_segments", None)
-        measured_run.add_cpu_per_message(row, measured.result, row.get("server_cpu_s"), client_messages=sent,
-                                         server_messages=sent, client_cpu=row.get("client_cpu_s"))
+        measured_run.add_cpu_per_message(row, measured.result, client_messages=sent, server_messages=sent)
         output = measured.server_output
         received = server_syscalls.received_messages(output)
         row["messages_received_by_server"] = received
@@ -137,7 +133,6 @@ def cases(entries, runners, settings):
     fates += [_fate(server_entry(m, "sink", threads), "server", "ran") for m in models]
     fates.append(_fate(server_entry("go", "sink", threads), "server", "ran" if go else "skipped",
                        None if go else f"{' and '.join(GO_PROGRAMS)} are not built"))
-    fleet = bool(settings.get("hosts", {}).get("clients"))
     out = []
     for load in [load for load in SINK_LOADS if go or not load.startswith("go")] + ECHO_LOADS:
         mode = "echo" if load in ECHO_LOADS else "sink"
@@ -148,7 +143,7 @@ def cases(entries, runners, settings):
                 server=scheduler.ServerSpec(server_entry(name, mode, threads), url_template=URL,
                                             per_run=name in SERVER_MODELS),
                 client=client_entry(load, messages), bound_s=120, figures=figures_of(load),
-                report_flag="--json" if not load.startswith("go") and not fleet else None))
+                report_flag=None if load.startswith("go") else "--json"))
     return out, fates
 
 
