@@ -9,7 +9,6 @@ from bench.cli import suite
 from bench.running import fake
 from bench.running import rounds
 from bench.running import scheduler
-from bench.running import scheduler_test
 
 
 class Outcome:
@@ -129,6 +128,42 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class _Server:
+    def __init__(self, name):
+        self.name = name
+
+    def alive(self):
+        return True
+
+
+class ClockedRunner:
+    """A runner whose every client run moves `clock` on by `seconds`."""
+
+    placement_name = "shared"
+    link = None
+
+    def __init__(self, clock, seconds):
+        self.clock, self.seconds = clock, seconds
+
+    def start_server(self, entry, values=None, extra_args=(), url_template=None):
+        return _Server(entry["name"])
+
+    def run_client(self, entry, server, values, extra_args=(), bound_s=60, measured=None):
+        self.clock.now += self.seconds
+        return {"status": "ok"}
+
+    def stop(self, server):
+        return ""
+
+    def stop_all(self):
+        pass
+
+
+def case(server, client):
+    return scheduler.Case(fields={"server": server, "client": client}, server=scheduler.ServerSpec({"name": server}),
+                          client={"name": client})
+
+
 class PolicyPart:
     """A part as suite.Part runs it, on the real round loop and adaptive policy, with a fake clock: two cases of
     `case_s` seconds each and one claim on them whose sequence needs `needed` rounds to decide (None: more than
@@ -136,8 +171,8 @@ class PolicyPart:
 
     def __init__(self, name, clock, case_s, needed):
         self.name, self.clock, self.needed = name, clock, needed
-        self.cases = [scheduler_test.case(name, "a"), scheduler_test.case(name, "b")]
-        self.runner = scheduler_test.ClockedRunner(clock, (case_s,))
+        self.cases = [case(name, "a"), case(name, "b")]
+        self.runner = ClockedRunner(clock, case_s)
         self.outcome, self.raises, self.settings, self.case_s = None, False, {}, case_s
         question = rounds.Question(name, ({"server": name, "client": "a"}, {"server": name, "client": "b"}),
                                    "shared", self.judge)
