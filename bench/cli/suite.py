@@ -445,12 +445,16 @@ def command_line():
           help="render a stored run's report again (REPORT.md, report.html, charts) "
                "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
+    _stored_run_flags(parser)
+    _remote_flags(parser)
+    return parser
+
+
+def _stored_run_flags(parser):
     _flag(parser, "--history", action="store_true",
           help="every claim across the stored runs (results/data and this machine's), each run's verdict and the "
                "ratio pooled across machines, running nothing: printed, written to HISTORY.md beside the runs, "
                "and the headline's answer written to README.md's first screen")
-    _remote_flags(parser)
-    return parser
 
 
 def _remote_flags(parser):
