@@ -44,6 +44,7 @@ from bench.reporting import run_environment
 from bench.reporting import tables
 from bench.reporting import terminal
 from bench.running import binaries
+from bench.running import budget as budget_across_parts
 from bench.running import checkout
 from bench.running import client_process
 from bench.running import contest
@@ -301,64 +302,6 @@ def run_part(part, args, env, placement=None, budget=None, whole=None):
     if outcome.interrupted:
         raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
-
-
-def share_of(parts, index, whole):
-    """The budget of parts[index], an adaptive part: what is left of the `whole` run's budget, less the
-    expected time of the fixed parts after it, split equally among the adaptive parts still to run, and at
-    least one round of the part's every case where that much is left (its table). A part whose claims are
-    decided early leaves the rest of its share to the parts after it. Equal, not in proportion to a round's
-    length: a write-up with long rounds (the fan-out's JVM runs) decides its large differences in few rounds,
-    while the echo's 1 s runs are the noisiest and need the most of them."""
-    later = parts[index:]
-    fixed = sum(p.round_s() * p.settings["samples"] for p in later if not p.adaptive())
-    adaptive_parts = sum(1 for p in later if p.adaptive())
-    left = whole.left() - fixed
-    share = max(left / adaptive_parts, min(left, parts[index].round_s()))
-    return round_policies.Budget(max(share, 0.0), clock=whole.clock)
-
-
-def spend_budget(parts, whole, run_one):
-    """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
-    (share_of). Then one loop over every write-up's open claims: while a pass adds rounds and budget is left,
-    the parts stopped by their share with claims still open go on, the one nearest to deciding a claim first
-    (the fewest seconds to decide one at the spread seen), each with an equal split of what is left at its
-    turn (_later_share); one that would not get a round of its open claims' cases is passed over. A claim the
-    rest of the budget cannot decide is out of reach and holds no part in the loop (rounds.UntilDecided).
-    `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code. Returns
-    {index in parts: its last code}."""
-    codes = {}
-    turn = list(range(len(parts)))
-    first_pass = True
-    while turn:
-        rows_before = _rows_run(parts)
-        for index in turn:
-            part = parts[index]
-            if not part.adaptive():
-                budget = None
-            elif first_pass:
-                budget = share_of(parts, index, whole)
-            else:
-                budget = _later_share(turn, index, whole)
-                if budget.seconds < part.next_round_s():
-                    continue
-            codes[index] = run_one(part, budget)
-        first_pass = False
-        more = _rows_run(parts) > rows_before and whole.left() > 0
-        turn = sorted((i for i, p in enumerate(parts) if p.wants_more()),
-                      key=lambda i: getattr(parts[i], "cheapest_s", lambda: 0.0)()) if more else []
-    return codes
-
-
-def _rows_run(parts):
-    return sum(len(p.outcome.rows) for p in parts if p.outcome)
-
-
-def _later_share(turn, index, whole):
-    """After the first pass, parts[index]'s budget: what is left, split equally among it and the parts after
-    it in `turn`."""
-    after = turn[turn.index(index):]
-    return round_policies.Budget(max(whole.left(), 0.0) / len(after), clock=whole.clock)
 
 
 def _write_part(definition, document_):
@@ -695,7 +638,7 @@ def _run_parts(args, parts, chosen, placement):
         return 1
 
     try:
-        codes = spend_budget(prepared, whole, run_one)
+        codes = budget_across_parts.spend_budget(prepared, whole, run_one)
     except KeyboardInterrupt:
         if not interrupted:
             raise  # between parts: main's line

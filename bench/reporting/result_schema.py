@@ -405,6 +405,10 @@ SWITCHES = Obj("a side's context switches and migrations over a run", {
     "migrations": nullable("int"),
     "threads": opt("int", nullable=False),
     "threads_exited": opt("int", nullable=False),
+    # The state of the round: which CPUs the server's threads ended on ({cpu: threads}), and page faults.
+    "last_cpus": opt(MapOf("int"), nullable=False),
+    "minor_faults": opt("int", nullable=False),
+    "major_faults": opt("int", nullable=False),
 })
 NOISE = Obj("a run's noise", {
     "steal": Field("num"),

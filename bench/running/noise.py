@@ -24,8 +24,11 @@ Where each number comes from, and how exact it is:
                    these per thread and drops a thread's count when it exits: `threads_exited` says how many
                    threads ended during the run, whose switches after the first reading are missing (a
                    thread-per-connection server's connection threads, when its clients disconnect)
-  client           context switches from the same rusage as its CPU (every thread, exited ones included);
-                   migrations: None (a reaped process has no scheduler file left to read)
+                   last_cpus: {CPU: threads} of the CPU each live thread last ran on, at the end of the run
+                   (/proc/PID/task/TID/stat); minor_faults and major_faults: the page faults of its processes
+                   over the run (/proc/PID/stat: each process's whole, exited threads included)
+  client           context switches and page faults from the same rusage as its CPU (every thread, exited ones
+                   included); migrations: None, and no last CPUs (a reaped process has no files left to read)
 
 Every figure is of the server's machine. Where the clients run elsewhere (a client fleet over SSH), the client
 fields are None and other_cpu_s is busy - server - suite. A server on another host is read over its SSH
@@ -100,9 +103,39 @@ def _text_of(path):
         return ""
 
 
+def parse_process_stat(text):
+    """(minor faults, major faults, the CPU it last ran on) of a /proc/PID/stat or /proc/PID/task/TID/stat text
+    (proc(5): fields 10, 12 and 39, counted after the command's closing parenthesis, which may hold spaces);
+    None when the text is not one (the task ended while it was read)."""
+    fields = text.rpartition(")")[2].split()
+    if len(fields) < 37:
+        return None
+    return int(fields[7]), int(fields[9]), int(fields[36])
+
+
+def faults(pids):
+    """{pid: (minor, major)} page faults of the live ones of `pids`, each process's whole (its threads', exited
+    ones included)."""
+    found = {}
+    for pid in pids:
+        parsed = parse_process_stat(_text_of(f"/proc/{pid}/stat"))
+        if parsed is not None:
+            found[pid] = parsed[:2]
+    return found
+
+
+def fault_deltas(before, after):
+    """{"minor_faults", "major_faults"} since `before` of the processes in `after` (one that started during the
+    run counts whole)."""
+    minor = sum(now[0] - before.get(pid, (0, 0))[0] for pid, now in after.items())
+    major = sum(now[1] - before.get(pid, (0, 0))[1] for pid, now in after.items())
+    return {"minor_faults": minor, "major_faults": major}
+
+
 def thread_counters(pids):
-    """{(pid, tid): {"voluntary", "involuntary", "migrations"}} for every live thread of `pids` (migrations
-    None where the scheduler file is missing or unreadable)."""
+    """{(pid, tid): {"voluntary", "involuntary", "migrations", "cpu"}} for every live thread of `pids`
+    (migrations None where the scheduler file is missing or unreadable; cpu, the CPU it last ran on, None where
+    its stat file is)."""
     counters = {}
     for pid in pids:
         try:
@@ -113,7 +146,8 @@ def thread_counters(pids):
             task = f"/proc/{pid}/task/{tid}"
             counted = parse_thread(_text_of(f"{task}/status") + _text_of(f"{task}/sched"))
             if counted is not None:
-                counters[(pid, tid)] = counted
+                stat = parse_process_stat(_text_of(f"{task}/stat"))
+                counters[(pid, tid)] = {**counted, "cpu": stat[2] if stat else None}
     return counters
 
 
@@ -124,6 +158,9 @@ def switches(before, after):
     where any thread's are unknown."""
     out = {"voluntary": 0, "involuntary": 0, "migrations": 0, "threads": len(after),
            "threads_exited": sum(1 for key in before if key not in after)}
+    last = [now.get("cpu") for now in after.values() if now.get("cpu") is not None]
+    if last:  # which CPU the threads ended the run on: {cpu: threads}, what a bimodal ratio is read against
+        out["last_cpus"] = {str(cpu): last.count(cpu) for cpu in sorted(set(last))}
     for key, now in after.items():
         then = before.get(key, {"voluntary": 0, "involuntary": 0, "migrations": 0})
         for name in ("voluntary", "involuntary"):
@@ -186,6 +223,7 @@ class Probe:
         self._clients_here = clients_here
         self._server_pids = _tree(server_pid)
         self._threads = thread_counters(self._server_pids)
+        self._faults = faults(self._server_pids)
         self._server_cpu = _cpu_of(self._server_pids)
         self._children = resource.getrusage(resource.RUSAGE_CHILDREN)
         self._self = resource.getrusage(resource.RUSAGE_SELF)
@@ -208,8 +246,13 @@ class Probe:
             client_cpu = ((children.ru_utime - self._children.ru_utime)
                           + (children.ru_stime - self._children.ru_stime))
             client = {"voluntary": children.ru_nvcsw - self._children.ru_nvcsw,
-                      "involuntary": children.ru_nivcsw - self._children.ru_nivcsw, "migrations": None}
+                      "involuntary": children.ru_nivcsw - self._children.ru_nivcsw, "migrations": None,
+                      "minor_faults": children.ru_minflt - self._children.ru_minflt,
+                      "major_faults": children.ru_majflt - self._children.ru_majflt}
         suite_cpu = (own.ru_utime - self._self.ru_utime) + (own.ru_stime - self._self.ru_stime)
+        server = None
+        if pids:
+            server = {**switches(self._threads, thread_counters(pids)), **fault_deltas(self._faults, faults(pids))}
         return reading(self._ticks, ticks, _TICKS_PER_S, wall_s, {
-            "server_cpu_s": server_cpu, "server": switches(self._threads, thread_counters(pids)) if pids else None,
+            "server_cpu_s": server_cpu, "server": server,
             "client_cpu_s": client_cpu, "suite_cpu_s": suite_cpu, "client": client})

@@ -12,7 +12,8 @@ import unittest
 
 from bench.running import noise
 
-# A stand-in server: answers each line of its input, and keeps one extra thread until told "stop".
+# A stand-in server: answers each line of its input, and keeps one extra thread until told "stop"; told "grow", it
+# touches 16 MiB of new memory first.
 # Thread.join returns when Python is done with the thread, a moment before the kernel drops it from
 # /proc/PID/task; "stop" is answered only once the kernel lists the main thread alone.
 SERVER = r"""
@@ -26,6 +27,10 @@ for line in sys.stdin:
         waiter.join()
         while len(os.listdir("/proc/self/task")) > 1:
             os.sched_yield()
+    if line.strip() == "grow":
+        grown = bytearray(16 << 20)
+        for i in range(0, len(grown), 4096):
+            grown[i] = 1
     sys.stdout.write(line)
     sys.stdout.flush()
 """
@@ -73,6 +78,18 @@ class ProbeTest(unittest.TestCase):
         self.assertEqual(switches["threads_exited"], 0)
         self.assertTrue(switches["migrations"] is None or switches["migrations"] >= 0)
         self.assertGreater(reading["server_cpu_s"], 0)
+        # The state of the round: each live thread's last CPU, one of this machine's; the page faults counted.
+        self.assertEqual(sum(switches["last_cpus"].values()), 2)
+        self.assertTrue(set(switches["last_cpus"]) <= {str(c) for c in range(os.cpu_count())})
+        self.assertGreaterEqual(switches["minor_faults"], 0)
+        self.assertGreaterEqual(switches["major_faults"], 0)
+
+    def test_a_server_that_touches_new_memory_takes_its_page_faults(self):
+        with ServerProcess() as server:
+            probe = noise.Probe(server.process.pid)
+            self.assertEqual(server.ask("grow"), "grow")
+            reading = probe.finish()
+        self.assertGreaterEqual(reading["server"]["minor_faults"], 2000)  # 16 MiB of 4-KiB pages, touched
 
     def test_a_thread_that_ends_during_the_run_is_counted_as_gone(self):
         with ServerProcess() as server:
@@ -90,6 +107,7 @@ class ProbeTest(unittest.TestCase):
         reading = probe.finish()
         self.assertGreaterEqual(reading["client"]["voluntary"], 20)
         self.assertIsNone(reading["client"]["migrations"])
+        self.assertGreater(reading["client"]["minor_faults"], 20)  # every exec'd child maps its pages
         self.assertGreater(reading["client_cpu_s"], 0)
         self.assertIsNone(reading["server"])
         self.assertIsNone(reading["server_cpu_s"])
@@ -191,6 +209,18 @@ class ParseTest(unittest.TestCase):
     def test_only_the_wanted_fields_with_numbers(self):
         self.assertEqual(noise.parse_fields("a: 1\nb:\tx\nc : 2.5 ms\nd: 4\n", ("a", "b", "c")),
                          {"a": 1, "c": 2})
+
+
+class ProcessStatTest(unittest.TestCase):
+    def test_the_faults_and_last_cpu_are_read_after_a_command_with_spaces_and_parentheses(self):
+        rest = " ".join(str(n) for n in range(3, 53))  # fields 3..52 hold their own numbers
+        text = f"1234 (a (weird) name) {rest.replace('3', 'S', 1)}"
+        self.assertEqual(noise.parse_process_stat(text), (10, 12, 39))
+        self.assertIsNone(noise.parse_process_stat(""))
+
+    def test_fault_deltas_count_a_process_that_started_during_the_run_whole(self):
+        self.assertEqual(noise.fault_deltas({1: (100, 2)}, {1: (150, 3), 2: (40, 0)}),
+                         {"minor_faults": 90, "major_faults": 1})
 
 
 class SwitchesTest(unittest.TestCase):

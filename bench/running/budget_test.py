@@ -1,11 +1,11 @@
-"""How the main job spends its budget over the write-ups (suite.spend_budget), on a fake clock with stand-in
+"""How the main job spends its budget over the write-ups (budget.spend_budget), on a fake clock with stand-in
 parts: each part runs once within its share; what a part decided early leaves goes, in later passes, to the
 parts stopped by their share with claims still open; the whole budget is never passed by more than a round;
 a part that raised is not run again, and nothing loops when no round fits."""
 
 import unittest
 
-from bench.cli import suite
+from bench.running import budget
 from bench.running import fake
 from bench.running import rounds
 from bench.running import scheduler
@@ -78,7 +78,7 @@ class SpendBudgetTest(unittest.TestCase):
                 part.policy = None
                 return 1
             return part.run(budget)
-        return suite.spend_budget(parts, whole, run_one), ran, whole
+        return budget.spend_budget(parts, whole, run_one), ran, whole
 
     def test_what_a_part_decided_early_leaves_goes_to_an_open_one_that_ran_before_it(self):
         clock = fake.FakeClock()
@@ -224,7 +224,7 @@ class OutOfReachTest(unittest.TestCase):
         fanout = PolicyPart("fanout", clock, 50, needed=None)
         echo = PolicyPart("echo", clock, 1, needed=500)
         whole = rounds.Budget(1800, clock=clock).start()
-        suite.spend_budget([fanout, echo], whole, lambda part, budget: part.run(budget, whole))
+        budget.spend_budget([fanout, echo], whole, lambda part, budget: part.run(budget, whole))
         self.assertEqual(fanout.rounds(), rounds.OUT_OF_REACH_AFTER)
         self.assertIn("fanout", fanout.policy.out_of_reach)
         self.assertEqual(echo.policy.lines["echo"]["verdict"], "holds")
@@ -240,7 +240,7 @@ class OutOfReachTest(unittest.TestCase):
 
         def run_one(part, budget):
             return part.run(budget) if part is fixed else part.run(budget, whole)
-        suite.spend_budget([fixed, echo], whole, run_one)
+        budget.spend_budget([fixed, echo], whole, run_one)
         self.assertEqual(echo.rounds(), rounds.OUT_OF_REACH_AFTER)
         self.assertEqual(echo.policy.lines["echo"]["verdict"], "open")
         self.assertLess(clock.now, 1800 - 80)
