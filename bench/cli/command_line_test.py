@@ -5,7 +5,9 @@ import contextlib
 import io
 import unittest
 
+from bench.cli import plan as run_plan
 from bench.cli import suite
+from bench.scenarios import catalogue
 from bench.scenarios import writeup_definitions
 
 
@@ -53,21 +55,34 @@ class CommandLineTest(unittest.TestCase):
                           parsed["server_host"], parsed["quick"], parsed["compare_loopback"]),
                          (None, None, None, None, None, "", None, False, False))
         # The lengths' defaults are the write-up definitions' own, which a flag's None keeps.
-        settings = writeup_definitions.ECHO.settings_for(parsed)
+        settings = writeup_definitions.ECHO.settings_for(planned([]).overrides(writeup_definitions.ECHO))
         self.assertEqual(settings["seconds"], writeup_definitions.ECHO.settings["seconds"])
+
+    def test_a_flag_given_changes_its_scenarios_setting_and_no_other_scenarios(self):
+        plan = planned(["--echo-seconds=5", "--rounds=3"])
+        self.assertEqual(plan.overrides(writeup_definitions.ECHO), {"seconds": 5.0, "samples": 3})
+        # A detail scenario keeps its own loads and takes the rounds.
+        echo_models = catalogue.BY_PART["echo-models"]
+        self.assertEqual(echo_models.settings_for(plan.overrides(echo_models)),
+                         {"seconds": 10.0, "rate": 50000, "samples": 3})
 
     def test_as_written_runs_the_writeups_own_lengths_in_fixed_shared_rounds(self):
         args = resolved(["--as-written"])
-        self.assertEqual((args.design, args.samples, args.placements), ("fixed", suite.AS_WRITTEN_ROUNDS, ["shared"]))
-        self.assertEqual(writeup_definitions.ECHO.settings_for(vars(args), as_written=True)["seconds"], 180.0)
-        self.assertEqual(writeup_definitions.WEBSOCKET.settings_for(vars(args), as_written=True)["messages"], 100000)
+        self.assertEqual((args.design, args.samples, args.placements),
+                         ("fixed", run_plan.AS_WRITTEN_ROUNDS, ["shared"]))
+        plan = planned(["--as-written"])
+        echo, websocket = writeup_definitions.ECHO, writeup_definitions.WEBSOCKET
+        self.assertEqual(echo.settings_for(plan.overrides(echo), as_written=True)["seconds"], 180.0)
+        self.assertEqual(websocket.settings_for(plan.overrides(websocket), as_written=True)["messages"], 100000)
         # A flag given still wins over the write-up's length.
-        self.assertEqual(args.fanout_samples, suite.AS_WRITTEN_ROUNDS)
+        self.assertEqual(args.fanout_samples, run_plan.AS_WRITTEN_ROUNDS)
         args = resolved(["--as-written", "--echo-seconds=20", "--rounds=2"])
         self.assertEqual(args.fanout_samples, 2)
-        self.assertEqual((writeup_definitions.ECHO.settings_for(vars(args), as_written=True)["seconds"],
-                          args.samples), (20.0, 2))
-        parts, chosen = suite.as_written_choice(["micro", "echo"], [{"name": n} for n in (
+        plan = planned(["--as-written", "--echo-seconds=20", "--rounds=2"])
+        self.assertEqual((echo.settings_for(plan.overrides(echo), as_written=True)["seconds"], plan.samples),
+                         (20.0, 2))
+        self.assertEqual((plan.parts, plan.label.endswith("-as-written")), (("echo", "websocket", "fanout"), True))
+        parts, chosen = run_plan.as_written_choice(["micro", "echo"], [{"name": n} for n in (
             "racket", "go", "netbench-epoll", "go-spammer", "netbench-echo-client")])
         self.assertEqual((parts, [e["name"] for e in chosen]), (["echo"], ["racket", "go", "go-spammer"]))
 
@@ -78,11 +93,14 @@ class CommandLineTest(unittest.TestCase):
 
 
 def resolved(argv):
-    args = suite.command_line().parse_args(argv)
-    args.placements = suite.cpu_placement.parse(args.placement or ",".join(suite.cpu_placement.NAMES))
-    suite.as_written_flags(args)
-    suite.design_flags(args)
-    return args
+    """The flags as plan.resolve_flags reconciles them; ValueError (PlanError) where they disagree."""
+    return run_plan.resolve_flags(suite.command_line().parse_args(argv))
+
+
+def planned(argv):
+    """The frozen Plan of a command line, over the default registry."""
+    from bench.registry import registry
+    return run_plan.plan_of(resolved(argv), registry.load(run_plan.DEFAULT_REGISTRY))
 
 
 class DesignFlagsTest(unittest.TestCase):

@@ -25,12 +25,12 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import sys
 import time
 
 from bench.analysis import histogram_merge
 from bench.cli import compare
+from bench.cli import plan as run_plan
 from bench.analysis import sequential
 from bench.registry import registry
 from bench.reporting import document
@@ -48,7 +48,6 @@ from bench.running import budget as budget_across_parts
 from bench.running import checkout
 from bench.running import client_process
 from bench.running import contest
-from bench.running import placement as cpu_placement
 from bench.running import progress
 from bench.running import remote_placement
 from bench.running import rounds as round_policies
@@ -61,6 +60,10 @@ from bench.scenarios import run_lengths
 from bench.scenarios import scenarios
 from bench.scenarios import writeup_definitions
 from bench.scenarios import writeups
+
+# Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
+# report.html (about 2 s for the main job here), so that the whole run ends within --budget.
+REPORT_S = 10
 
 # Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
 MICROBENCHMARKS = [
@@ -111,68 +114,35 @@ def run_microbenchmarks(quick, env=None):
     result_files.write_results("microbenchmarks", rows, page, result_files.Origin(env=env))
 
 
-# Every scenario is a definition (bench/scenarios/catalogue.py) run by the one round loop: the write-ups, and the
-# netbench-vs-Go detail scenarios, run when named.
-WRITEUP_PARTS = [d.name for d in catalogue.WRITEUPS]
-DETAIL_PARTS = [d.name for d in catalogue.DETAILS]
-PARTS = ["micro"] + WRITEUP_PARTS + DETAIL_PARTS
-DEFAULT_PARTS = ["micro"] + WRITEUP_PARTS
-DEFAULT_REGISTRY = registry.DEFAULT_PATH
-
-
-def split_words(text):
-    return [w.strip() for w in text.split(",") if w.strip()]
-
-
-def choose(args, entries):
-    """(parts to run, contestants to use) from --only/--skip; exits 2 naming any word that matches nothing."""
-    only, skip = split_words(args.only), split_words(args.skip)
-    unknown = [w for w in registry.unknown_words(entries, only + skip) if w not in PARTS]
-    if unknown:
-        progress.log(f"bench: --only/--skip: {', '.join(unknown)} names no part ({', '.join(PARTS)}) and no "
-                     f"contestant, system or scenario of {args.contestants}")
-        sys.exit(2)
-    contestant_only = [w for w in only if w not in PARTS or w in WRITEUP_PARTS]
-    contestant_skip = [w for w in skip if w not in PARTS or w in WRITEUP_PARTS]
-    chosen = registry.select(entries, contestant_only, contestant_skip)
-    parts = [p for p in only if p in PARTS]
-    if not parts:
-        parts = DEFAULT_PARTS if not only else [s for s in WRITEUP_PARTS if any(e["scenario"] == s for e in chosen)]
-    return [p for p in PARTS if p in parts and p not in skip], chosen
-
-
-# The parts that run on remote hosts (--server-host, --client-hosts): those whose definition names a case's
-# fields over a link; the fan-out's figure is one client's wall time, which a fleet does not sum.
-REMOTE_PARTS = [d.name for d in catalogue.WRITEUPS + catalogue.DETAILS if d.link_keys]
-
-
-def open_placement(args, entries):
-    """The remote hosts of --server-host/--client-hosts, connected, checked and given their binaries; None
-    without them. Raises ssh_host.RemoteError naming the host when one cannot be used."""
-    if not args.server_host:
+def open_placement(plan):
+    """The plan's remote hosts, connected, checked and given their binaries; None without them. Raises
+    ssh_host.RemoteError naming the host when one cannot be used."""
+    hosts = plan.hosts
+    if hosts is None:
         return None
     placement = remote_placement.RemotePlacement(
-        args.server_host, split_words(args.client_hosts), ssh_config=args.ssh_config, remote_dir=args.remote_dir,
-        server_address=args.server_address)
+        hosts.server, list(hosts.clients), ssh_config=hosts.ssh_config, remote_dir=hosts.remote_dir,
+        server_address=hosts.server_address)
     try:
         placement.open()
-        placement.prepare([e for e in entries if e["scenario"] in REMOTE_PARTS])
+        placement.prepare([e for e in plan.contestants if e["scenario"] in run_plan.REMOTE_PARTS])
     except BaseException:
         placement.close()
         raise
     return placement
 
 
-def _runners(args, placement, definition):
+def _runners(plan, placement, definition):
     """{name: Runner}: the placements of this machine the part runs under, or the remote hosts' runner (and,
     with --compare-loopback, the loopback one beside it: {link: runner})."""
     if placement is None:
         # On a single CPU there is nothing to split: a split runner there is not pinned, and is left out.
-        made = {name: contest.Runner(pin=name == "split") for name in definition.placements or args.placements}
+        made = {name: contest.Runner(pin=name == "split") for name in definition.placements or plan.placements}
         return {name: runner for name, runner in made.items() if name == "shared" or runner.pin}
     # Programs started over SSH are not pinned, so neither is the loopback case they are compared with.
-    remote = contest.Runner(pin=False, placement=placement, link="remote" if args.compare_loopback else None)
-    if args.compare_loopback:
+    compare_loopback = plan.hosts.compare_loopback
+    remote = contest.Runner(pin=False, placement=placement, link="remote" if compare_loopback else None)
+    if compare_loopback:
         return {"loopback": contest.Runner(pin=False, link="loopback"), "remote": remote}
     return {None: remote}
 
@@ -188,23 +158,18 @@ def _where(runners, placement, compare_loopback):
         f"{r.placement_name}: servers and loads free to use every CPU" for r in runners.values())
 
 
-def _settings(definition, args, placement, runners):
-    settings = definition.settings_for(vars(args), quick=args.quick, as_written=args.as_written)
+def _settings(definition, plan, placement, runners):
+    settings = definition.settings_for(plan.overrides(definition), quick=plan.quick, as_written=plan.as_written)
     settings["placements"] = [r.placement_name for r in runners.values()]
-    if args.as_written:
+    if plan.as_written:
         settings["as_written"] = True
     study = run_lengths.study_for(definition.name) if definition in catalogue.WRITEUPS else None
     if study is not None:
         settings["run_length_study"] = study
     if placement is not None:
         settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
-                             "clients": placement.client_targets, "compare_loopback": bool(args.compare_loopback)}
+                             "clients": placement.client_targets, "compare_loopback": plan.hosts.compare_loopback}
     return settings
-
-
-# What each scenario's section says of how it ran that its samples do not (where the programs were placed, a
-# quick run): kept in the run's document (bench/reporting/document.py, a section's "run").
-RUN_NOTES = {}
 
 
 @dataclasses.dataclass
@@ -238,15 +203,14 @@ class Part:
         return self.definition.round_s(self.settings, self.cases, self.runners)
 
 
-def prepare_part(definition, entries, args, placement=None):
-    """A scenario's Part over the chosen contestants: adaptive (settings "design": "sequential") where it has
+def prepare_part(definition, plan, placement=None):
+    """A scenario's Part over the plan's contestants: adaptive (settings "design": "sequential") where it has
     claims and the command line fixed no rounds for it."""
-    runners = _runners(args, placement, definition)
-    settings = _settings(definition, args, placement, runners)
-    if args.design == "sequential" and definition.claims is not None and (
-            definition.flags.get("samples") not in args.fixed_rounds):
-        settings.update(design="sequential", margin=args.margin)
-    cases, fates = definition.cases(entries, runners, settings)
+    runners = _runners(plan, placement, definition)
+    settings = _settings(definition, plan, placement, runners)
+    if plan.adaptive(definition):
+        settings.update(design="sequential", margin=plan.margin)
+    cases, fates = definition.cases(list(plan.contestants), runners, settings)
     return Part(definition, runners, settings, cases, fates)
 
 
@@ -269,13 +233,14 @@ def _plan(part, budget, whole):
     return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name)
 
 
-def run_part(part, args, env, placement=None, budget=None, whole=None):
+def run_part(part, plan, context, budget=None, whole=None):
     """Runs one scenario (a write-up or a detail scenario: its Part) through the round loop, adaptive parts
     within `budget` (of the `whole` run's); writes <document>.json. Run again, an adaptive part goes on from
     its last round with its claims still open, and its document is written again with every round.
     Interrupted (Ctrl-C), it writes every row that finished, the document marked `partial`, and raises
     KeyboardInterrupt."""
     definition, runners, settings, fates = part.definition, part.runners, part.settings, part.fates
+    env, placement = context.env, context.placement
     outcome = part.outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole), resume=part.outcome)
     if part.adaptive():
         settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
@@ -286,7 +251,7 @@ def run_part(part, args, env, placement=None, budget=None, whole=None):
     section = definition.section(_on_the_link(rows), fates, settings)
     document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
                  "environment": env, "settings": settings,
-                 "registry": os.path.relpath(os.path.abspath(args.contestants), checkout.repo_root()),
+                 "registry": os.path.relpath(os.path.abspath(plan.registry), checkout.repo_root()),
                  "contestants": fates, "verdicts": section["verdicts"], "rows": rows}
     if definition.merge_histograms:
         document_["histograms"] = histogram_merge.merge_case_histograms(rows, definition.merge_histograms)
@@ -296,8 +261,8 @@ def run_part(part, args, env, placement=None, budget=None, whole=None):
             document_["links"] = links
     if outcome.interrupted:
         document_["partial"] = True
-    RUN_NOTES[section["id"]] = {"how": _where(runners, placement, args.compare_loopback),
-                                **({"quick": True} if args.quick else {})}
+    context.notes[section["id"]] = {"how": _where(runners, placement, bool(plan.hosts and plan.hosts.compare_loopback)),
+                                    **({"quick": True} if plan.quick else {})}
     _write_part(definition, document_)
     if outcome.interrupted:
         raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
@@ -351,10 +316,10 @@ def command_line():
           help="the older spelling of --rounds (given with it, the two must agree)")
     _flag(parser, "--quick", action="store_true", help="tiny loads, one round: a smoke check, not a measurement")
     _flag(parser, "--only", default="", metavar="WORDS",
-          help="comma-separated parts (" + ",".join(PARTS) + ") and/or contestant, system or scenario "
-               "names of the registry (default: " + ",".join(DEFAULT_PARTS) + ")")
+          help="comma-separated parts (" + ",".join(run_plan.PARTS) + ") and/or contestant, system or scenario "
+               "names of the registry (default: " + ",".join(run_plan.DEFAULT_PARTS) + ")")
     _flag(parser, "--skip", default="", metavar="WORDS", help="comma-separated parts or contestants to leave out")
-    _flag(parser, "--contestants", default=DEFAULT_REGISTRY, metavar="FILE",
+    _flag(parser, "--contestants", default=run_plan.DEFAULT_REGISTRY, metavar="FILE",
           help="the contestant registry (default: bench/registry/contestants.json)")
     _flag(parser, "--placement", default=None, metavar="shared,split",
           help="where server and load run on this machine's CPUs, either or both (default both): "
@@ -418,85 +383,6 @@ def _remote_flags(parser):
           help="also run every case on loopback, in the same rounds, and report them side by side")
 
 
-# The fixed design's rounds where no flag says (the detail scenarios always, the write-ups with --quick), and
-# the adaptive design's budget: the main job with both placements fits 30 minutes on a 2-core machine.
-DEFAULT_ROUNDS = 10
-DEFAULT_FANOUT_ROUNDS = 3
-DEFAULT_BUDGET = "30m"
-# Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
-# report.html (about 2 s for the main job here), so that the whole run ends within --budget.
-REPORT_S = 10
-UNITS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600}
-
-
-def parse_duration(text):
-    """Seconds of "30m", "1800s", "1800", "1.5h"; ValueError naming the text otherwise."""
-    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h|)\s*", text or "")
-    if not found or float(found.group(1)) <= 0:
-        raise ValueError(f"--budget={text}: expected a time above 0 such as 30m, 1800s or 1h")
-    return float(found.group(1)) * UNITS[found.group(2)]
-
-
-def parse_margin(text):
-    """The margin as a fraction from a percentage, "5" or "5%"; ValueError otherwise."""
-    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%?\s*", text or "")
-    if not found or not 0 < float(found.group(1)) <= 50:
-        raise ValueError(f"--margin={text}: expected a percentage above 0 and at most 50, such as 5 or 2.5%")
-    return float(found.group(1)) / 100
-
-
-# --as-written's rounds where --rounds does not say: a paired interval needs 2, a third shows their spread.
-AS_WRITTEN_ROUNDS = 3
-
-
-def as_written_flags(args):
-    """--as-written fixes the design: the write-ups' placement (shared), fixed rounds (AS_WRITTEN_ROUNDS unless
-    --rounds says), its own run folder; ValueError where another flag asks for something else."""
-    if not args.as_written:
-        return
-    for flag, given in (("--quick", args.quick), ("--budget", args.budget is not None),
-                        ("--margin", args.margin is not None)):
-        if given:
-            raise ValueError(f"--as-written runs the write-ups' own lengths in fixed rounds; {flag} is for the "
-                             "main job: name one")
-    if args.placements != ["shared"] and args.placement is not None:
-        raise ValueError(f"--as-written runs server and load sharing the CPUs, as the write-ups did; "
-                         f"--placement={args.placement} asks otherwise: name one")
-    args.placements = ["shared"]
-    if args.rounds is None and args.samples is None:
-        args.rounds = AS_WRITTEN_ROUNDS
-    if args.fanout_samples is None:  # the fan-out's rounds too: the same design for every write-up
-        args.fanout_samples = args.rounds if args.rounds is not None else args.samples
-
-
-def as_written_choice(parts, chosen):
-    """The write-up parts among `parts`, and of `chosen` only the systems and loads the write-ups compared."""
-    definitions = [catalogue.BY_PART[p] for p in parts if p in WRITEUP_PARTS]
-    names = {name for d in definitions for name in d.writeup_contestants}
-    return [d.name for d in definitions], [e for e in chosen if e["name"] in names]
-
-
-def design_flags(args):
-    """Resolves the flags that bound the rounds into `design` ("fixed" or "sequential"), `samples`,
-    `fanout_samples`, `fixed_rounds` (the rounds flags given), `budget_s` and `margin`; ValueError where two of
-    them disagree: --rounds and --samples with different values, --budget or --margin with fixed rounds."""
-    if args.rounds is not None and args.samples is not None and args.rounds != args.samples:
-        raise ValueError(f"--rounds={args.rounds} and --samples={args.samples} name the same thing: give one")
-    rounds = args.rounds if args.rounds is not None else args.samples
-    fixed = rounds is not None or args.quick
-    if fixed and (args.budget is not None or args.margin is not None):
-        given = "--quick" if rounds is None else f"--rounds={rounds}"
-        named = "--budget" if args.budget is not None else "--margin"
-        raise ValueError(f"{given} fixes the rounds, {named} is for the adaptive design that spends a budget "
-                         "until each claim is decided: name one")
-    args.design = "fixed" if fixed else "sequential"
-    args.fixed_rounds = {"fanout_samples"} if args.fanout_samples is not None else set()
-    args.samples = rounds if rounds is not None else DEFAULT_ROUNDS
-    args.fanout_samples = args.fanout_samples if args.fanout_samples is not None else DEFAULT_FANOUT_ROUNDS
-    args.budget_s = parse_duration(args.budget if args.budget is not None else DEFAULT_BUDGET)
-    args.margin = parse_margin(args.margin) if args.margin is not None else sequential.MARGIN
-
-
 def main(argv):
     parser = command_line()
     args = parser.parse_args(argv)
@@ -516,29 +402,11 @@ def main(argv):
 
 
 def _run(parser, args):
-    """Checks the flags (parser.error names a wrong one), then lists the registry or runs the chosen parts."""
+    """Checks the flags (parser.error names a wrong one, exit 2), then lists the registry or runs the plan."""
     try:
-        args.placements = cpu_placement.parse(args.placement or ",".join(cpu_placement.NAMES))
-    except ValueError as error:
+        flags = run_plan.resolve_flags(args)
+    except run_plan.PlanError as error:
         parser.error(str(error))
-    if args.pin is not None:
-        implied = ["split" if args.pin else "shared"]
-        if args.placement is not None and args.placements != implied:
-            parser.error(f"--{'' if args.pin else 'no-'}pin means --placement={implied[0]}, but --placement="
-                         f"{args.placement} was given too: name one")
-        args.placements = implied
-    try:
-        as_written_flags(args)
-        design_flags(args)
-    except ValueError as error:
-        parser.error(str(error))
-    if args.samples < 1 or args.fanout_samples < 1 or (args.fanout_reps is not None and args.fanout_reps < 1):
-        parser.error("--rounds, --fanout_samples and --fanout_reps must be at least 1")
-    remote_flags = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
-                    if getattr(args, f)]
-    if remote_flags and not args.server_host:
-        parser.error(f"--{remote_flags[0].replace('_', '-')} needs --server-host (the server's machine; "
-                     "it may be this one's address)")
     try:
         entries = registry.load(args.contestants)
     except registry.RegistryError as error:
@@ -548,41 +416,47 @@ def _run(parser, args):
         for e in entries:
             print(f"{e['scenario']:9} {e['role']:6} {e['name']:22} {e['about']}")
         return 0
-    parts, chosen = choose(args, entries)
-    if args.as_written:
-        parts, chosen = as_written_choice(parts, chosen)
-        if not (os.environ.get("NETBENCH_RESULTS_LABEL") or os.environ.get("NETBENCH_RESULTS_DIR")):
-            os.environ["NETBENCH_RESULTS_LABEL"] = run_environment.machine_label() + "-as-written"  # beside the main job's
-    if args.server_host:
-        named = [p for p in split_words(args.only) if p in PARTS and p not in REMOTE_PARTS]
-        if named:
-            parser.error(f"--server-host runs {', '.join(REMOTE_PARTS)}; {', '.join(named)} "
-                         "runs on this machine only")
-        parts = [p for p in parts if p in REMOTE_PARTS]
-    progress.log(f"bench: parts {', '.join(parts) or '(none)'}; {len(chosen)} contestant(s) from {args.contestants}")
-    if args.server_host and not (os.environ.get("NETBENCH_RESULTS_LABEL") or os.environ.get("NETBENCH_RESULTS_DIR")):
-        # Beside this machine's loopback results, not over them.
-        os.environ["NETBENCH_RESULTS_LABEL"] = run_environment.machine_label() + "-over-ssh"
     try:
-        placement = open_placement(args, chosen)
+        plan = run_plan.plan_of(flags, entries)
+    except run_plan.NothingMatches as error:
+        progress.log(str(error))
+        return 2
+    except run_plan.PlanError as error:
+        parser.error(str(error))
+    if plan.label and not (os.environ.get("NETBENCH_RESULTS_LABEL") or os.environ.get("NETBENCH_RESULTS_DIR")):
+        os.environ["NETBENCH_RESULTS_LABEL"] = plan.label
+    progress.log(f"bench: parts {', '.join(plan.parts) or '(none)'}; {len(plan.contestants)} contestant(s) from "
+                 f"{plan.registry}")
+    try:
+        placement = open_placement(plan)
     except ssh_host.RemoteError as error:
         progress.log(f"bench: {error}; nothing ran")
         return 1
     try:
-        return _run_parts(args, parts, chosen, placement)
+        return _run_parts(plan, placement)
     finally:
         if placement is not None:
             placement.close()
 
 
-def _prepare_parts(parts, chosen, args, placement, failures):
+@dataclasses.dataclass
+class RunContext:
+    """What the parts of one run share beyond the plan: the run's environment (the kernel's prices among it),
+    the remote placement (None on this machine) and what each section will say of how it ran that its samples
+    do not (where the programs were placed, a quick run), kept in the run's document (a section's "run")."""
+    env: dict
+    placement: object = None
+    notes: dict = dataclasses.field(default_factory=dict)
+
+
+def _prepare_parts(plan, placement, failures):
     """The Parts of the scenarios to run, in the order they run: adaptive ones with the longest rounds first,
     so that what a quickly decided part leaves of the budget passes to the parts whose claims need more
     rounds; then the fixed ones. A part that cannot be prepared is named in `failures`."""
     prepared = []
-    for name in [p for p in parts if p in catalogue.BY_PART]:
+    for name in [p for p in plan.parts if p in catalogue.BY_PART]:
         try:
-            prepared.append(prepare_part(catalogue.BY_PART[name], chosen, args, placement))
+            prepared.append(prepare_part(catalogue.BY_PART[name], plan, placement))
         except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
             progress.log(f"{name} failed: {error!r}")
             failures.append(name)
@@ -601,19 +475,19 @@ def _control_the_family(adaptive_parts):
         part.settings["alpha"] = sequential.family_options(claims).alpha
 
 
-def _run_parts(args, parts, chosen, placement):
+def _run_parts(plan, placement):
     started = time.monotonic()
-    whole = round_policies.Budget(max(args.budget_s - REPORT_S, 0.0)).start()
+    whole = round_policies.Budget(max(plan.budget_s - REPORT_S, 0.0)).start()
     progress.log(f"bench: this run's folder: {result_files.results_dir()}")
     failures = []
     try:
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
-        costs = kernel_costs.measure_kernel_costs() if set(parts) - {"micro"} else None
-        env = run_environment.environment(costs)
-        if "micro" in parts:
-            run_microbenchmarks(args.quick, env)
-        prepared = _prepare_parts(parts, chosen, args, placement, failures)
+        costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {"micro"} else None
+        context = RunContext(run_environment.environment(costs), placement)
+        if "micro" in plan.parts:
+            run_microbenchmarks(plan.quick, context.env)
+        prepared = _prepare_parts(plan, placement, failures)
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
                      f"and checking the contestants); no round ran. The run's folder: {result_files.results_dir()}")
@@ -626,7 +500,7 @@ def _run_parts(args, parts, chosen, placement):
                      + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s "
                         "left)" if budget else ""))
         try:
-            return run_part(part, args, env, placement, budget, whole)
+            return run_part(part, plan, context, budget, whole)
         except KeyboardInterrupt:
             interrupted.append(part)
             raise
@@ -644,11 +518,11 @@ def _run_parts(args, parts, chosen, placement):
             raise  # between parts: main's line
         # The part wrote what finished, marked partial; the report links it, and nothing more runs.
         part = interrupted[0]
-        return _interrupted(env, part.definition.name, f"{part.definition.document}.json")
+        return _interrupted(context, part.definition.name, f"{part.definition.document}.json")
     failures += [prepared[index].definition.name for index, code in sorted(codes.items()) if code]
     doc = None
     try:
-        doc = write_report()
+        doc = write_report(context.notes)
     except OSError as error:  # its charts' files too (a full disk)
         progress.log(f"bench: REPORT.md could not be written: {error}")
         failures.append("REPORT.md")
@@ -659,11 +533,11 @@ def _run_parts(args, parts, chosen, placement):
     return 1 if failures else 0
 
 
-def _interrupted(env, what, document):
+def _interrupted(context, what, document):
     """Ctrl-C during `what`, which wrote what finished to `document`, marked partial: the report links it,
     nothing more runs, and the suite exits 130 (128 + SIGINT), as the shell reports an interrupted program."""
     try:
-        write_report()
+        write_report(context.notes)
     except OSError as error:
         progress.log(f"bench: REPORT.md could not be written: {error}")
     progress.log(f"bench: interrupted during {what}; its finished runs are kept, marked partial, in "
@@ -730,9 +604,10 @@ def show_history():
     return 0
 
 
-def write_report():
-    """This run's document from the documents stored in its folder, its charts and renderings."""
-    return report.write_run(result_files.results_dir(), catalogue.ALL, RUN_NOTES)
+def write_report(notes):
+    """This run's document from the documents stored in its folder, its charts and renderings; `notes`: what
+    each section says of how it ran (RunContext.notes)."""
+    return report.write_run(result_files.results_dir(), catalogue.ALL, notes)
 
 
 if __name__ == "__main__":

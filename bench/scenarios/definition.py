@@ -2,7 +2,7 @@
 (echo_bench.py, websocket_bench.py, httpfanout_bench.py) fills in, and that the command line runs through the
 one round loop (bench/running/scheduler.py) without knowing which scenario it is.
 
-    definition.settings_for(flags, quick=False)       # {"samples": 10, "seconds": 1.0, "clients": 3}
+    definition.settings_for({"seconds": 4.0}, quick=False)   # {"samples": 10, "seconds": 4.0, "clients": 3}
     cases, fates = definition.cases(entries, runners, settings)
     section = definition.section(rows, fates, settings) # {"verdicts": [...], "markdown": "..."}
 """
@@ -48,10 +48,9 @@ class Definition:
         runs = sum(1 for case in cases for key in runners if key not in case.skip_runners)
         return runs * self.case_s(settings)
 
-    def settings_for(self, flags, quick=False, as_written=False):
-        """The settings of one run: the defaults, the write-up's own where `as_written`, then the command
-        line's values where it has them (`flags` maps a command-line name to its value; a value of None keeps
-        the default), then --quick's."""
-        chosen = {name: flags[flag] for name, flag in self.flags.items() if flags.get(flag) is not None}
+    def settings_for(self, chosen, quick=False, as_written=False):
+        """The settings of one run: the defaults, the write-up's own where `as_written`, then `chosen` (the
+        settings the command line gave, by their names here: bench/cli/plan.py's Plan.overrides), then
+        --quick's."""
         own = (self.as_written or {}) if as_written else {}
         return {**self.settings, **own, **chosen, **(self.quick if quick else {})}

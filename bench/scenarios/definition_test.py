@@ -14,16 +14,11 @@ from bench.scenarios import writeup_definitions
 class SettingsTest(unittest.TestCase):
     def test_defaults_then_the_command_line_then_quick(self):
         echo = writeup_definitions.ECHO
-        self.assertEqual(echo.settings_for({"samples": 10, "echo_seconds": None}),
-                         {"samples": 10, "seconds": 4.0, "clients": 3})
-        self.assertEqual(echo.settings_for({"samples": 10, "echo_seconds": 5.0})["seconds"], 5.0)
-        quick = echo.settings_for({"samples": 10, "echo_seconds": 5.0}, quick=True)
+        self.assertEqual(echo.settings_for({"samples": 10}), {"samples": 10, "seconds": 4.0, "clients": 3})
+        self.assertEqual(echo.settings_for({"samples": 10, "seconds": 5.0})["seconds"], 5.0)
+        quick = echo.settings_for({"samples": 10, "seconds": 5.0}, quick=True)
         self.assertEqual((quick["samples"], quick["seconds"]), (1, 1.0))
-
-    def test_a_detail_scenario_keeps_its_own_loads_and_takes_the_rounds(self):
-        echo_models = catalogue.BY_PART["echo-models"]
-        settings = echo_models.settings_for({"samples": 3, "echo_seconds": 7.0})
-        self.assertEqual(settings, {"seconds": 10.0, "rate": 50000, "samples": 3})
+        self.assertEqual(echo.settings_for({}, as_written=True)["seconds"], 180.0)
 
 
 def case(server, client):

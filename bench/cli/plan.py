@@ -1,0 +1,243 @@
+"""A run as the command line asks for it, resolved into one frozen value that the rest of the suite is handed:
+which parts and contestants, where they run (this machine's CPU placements, or remote hosts), the design that
+decides the verdicts (fixed rounds, or a budget and a margin), each scenario's settings the command line
+changed, and the name of the run's folder. Nothing below bench/cli/ reads argparse or a flag's name.
+
+    plan = plan.plan_of(args, entries)      # args: suite.command_line()'s; PlanError names a wrong flag
+    plan.parts, plan.design, plan.budget_s, plan.overrides(definition)
+"""
+
+import dataclasses
+import re
+import types
+from typing import Optional
+
+from bench.analysis import sequential
+from bench.registry import registry
+from bench.reporting import run_environment
+from bench.running import placement as cpu_placement
+from bench.scenarios import catalogue
+
+
+class PlanError(ValueError):
+    """Flags that name no run: the message names the flag and what is wrong with it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteHosts:
+    """Where the servers and loads run when not on this machine (docs/remote-hosts.md)."""
+    server: str
+    clients: tuple
+    server_address: Optional[str]
+    remote_dir: Optional[str]
+    ssh_config: Optional[str]
+    compare_loopback: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """One run: its `parts` in order, the `contestants` (registry entries) they may use and the `registry`
+    they came from; this machine's CPU `placements`, or `hosts`; the `design` ("fixed": `samples` rounds, the
+    fan-out `fanout_samples`; "sequential": `budget_s` and the equivalence `margin`), `fixed_rounds` (the
+    rounds flags that fix a part's rounds in a sequential run), `quick`, `as_written`; the scenario values the
+    command line gave (`values`, read only through overrides()); and the run folder's `label` where the run
+    chose one (None: the machine's label and start time)."""
+    parts: tuple
+    contestants: tuple
+    registry: str
+    placements: tuple
+    design: str
+    samples: int
+    fanout_samples: int
+    budget_s: float
+    margin: float
+    fixed_rounds: frozenset
+    quick: bool
+    as_written: bool
+    values: types.MappingProxyType
+    hosts: Optional[RemoteHosts] = None
+    label: Optional[str] = None
+
+    def overrides(self, definition):
+        """{setting: value} of `definition`'s settings that the command line gave (its `flags` say which)."""
+        return {name: self.values[flag] for name, flag in definition.flags.items()
+                if self.values.get(flag) is not None}
+
+    def adaptive(self, definition):
+        """Whether `definition` is decided by the budget: a sequential run, a scenario with claims, and no
+        rounds flag fixing its rounds."""
+        return (self.design == "sequential" and definition.claims is not None
+                and definition.flags.get("samples") not in self.fixed_rounds)
+
+
+# Every scenario is a definition (bench/scenarios/catalogue.py) run by the one round loop: the write-ups, and the
+# netbench-vs-Go detail scenarios, run when named.
+WRITEUP_PARTS = [d.name for d in catalogue.WRITEUPS]
+DETAIL_PARTS = [d.name for d in catalogue.DETAILS]
+PARTS = ["micro"] + WRITEUP_PARTS + DETAIL_PARTS
+DEFAULT_PARTS = ["micro"] + WRITEUP_PARTS
+DEFAULT_REGISTRY = registry.DEFAULT_PATH
+
+
+def split_words(text):
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+class NothingMatches(PlanError):
+    """--only or --skip names a word that is no part and nothing of the registry."""
+
+
+def choose(args, entries):
+    """(parts to run, contestants to use) from --only/--skip; NothingMatches naming any word that matches
+    nothing."""
+    only, skip = split_words(args.only), split_words(args.skip)
+    unknown = [w for w in registry.unknown_words(entries, only + skip) if w not in PARTS]
+    if unknown:
+        raise NothingMatches(f"bench: --only/--skip: {', '.join(unknown)} names no part ({', '.join(PARTS)}) and "
+                             f"no contestant, system or scenario of {args.contestants}")
+    contestant_only = [w for w in only if w not in PARTS or w in WRITEUP_PARTS]
+    contestant_skip = [w for w in skip if w not in PARTS or w in WRITEUP_PARTS]
+    chosen = registry.select(entries, contestant_only, contestant_skip)
+    parts = [p for p in only if p in PARTS]
+    if not parts:
+        parts = DEFAULT_PARTS if not only else [s for s in WRITEUP_PARTS if any(e["scenario"] == s for e in chosen)]
+    return [p for p in PARTS if p in parts and p not in skip], chosen
+
+
+# The parts that run on remote hosts (--server-host, --client-hosts): those whose definition names a case's
+# fields over a link; the fan-out's figure is one client's wall time, which a fleet does not sum.
+REMOTE_PARTS = [d.name for d in catalogue.WRITEUPS + catalogue.DETAILS if d.link_keys]
+
+
+
+# The fixed design's rounds where no flag says (the detail scenarios always, the write-ups with --quick), and
+# the adaptive design's budget: the main job with both placements fits 30 minutes on a 2-core machine.
+DEFAULT_ROUNDS = 10
+DEFAULT_FANOUT_ROUNDS = 3
+DEFAULT_BUDGET = "30m"
+UNITS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600}
+
+
+def parse_duration(text):
+    """Seconds of "30m", "1800s", "1800", "1.5h"; ValueError naming the text otherwise."""
+    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h|)\s*", text or "")
+    if not found or float(found.group(1)) <= 0:
+        raise ValueError(f"--budget={text}: expected a time above 0 such as 30m, 1800s or 1h")
+    return float(found.group(1)) * UNITS[found.group(2)]
+
+
+def parse_margin(text):
+    """The margin as a fraction from a percentage, "5" or "5%"; ValueError otherwise."""
+    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%?\s*", text or "")
+    if not found or not 0 < float(found.group(1)) <= 50:
+        raise ValueError(f"--margin={text}: expected a percentage above 0 and at most 50, such as 5 or 2.5%")
+    return float(found.group(1)) / 100
+
+
+# --as-written's rounds where --rounds does not say: a paired interval needs 2, a third shows their spread.
+AS_WRITTEN_ROUNDS = 3
+
+
+def as_written_flags(args):
+    """--as-written fixes the design: the write-ups' placement (shared), fixed rounds (AS_WRITTEN_ROUNDS unless
+    --rounds says), its own run folder; ValueError where another flag asks for something else."""
+    if not args.as_written:
+        return
+    for flag, given in (("--quick", args.quick), ("--budget", args.budget is not None),
+                        ("--margin", args.margin is not None)):
+        if given:
+            raise ValueError(f"--as-written runs the write-ups' own lengths in fixed rounds; {flag} is for the "
+                             "main job: name one")
+    if args.placements != ["shared"] and args.placement is not None:
+        raise ValueError(f"--as-written runs server and load sharing the CPUs, as the write-ups did; "
+                         f"--placement={args.placement} asks otherwise: name one")
+    args.placements = ["shared"]
+    if args.rounds is None and args.samples is None:
+        args.rounds = AS_WRITTEN_ROUNDS
+    if args.fanout_samples is None:  # the fan-out's rounds too: the same design for every write-up
+        args.fanout_samples = args.rounds if args.rounds is not None else args.samples
+
+
+def as_written_choice(parts, chosen):
+    """The write-up parts among `parts`, and of `chosen` only the systems and loads the write-ups compared."""
+    definitions = [catalogue.BY_PART[p] for p in parts if p in WRITEUP_PARTS]
+    names = {name for d in definitions for name in d.writeup_contestants}
+    return [d.name for d in definitions], [e for e in chosen if e["name"] in names]
+
+
+def design_flags(args):
+    """Resolves the flags that bound the rounds into `design` ("fixed" or "sequential"), `samples`,
+    `fanout_samples`, `fixed_rounds` (the rounds flags given), `budget_s` and `margin`; ValueError where two of
+    them disagree: --rounds and --samples with different values, --budget or --margin with fixed rounds."""
+    if args.rounds is not None and args.samples is not None and args.rounds != args.samples:
+        raise ValueError(f"--rounds={args.rounds} and --samples={args.samples} name the same thing: give one")
+    rounds = args.rounds if args.rounds is not None else args.samples
+    fixed = rounds is not None or args.quick
+    if fixed and (args.budget is not None or args.margin is not None):
+        given = "--quick" if rounds is None else f"--rounds={rounds}"
+        named = "--budget" if args.budget is not None else "--margin"
+        raise ValueError(f"{given} fixes the rounds, {named} is for the adaptive design that spends a budget "
+                         "until each claim is decided: name one")
+    args.design = "fixed" if fixed else "sequential"
+    args.fixed_rounds = {"fanout_samples"} if args.fanout_samples is not None else set()
+    args.samples = rounds if rounds is not None else DEFAULT_ROUNDS
+    args.fanout_samples = args.fanout_samples if args.fanout_samples is not None else DEFAULT_FANOUT_ROUNDS
+    args.budget_s = parse_duration(args.budget if args.budget is not None else DEFAULT_BUDGET)
+    args.margin = parse_margin(args.margin) if args.margin is not None else sequential.MARGIN
+
+
+
+
+def resolve_flags(args):
+    """A copy of the parsed flags with the ones that bound the same thing reconciled (placements, rounds,
+    budget, margin, --as-written's); PlanError where two of them disagree or one is out of range."""
+    flags = types.SimpleNamespace(**vars(args))
+    try:
+        flags.placements = cpu_placement.parse(flags.placement or ",".join(cpu_placement.NAMES))
+    except ValueError as error:
+        raise PlanError(str(error)) from None
+    if flags.pin is not None:
+        implied = ["split" if flags.pin else "shared"]
+        if flags.placement is not None and flags.placements != implied:
+            raise PlanError(f"--{'' if flags.pin else 'no-'}pin means --placement={implied[0]}, but --placement="
+                            f"{flags.placement} was given too: name one")
+        flags.placements = implied
+    try:
+        as_written_flags(flags)
+        design_flags(flags)
+    except ValueError as error:
+        raise PlanError(str(error)) from None
+    if flags.samples < 1 or flags.fanout_samples < 1 or (flags.fanout_reps is not None and flags.fanout_reps < 1):
+        raise PlanError("--rounds, --fanout_samples and --fanout_reps must be at least 1")
+    remote = [f for f in ("client_hosts", "server_address", "remote_dir", "ssh_config", "compare_loopback")
+              if getattr(flags, f)]
+    if remote and not flags.server_host:
+        raise PlanError(f"--{remote[0].replace('_', '-')} needs --server-host (the server's machine; it may be "
+                        "this one's address)")
+    return flags
+
+
+def plan_of(flags, entries):
+    """The run's Plan from resolve_flags()'s `flags` over the registry's `entries`; PlanError (NothingMatches
+    for an unknown word) where they name no run."""
+    parts, chosen = choose(flags, entries)
+    label = None
+    if flags.as_written:
+        parts, chosen = as_written_choice(parts, chosen)
+        label = run_environment.machine_label() + "-as-written"  # beside the main job's
+    hosts = None
+    if flags.server_host:
+        named = [p for p in split_words(flags.only) if p in PARTS and p not in REMOTE_PARTS]
+        if named:
+            raise PlanError(f"--server-host runs {', '.join(REMOTE_PARTS)}; {', '.join(named)} runs on this "
+                            "machine only")
+        parts = [p for p in parts if p in REMOTE_PARTS]
+        label = run_environment.machine_label() + "-over-ssh"  # beside this machine's loopback results
+        hosts = RemoteHosts(flags.server_host, tuple(split_words(flags.client_hosts)), flags.server_address,
+                            flags.remote_dir, flags.ssh_config, bool(flags.compare_loopback))
+    values = {k: v for k, v in vars(flags).items() if isinstance(v, (int, float, str, type(None)))}
+    return Plan(parts=tuple(parts), contestants=tuple(chosen), registry=flags.contestants,
+                placements=tuple(flags.placements), design=flags.design, samples=flags.samples,
+                fanout_samples=flags.fanout_samples, budget_s=flags.budget_s, margin=flags.margin,
+                fixed_rounds=frozenset(flags.fixed_rounds), quick=bool(flags.quick), as_written=bool(flags.as_written),
+                values=types.MappingProxyType(values), hosts=hosts, label=label)
