@@ -55,14 +55,21 @@ def estimate(line):
     return None
 
 
+def ratio_and_interval(line):
+    """(ratio, interval) as a verdict gave them: a sequential one's at its decision, else the paired rounds'
+    geometric mean and t interval (the ratio of medians where nothing paired); each None where absent."""
+    sequence = line.get("sequence") or {}
+    return (sequence.get("geomean_ratio") or line.get("geomean_ratio") or line.get("ratio"),
+            sequence.get("interval") or line.get("ci95"))
+
+
 def entry(line, part, commands, run):
     """One run's verdict of one claim: its key, words, verdict, ratio, interval (as the verdict gave it),
     estimate and `run` (label, time, machine)."""
-    sequence = line.get("sequence") or {}
+    ratio, interval = ratio_and_interval(line)
     return {"key": key(line, part, commands), "claim": line.get("claim"), "verdict": line.get("verdict"),
-            "small": bool(line.get("small")),
-            "ratio": sequence.get("geomean_ratio") or line.get("geomean_ratio") or line.get("ratio"),
-            "interval": sequence.get("interval") or line.get("ci95"), "estimate": estimate(line), "run": run}
+            "small": bool(line.get("small")), "ratio": ratio, "interval": interval, "estimate": estimate(line),
+            "run": run}
 
 
 def relation(verdict, earlier):

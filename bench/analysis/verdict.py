@@ -188,7 +188,7 @@ def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=seq
 def disturbed_rounds(rows, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OTHER):
     """The rounds of `rows` (a claim's runs of both sides) in which any run lost more than `steal_above` of the
     machine's CPU time to the hypervisor, or saw other programs use more than `other_above` of it (a row's
-    noise, bench/running/noise.py): {round: why}."""
+    noise, bench/running/noise.py): {round: "steal" or "other", the reason of its first run above a level}."""
     out = {}
     for row in rows:
         noise, index = row.get("noise") or {}, row.get("round")
@@ -196,9 +196,9 @@ def disturbed_rounds(rows, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OT
             continue
         steal, other = noise.get("steal"), noise.get("other_cpu_share")
         if steal is not None and steal > steal_above:
-            out.setdefault(index, f"steal {steal * 100:.0f}%")
+            out.setdefault(index, "steal")
         elif other is not None and other > other_above:
-            out.setdefault(index, f"other load {other * 100:.0f}%")
+            out.setdefault(index, "other")
     return out
 
 

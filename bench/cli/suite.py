@@ -194,7 +194,7 @@ class Part:
 
     def cheapest_s(self):
         """The fewest seconds that would decide one of its open claims at the spread seen (rounds.UntilDecided)."""
-        return self.policy.cheapest_s()
+        return self.policy.cheapest_s(self.cases)
 
     def adaptive(self):
         return self.settings.get("design") == "sequential"
@@ -574,7 +574,7 @@ def rerender(folder=""):
 
 
 # README.md's first screen holds the headline's answer across the stored runs between these lines, written by
-# --history (history_report.answer_lines); readme_test checks that it matches the stored runs.
+# --history (history_report.answer_lines); readme_answer_test checks that it matches the stored runs.
 README_BEGIN = "<!-- the answer across the stored runs: written by `bazel run //:bench -- --history` -->"
 README_END = "<!-- end of the answer across the stored runs -->"
 

@@ -7,6 +7,7 @@ from the run's document alone (its summary and history).
 
 import os
 
+from bench.analysis import history
 from bench.reporting import charts
 from bench.reporting import history_report
 
@@ -23,9 +24,7 @@ def _points(doc):
         index = history_report.summary_line(doc, row)
         if section is None or index is None:
             continue
-        line = section["verdicts"][index]
-        sequence = line.get("sequence") or {}
-        ratio, interval = sequence.get("geomean_ratio") or line.get("geomean_ratio"), sequence.get("interval") or line.get("ci95")
+        ratio, interval = history.ratio_and_interval(section["verdicts"][index])
         now = (ratio, *interval) if ratio and interval else None
         pooled = (by_line.get((row["section"], index)) or {}).get("pooled_earlier")
         before = (pooled["ratio"], *pooled["interval"]) if pooled else None

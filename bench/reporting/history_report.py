@@ -40,6 +40,11 @@ def stored_runs(parents=None):
     return sorted(runs, key=lambda r: r["run"]["time"] or "")
 
 
+def _commands(document):
+    """{contestant: its command} of a part's document or a report's section (their contestants' fates)."""
+    return {f["name"]: f.get("command") for f in document.get("contestants", [])}
+
+
 def _read_run(folder):
     entries, run = [], {"label": os.path.basename(folder), "time": None, "machine": None, "commit": None}
     for path in sorted(glob.glob(os.path.join(folder, "*_writeup.json"))):
@@ -52,7 +57,7 @@ def _read_run(folder):
             run.update(time=env.get("timestamp_utc"), commit=env.get("git_commit"),
                        machine=f"{env.get('cpu_model', '?')}, {env.get('cores', '?')} cores")
         part = os.path.basename(path)[:-len(".json")]
-        commands = {f["name"]: f.get("command") for f in doc.get("contestants", [])}
+        commands = _commands(doc)
         entries += [history.entry(line, part, commands, run) for line in doc["verdicts"]
                     if _judged(line.get("verdict")) and line.get("a")]
     return {"folder": folder, "run": run, "entries": entries}
@@ -69,7 +74,7 @@ def of_run(doc, directory, runs):
     claims = []
     for section in [s for s in doc["sections"] if s["kind"] == "writeup"]:
         part = section["source"][:-len(".json")]
-        commands = {f["name"]: f.get("command") for f in section.get("contestants", [])}
+        commands = _commands(section)
         for index, line in enumerate(section["verdicts"]):
             if not (_judged(line.get("verdict")) and line.get("a")):
                 continue
@@ -97,14 +102,8 @@ def counted(claim):
     said = ", ".join(f"{relations.count(r)} {r}" for r in (history.AGREE, history.DIFFER, history.CONFLICT)
                      if r in relations)
     pooled = claim.get("pooled")
-    return f"{len(relations)} earlier: {said}" + (f"; pooled {ratio_text(pooled['ratio'], pooled['interval'])}"
+    return f"{len(relations)} earlier: {said}" + (f"; pooled {verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}"
                                                    if pooled else "")
-
-
-def ratio_text(ratio, interval):
-    if ratio is None:
-        return "-"
-    return f"{verdict_text.number(ratio)}" + (f" ({interval[0]:.3f} .. {interval[1]:.3f})" if interval else "")
 
 
 HISTORY_COLUMNS = ["claim", "run", "machine", "verdict", "ratio A/B (interval)", "against this run"]
@@ -117,17 +116,21 @@ def rows(history_doc):
     for claim in history_doc["claims"]:
         if not claim["earlier"]:
             continue
-        per_run.append([claim["claim"], "this run", "-", claim["verdict"], ratio_text(claim["ratio"], claim["interval"]),
+        per_run.append([claim["claim"], "this run", "-", claim["verdict"], verdict_text.ratio_with_interval(claim["ratio"], claim["interval"]),
                         "-"])
-        per_run += [[claim["claim"], e["run"], e["machine"] or "-", e["verdict"], ratio_text(e["ratio"], e["interval"]),
+        per_run += [[claim["claim"], e["run"], e["machine"] or "-", e["verdict"], verdict_text.ratio_with_interval(e["ratio"], e["interval"]),
                      e["relation"]] for e in claim["earlier"]]
-        found = claim.get("pooled")
-        if found:
-            prediction = found["prediction"]
-            pooled.append([claim["claim"], str(found["runs"]), ratio_text(found["ratio"], found["interval"]),
-                           f"{found['i2'] * 100:.0f}%",
-                           f"{prediction[0]:.3g} .. {prediction[1]:.3g}" if prediction else "- (under 3 runs)"])
+        if claim.get("pooled"):
+            pooled.append(pooled_row(claim["claim"], claim["pooled"]))
     return per_run, pooled
+
+
+def pooled_row(claim, found):
+    """The cells of a claim's pooled row (POOLED_COLUMNS) from history.pool's `found`."""
+    prediction = found["prediction"]
+    return [claim, str(found["runs"]), verdict_text.ratio_with_interval(found["ratio"], found["interval"]),
+            f"{found['i2'] * 100:.0f}%",
+            f"{prediction[0]:.3g} .. {prediction[1]:.3g}" if prediction else "- (under 3 runs)"]
 
 
 def attach(doc, history_doc):
@@ -175,25 +178,24 @@ def headline_key(directory):
     index = summary_line(doc, row) if section else None
     if index is None:
         return None
-    commands = {f["name"]: f.get("command") for f in section.get("contestants", [])}
+    commands = _commands(section)
     return history.key(section["verdicts"][index], section["source"][:-len(".json")], commands)
 
 
 def answer_lines(runs):
     """README's first screen: the headline claim of the newest stored run with a report, its verdict there and
     in every stored run that ran it, and their pooled ratio with its prediction interval; [] without one."""
-    newest = next((r for r in reversed(runs) if headline_key(r["folder"])), None)
-    if newest is None:
+    wanted = next((k for k in (headline_key(r["folder"]) for r in reversed(runs)) if k), None)
+    if wanted is None:
         return []
-    wanted = headline_key(newest["folder"])
     entries = [e for run in reversed(runs) for e in run["entries"] if e["key"] == wanted]
     first, pooled = entries[0], history.pool(entries)
     out = [f"**{first['claim']}** (the echo write-up's headline), in the {len(entries)} stored runs that ran it:", ""]
     out += [f"- {e['run']['label']} ({e['run']['machine']}, {e['run']['time']}): {e['verdict']}, "
-            f"{ratio_text(e['ratio'], e['interval'])}" for e in entries]
+            f"{verdict_text.ratio_with_interval(e['ratio'], e['interval'])}" for e in entries]
     if pooled:
         prediction = pooled["prediction"]
-        out += ["", f"Pooled by random effects: {ratio_text(pooled['ratio'], pooled['interval'])}, I² "
+        out += ["", f"Pooled by random effects: {verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}, I² "
                 f"{pooled['i2'] * 100:.0f}% of the spread between runs"
                 + (f"; on a new machine, 95% of runs would fall in {prediction[0]:.3g} .. {prediction[1]:.3g}"
                    if prediction else "") + "."]

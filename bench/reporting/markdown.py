@@ -126,13 +126,9 @@ def history_alone(claims, runs_read):
     per_run, pooled = [], []
     for claim in claims:
         per_run += [[claim["claim"], e["run"]["label"], e["run"]["machine"] or "-", e["run"]["time"] or "-",
-                     e["verdict"], history_report.ratio_text(e["ratio"], e["interval"])] for e in claim["runs"]]
-        found = claim["pooled"]
-        if found:
-            prediction = found["prediction"]
-            pooled.append([claim["claim"], str(found["runs"]), history_report.ratio_text(found["ratio"], found["interval"]),
-                           f"{found['i2'] * 100:.0f}%",
-                           f"{prediction[0]:.3g} .. {prediction[1]:.3g}" if prediction else "- (under 3 runs)"])
+                     e["verdict"], verdict_text.ratio_with_interval(e["ratio"], e["interval"])] for e in claim["runs"]]
+        if claim["pooled"]:
+            pooled.append(history_report.pooled_row(claim["claim"], claim["pooled"]))
     return "\n".join([f"# netbench: every claim across the {runs_read} stored runs", "",
                       "Each claim that two or more stored runs ran (the same cells, figure and contestants' "
                       "commands), newest run first.", "",

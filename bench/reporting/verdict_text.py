@@ -36,12 +36,17 @@ def ratio_interval(line):
     confidence sequence's at the round it stopped); the ratio of medians where nothing paired."""
     sequence = line.get("sequence") or {}
     if sequence.get("interval"):
-        low, high = sequence["interval"]
-        return f"{number(sequence['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
+        return ratio_with_interval(sequence["geomean_ratio"], sequence["interval"])
     if line.get("ci95"):
-        low, high = line["ci95"]
-        return f"{number(line['geomean_ratio'])} ({low:.3f} .. {high:.3f})"
+        return ratio_with_interval(line["geomean_ratio"], line["ci95"])
     return f"{number(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
+
+
+def ratio_with_interval(ratio, interval):
+    """"1.31 (1.28 .. 1.35)"; the ratio alone without an interval, "-" without a ratio."""
+    if ratio is None:
+        return "-"
+    return number(ratio) + (f" ({interval[0]:.3f} .. {interval[1]:.3f})" if interval else "")
 
 
 def shown(line):

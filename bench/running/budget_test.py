@@ -195,7 +195,7 @@ class PolicyPart:
         return self.policy.next_round_s(self.cases)
 
     def cheapest_s(self):
-        return self.policy.cheapest_s()
+        return self.policy.cheapest_s(self.cases)
 
     def wants_more(self):
         return self.policy.wants_more()

@@ -110,7 +110,6 @@ class UntilDecided:
         self.durations = {}  # (case label, runner key) -> seconds of its last run
         self.stopped = None  # why the run stopped
         self.out_of_budget = False  # it stopped with claims open because the next round did not fit
-        self._cases = []  # the cases of the last round asked for
         self.out_of_reach = {}  # question name -> {"rounds", "more", "round_s", "left_s"} when it was given up
 
     def observe(self, case, runner, seconds):
@@ -134,15 +133,14 @@ class UntilDecided:
         return [q for q in self.questions if q.name not in self.out_of_reach
                 and (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
 
-    def cheapest_s(self):
-        """The fewest seconds that would decide one of the open questions at the spread seen (rounds still
-        needed times its round's time); inf when none has an estimate."""
-        costs = [c for c in (self._to_decide_s(q, self._cases) for q in self.open()) if c is not None]
+    def cheapest_s(self, cases):
+        """The fewest seconds that would decide one of the open questions over `cases` at the spread seen
+        (rounds still needed times its round's time); inf when none has an estimate."""
+        costs = [c for c in (self._to_decide_s(q, cases) for q in self.open()) if c is not None]
         return min(costs, default=math.inf)
 
     def cases(self, round_index, cases, rows):
         self.budget.start()
-        self._cases = cases
         if round_index > 0:
             for question in self.open():
                 self.lines[question.name] = question.judge(rows)
@@ -164,16 +162,20 @@ class UntilDecided:
             progress.log(f"{self.name}: stopped: {self.stopped}")
         return chosen
 
+    def _round_s(self, question, cases):
+        """The expected seconds of one round of `question`'s cases."""
+        return self._expected(self._needed(cases, [question]))
+
     def _to_decide_s(self, question, cases):
-        """(rounds still needed, seconds they take) for `question` at the spread seen; None where its sequence
-        has no estimate yet; rounds None where no number of rounds within the rule's cap would decide it."""
+        """The seconds the rounds still needed to decide `question` at the spread seen take; None where its
+        sequence has no estimate yet; inf where no number of rounds within the rule's cap would decide it."""
         sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
         if "rounds_to_decide" not in sequence or sequence.get("interval") is None:
             return None
         needed, done = sequence["rounds_to_decide"], sequence.get("rounds", 0)
         if needed is None:
             return math.inf
-        return max(needed - done, 1) * self._expected(self._needed(cases, [question]))
+        return max(needed - done, 1) * self._round_s(question, cases)
 
     def _set_out_of_reach_aside(self, cases):
         left = (self.whole or self.budget).left()
@@ -185,7 +187,7 @@ class UntilDecided:
             needed = sequence["rounds_to_decide"]
             self.out_of_reach[question.name] = {
                 "rounds": sequence["rounds"], "more": None if needed is None else needed - sequence["rounds"],
-                "round_s": round(self._expected(self._needed(cases, [question])), 1), "left_s": round(max(left, 0), 1)}
+                "round_s": round(self._round_s(question, cases), 1), "left_s": round(max(left, 0), 1)}
             more = "more than the rule's cap" if needed is None else f"about {needed - sequence['rounds']} more"
             progress.log(f"{self.name}: out of reach: {question.name}: {more} rounds would decide it, "
                          f"{_minutes(left)} left; it keeps its bound and gets no more rounds")

@@ -162,7 +162,7 @@ def _add_context(line, claim, cells, disturbed):
     if disturbed:
         line["set_aside"] = {"rounds": len(disturbed), "steal_above": verdict.DISTURBED_STEAL,
                              "other_above": verdict.DISTURBED_OTHER,
-                             "why": dict(sorted(collections.Counter(w.split()[0] for w in disturbed.values()).items()))}
+                             "why": dict(sorted(collections.Counter(disturbed.values()).items()))}
     configuration = {f"{side}_{role}": config for side, cell in (("a", cells_a), ("b", cells_b))
                      for role, config in _configuration(cell).items()}
     if configuration:
