@@ -6,9 +6,14 @@ of each in the tree, for the suite, the soak and every test.
     server_lines.parse("listening on 127.0.0.1:8080 model=epoll")   # ("127.0.0.1", 8080); None without one
     server_lines.listening_on("2024/01/02 20:14:49 listening on :9000")  # ("", 9000)
     server_lines.closing_counts(output)["system calls"]               # None where it printed no closing line
+
+From a shell script (tools/callgrind_load.sh, tools/client_syscalls_check.sh), the port of a server's log:
+
+    port=$(python3 common/server_lines.py port server.log)   # exit 1, printing nothing, before its ready line
 """
 
 import re
+import sys
 
 _LISTENING = re.compile(r"listening on (\S*):(\d+)\b", re.IGNORECASE)
 _CLOSING = re.compile(r"stopped by signal \d+ after [^:\n]*: (.*)")
@@ -39,3 +44,23 @@ def closing_counts(output):
     if not lines:
         return None
     return {what: int(number) for number, what in re.findall(r"(\d+) ([a-z]+(?: [a-z]+)*)", lines[-1])}
+
+
+def main(argv):
+    """`port FILE`: prints the port of FILE's first ready line; exit 1 when it has none (yet), 2 for usage."""
+    if len(argv) != 3 or argv[1] != "port":
+        print("usage: server_lines.py port FILE", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[2], errors="replace") as f:
+            found = parse(f.read())
+    except OSError:
+        found = None  # not written yet: no ready line
+    if found is None:
+        return 1
+    print(found[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,6 +1,10 @@
 """server_lines: the address and port of every program's ready line, a netbench server's closing counts, and
 nothing from a line without one."""
 
+import contextlib
+import io
+import os
+import tempfile
 import unittest
 
 from common import server_lines
@@ -24,6 +28,19 @@ class ServerLinesTest(unittest.TestCase):
                          {"connections": 3, "rejected": 0, "refused for want of descriptors": 0, "bytes read": 10,
                           "bytes written": 20, "system calls": 41, "messages received": 2, "payload bytes": 7})
         self.assertIsNone(server_lines.closing_counts("listening on 127.0.0.1:1\n"))
+
+    def test_the_command_prints_a_log_s_port_or_exits_1(self):
+        with tempfile.TemporaryDirectory() as folder:
+            log = os.path.join(folder, "server.log")
+            self.assertEqual(server_lines.main(["server_lines.py", "port", log]), 1)  # not written yet
+            with open(log, "w") as f:
+                f.write("starting\nlistening on 127.0.0.1:4321 model=epoll\n")
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                self.assertEqual(server_lines.main(["server_lines.py", "port", log]), 0)
+            self.assertEqual(printed.getvalue(), "4321\n")
+            with contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(server_lines.main(["server_lines.py", log]), 2)
 
 
 if __name__ == "__main__":

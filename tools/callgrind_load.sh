@@ -6,7 +6,8 @@
 #     "$server" --port=0 --model=epoll -- "$client" --port=@PORT@ --messages=1000)
 #
 # callgrind_load SIDE OUT NAME SERVER_COMMAND... -- CLIENT_COMMAND...
-# Starts the server, which must print "listening on 127.0.0.1:PORT", then runs the client with every
+# Starts the server, which must print its ready line ("listening on 127.0.0.1:PORT", read by
+# common/server_lines.py, the one parser of it), then runs the client with every
 # "@PORT@" in its words replaced by that port; SIDE (server | client) runs under
 # `valgrind --tool=callgrind`, writing OUT/callgrind.NAME (callgrind_annotate reads it), and the
 # logs go to OUT/server.NAME.log and OUT/client.NAME.log. Prints the side's total instructions.
@@ -33,7 +34,7 @@ callgrind_load() {
   local pid=$!
   local port=""
   for _ in $(seq 600); do
-    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
+    port=$(/usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../common/server_lines.py" port "$log" || true)
     [[ -n $port ]] && break
     sleep 0.1
   done

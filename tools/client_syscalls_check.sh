@@ -19,7 +19,7 @@ trap 'kill -INT "$pid" 2>/dev/null || true; rm -rf "$out"' EXIT
 pid=$!
 port=""
 for _ in $(seq 600); do
-  port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$out/server.log" 2>/dev/null | head -1)
+  port=$(/usr/bin/python3 "$(dirname "$0")/../common/server_lines.py" port "$out/server.log" || true)
   [[ -n $port ]] && break
   sleep 0.1
 done
