@@ -100,7 +100,7 @@ def resolved(argv):
 def planned(argv):
     """The frozen Plan of a command line, over the default registry."""
     from bench.registry import registry
-    return run_plan.plan_of(resolved(argv), registry.load(run_plan.DEFAULT_REGISTRY))
+    return run_plan.plan_of(resolved(argv), registry.load(run_plan.DEFAULT_REGISTRY), {})
 
 
 class DesignFlagsTest(unittest.TestCase):

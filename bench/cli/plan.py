@@ -3,7 +3,7 @@ which parts and contestants, where they run (this machine's CPU placements, or r
 decides the verdicts (fixed rounds, or a budget and a margin), each scenario's settings the command line
 changed, and the name of the run's folder. Nothing below bench/cli/ reads argparse or a flag's name.
 
-    plan = plan.plan_of(args, entries)      # args: suite.command_line()'s; PlanError names a wrong flag
+    plan = plan.plan_of(args, entries, os.environ)   # args: suite.command_line()'s; PlanError names a wrong flag
     plan.parts, plan.design, plan.budget_s, plan.overrides(definition)
 """
 
@@ -14,6 +14,7 @@ from typing import Optional
 
 from bench.analysis import sequential
 from bench.registry import registry
+from bench.reporting import result_files
 from bench.reporting import run_environment
 from bench.running import placement as cpu_placement
 from bench.scenarios import catalogue
@@ -40,8 +41,8 @@ class Plan:
     they came from; this machine's CPU `placements`, or `hosts`; the `design` ("fixed": `samples` rounds, the
     fan-out `fanout_samples`; "sequential": `budget_s` and the equivalence `margin`), `fixed_rounds` (the
     rounds flags that fix a part's rounds in a sequential run), `quick`, `as_written`; the scenario values the
-    command line gave (`values`, read only through overrides()); and the run folder's `label` where the run
-    chose one (None: the machine's label and start time)."""
+    command line gave (`values`, read only through overrides()); where the run's folder goes: under
+    `results_parent`, named `label` where the run chose one (None: the machine's label and start time)."""
     parts: tuple
     contestants: tuple
     registry: str
@@ -55,6 +56,7 @@ class Plan:
     quick: bool
     as_written: bool
     values: types.MappingProxyType
+    results_parent: str
     hosts: Optional[RemoteHosts] = None
     label: Optional[str] = None
 
@@ -217,9 +219,11 @@ def resolve_flags(args):
     return flags
 
 
-def plan_of(flags, entries):
-    """The run's Plan from resolve_flags()'s `flags` over the registry's `entries`; PlanError (NothingMatches
-    for an unknown word) where they name no run."""
+def plan_of(flags, entries, environ):
+    """The run's Plan from resolve_flags()'s `flags` over the registry's `entries`, its folder where `environ`
+    (the process's environment) puts it (result_files.parent_from, label_from: a label named there wins, and
+    a folder named there holds the run under its default name); PlanError (NothingMatches for an unknown word)
+    where they name no run."""
     parts, chosen = choose(flags, entries)
     label = None
     if flags.as_written:
@@ -240,4 +244,6 @@ def plan_of(flags, entries):
                 placements=tuple(flags.placements), design=flags.design, samples=flags.samples,
                 fanout_samples=flags.fanout_samples, budget_s=flags.budget_s, margin=flags.margin,
                 fixed_rounds=frozenset(flags.fixed_rounds), quick=bool(flags.quick), as_written=bool(flags.as_written),
-                values=types.MappingProxyType(values), hosts=hosts, label=label)
+                values=types.MappingProxyType(values), hosts=hosts,
+                results_parent=result_files.parent_from(environ),
+                label=result_files.label_from(environ) or (None if "NETBENCH_RESULTS_DIR" in environ else label))

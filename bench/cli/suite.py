@@ -78,7 +78,7 @@ MICROBENCHMARKS = [
     "//httpfanout:chunked_decoder_benchmark",
 ]
 
-def run_microbenchmarks(quick, env=None):
+def run_microbenchmarks(folder, quick, env=None):
     rows = []
     for label in MICROBENCHMARKS:
         try:
@@ -111,7 +111,7 @@ def run_microbenchmarks(quick, env=None):
     page = result_files.Page(notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
                              summary_rows=rows,
                              columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
-    result_files.write_results("microbenchmarks", rows, page, result_files.Origin(env=env))
+    result_files.write_results(folder, "microbenchmarks", rows, page, result_files.Origin(env=env))
 
 
 def open_placement(plan):
@@ -263,14 +263,13 @@ def run_part(part, plan, context, budget=None, whole=None):
         document_["partial"] = True
     context.notes[section["id"]] = {"how": _where(runners, placement, bool(plan.hosts and plan.hosts.compare_loopback)),
                                     **({"quick": True} if plan.quick else {})}
-    _write_part(definition, document_)
+    _write_part(context.folder, definition, document_)
     if outcome.interrupted:
         raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
     return 0 if all(r.get("status") == "ok" for r in rows) else 1
 
 
-def _write_part(definition, document_):
-    directory = result_files.results_dir()
+def _write_part(directory, definition, document_):
     errors = result_files.write_document(os.path.join(directory, f"{definition.document}.json"), document_)
     progress.log(f"wrote {directory}/{definition.document}.json")
     if errors:
@@ -417,14 +416,12 @@ def _run(parser, args):
             print(f"{e['scenario']:9} {e['role']:6} {e['name']:22} {e['about']}")
         return 0
     try:
-        plan = run_plan.plan_of(flags, entries)
+        plan = run_plan.plan_of(flags, entries, os.environ)
     except run_plan.NothingMatches as error:
         progress.log(str(error))
         return 2
     except run_plan.PlanError as error:
         parser.error(str(error))
-    if plan.label and not (os.environ.get("NETBENCH_RESULTS_LABEL") or os.environ.get("NETBENCH_RESULTS_DIR")):
-        os.environ["NETBENCH_RESULTS_LABEL"] = plan.label
     progress.log(f"bench: parts {', '.join(plan.parts) or '(none)'}; {len(plan.contestants)} contestant(s) from "
                  f"{plan.registry}")
     try:
@@ -441,9 +438,11 @@ def _run(parser, args):
 
 @dataclasses.dataclass
 class RunContext:
-    """What the parts of one run share beyond the plan: the run's environment (the kernel's prices among it),
-    the remote placement (None on this machine) and what each section will say of how it ran that its samples
-    do not (where the programs were placed, a quick run), kept in the run's document (a section's "run")."""
+    """What the parts of one run share beyond the plan: the run's `folder`, its environment (the kernel's prices
+    among it), the remote placement (None on this machine) and what each section will say of how it ran that its
+    samples do not (where the programs were placed, a quick run), kept in the run's document (a section's
+    "run")."""
+    folder: str
     env: dict
     placement: object = None
     notes: dict = dataclasses.field(default_factory=dict)
@@ -478,19 +477,20 @@ def _control_the_family(adaptive_parts):
 def _run_parts(plan, placement):
     started = time.monotonic()
     whole = round_policies.Budget(max(plan.budget_s - REPORT_S, 0.0)).start()
-    progress.log(f"bench: this run's folder: {result_files.results_dir()}")
+    folder = result_files.start_run(plan.results_parent, plan.label)
+    progress.log(f"bench: this run's folder: {folder}")
     failures = []
     try:
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
         costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {"micro"} else None
-        context = RunContext(run_environment.environment(costs), placement)
+        context = RunContext(folder, run_environment.environment(costs), placement)
         if "micro" in plan.parts:
-            run_microbenchmarks(plan.quick, context.env)
+            run_microbenchmarks(folder, plan.quick, context.env)
         prepared = _prepare_parts(plan, placement, failures)
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
-                     f"and checking the contestants); no round ran. The run's folder: {result_files.results_dir()}")
+                     f"and checking the contestants); no round ran. The run's folder: {folder}")
         return 130
     interrupted = []
 
@@ -522,14 +522,14 @@ def _run_parts(plan, placement):
     failures += [prepared[index].definition.name for index, code in sorted(codes.items()) if code]
     doc = None
     try:
-        doc = write_report(context.notes)
+        doc = write_report(context)
     except OSError as error:  # its charts' files too (a full disk)
         progress.log(f"bench: REPORT.md could not be written: {error}")
         failures.append("REPORT.md")
     progress.log(f"suite finished in {time.monotonic() - started:.0f} s"
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
-        print(terminal.render(doc, os.path.join(result_files.results_dir(), "REPORT.md")), flush=True)
+        print(terminal.render(doc, os.path.join(folder, "REPORT.md")), flush=True)
     return 1 if failures else 0
 
 
@@ -537,33 +537,34 @@ def _interrupted(context, what, document):
     """Ctrl-C during `what`, which wrote what finished to `document`, marked partial: the report links it,
     nothing more runs, and the suite exits 130 (128 + SIGINT), as the shell reports an interrupted program."""
     try:
-        write_report(context.notes)
+        write_report(context)
     except OSError as error:
         progress.log(f"bench: REPORT.md could not be written: {error}")
     progress.log(f"bench: interrupted during {what}; its finished runs are kept, marked partial, in "
-                 f"{result_files.results_dir()}/{document}; later parts did not run")
+                 f"{context.folder}/{document}; later parts did not run")
     return 130
 
 
-def run_folder(text):
-    """The stored run --rerender names: a folder, a name under the results' parent, or (empty) this machine's
-    newest run there."""
-    parent = result_files.results_parent()
+def run_folder(text, environ):
+    """The stored run --rerender names: a folder, a name under the runs' parent folder (result_files.parent_from
+    `environ`), or (empty) this machine's newest run there."""
+    parent = result_files.parent_from(environ)
     if text:
-        base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
+        base = environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
         for candidate in (os.path.join(base, text), os.path.join(parent, text)):
             if os.path.isdir(candidate):
                 return os.path.normpath(candidate)
         return None
-    return result_files.latest_run()
+    return result_files.latest_run(parent, result_files.label_from(environ))
 
 
 def rerender(folder=""):
     """A stored run's report again from its document (report.json) alone, running nothing: its charts,
     REPORT.md and report.html (bench/reporting/report.py)."""
-    directory = run_folder(folder)
+    directory = run_folder(folder, os.environ)
     if directory is None:
-        progress.log(f"bench --rerender: no stored run {folder or 'of this machine'} in {result_files.results_parent()}")
+        progress.log(f"bench --rerender: no stored run {folder or 'of this machine'} in "
+                     f"{result_files.parent_from(os.environ)}")
         return 1
     doc = report.rerender(directory)
     if doc is None:
@@ -588,10 +589,11 @@ def readme_with_answer(text, runs):
 def show_history():
     """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; the
     headline's answer across the runs stored in the checkout written to README.md."""
-    runs = history_report.stored_runs()
+    parent = result_files.parent_from(os.environ)
+    runs = history_report.stored_runs(list(dict.fromkeys([checkout.stored_runs(), parent])))
     text = markdown.history_alone(history_report.across(runs), len(runs))
     print(text, flush=True)
-    path = os.path.join(result_files.results_parent(), "HISTORY.md")
+    path = os.path.join(parent, "HISTORY.md")
     result_files.write_text(path, text)
     readme = os.path.join(checkout.repo_root(), "README.md")
     with open(readme) as f:
@@ -604,10 +606,10 @@ def show_history():
     return 0
 
 
-def write_report(notes):
-    """This run's document from the documents stored in its folder, its charts and renderings; `notes`: what
-    each section says of how it ran (RunContext.notes)."""
-    return report.write_run(result_files.results_dir(), catalogue.ALL, notes)
+def write_report(context):
+    """This run's document from the documents stored in its folder, its charts and renderings, with what each
+    section says of how it ran (RunContext.notes)."""
+    return report.write_run(context.folder, catalogue.ALL, context.notes)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ PYTHON = "/usr/bin/python3"
 def suite(args, results_dir, tmpdir):
     env = {**os.environ, "NETBENCH_RESULTS_DIR": results_dir, "TMPDIR": tmpdir,
            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    env.pop("NETBENCH_RUN_DIR", None)
     env.pop("NETBENCH_RESULTS_LABEL", None)
     return subprocess.Popen([PYTHON, "-m", "bench.cli.suite"] + args, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -85,7 +84,7 @@ class InterruptedPreparationTest(unittest.TestCase):
 class FullDiskTest(unittest.TestCase):
     def test_results_on_a_full_disk_fail_clearly_and_keep_the_document(self):
         results, tmp = tempfile.mkdtemp(), tempfile.mkdtemp()
-        target = os.path.join(results, "echo_writeup.json")
+        target = os.path.join(results, "full", "echo_writeup.json")
         with open(registry.DEFAULT_PATH) as f:
             entries = json.load(f)["contestants"]
         wanted = {("netbench-poll", "server"), ("netbench-echo-client", "client")}
@@ -96,11 +95,11 @@ class FullDiskTest(unittest.TestCase):
         # The results folder: a 64 KiB tmpfs, filled up, in a mount namespace of the suite's own (root: a full
         # disk is a limit root meets too, where file permissions are not).
         argv = ["--only=echo", "--quick", "--placement=shared", f"--contestants={copy}"]
-        # The run's folder itself (NETBENCH_RUN_DIR): the full disk's mount.
-        env = {**os.environ, "NETBENCH_RUN_DIR": results, "TMPDIR": tmp,
+        # The runs' folder (NETBENCH_RESULTS_DIR): the full disk's mount; the run's own, "full", is made in it.
+        env = {**os.environ, "NETBENCH_RESULTS_DIR": results, "NETBENCH_RESULTS_LABEL": "full", "TMPDIR": tmp,
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         script = ('mount -t tmpfs -o size=64k netbench-full "$1" && shift && '
-                  '{ dd if=/dev/zero of="$NETBENCH_RUN_DIR/filler" bs=4k 2>/dev/null; '
+                  '{ dd if=/dev/zero of="$NETBENCH_RESULTS_DIR/filler" bs=4k 2>/dev/null; '
                   'exec "$@"; }')
         process = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", results,
                                   PYTHON, "-m", "bench.cli.suite"] + argv, env=env, capture_output=True,

@@ -2,7 +2,7 @@
 this machine's results folder that ran the claim), each one's verdict beside this run's (agree, differ,
 conflict), and the ratio pooled across them by random effects (bench/analysis/history.py).
 
-    history = history_report.of_run(doc, directory, history_report.stored_runs())   # the document's "history"
+    history = history_report.of_run(doc, directory, history_report.stored_runs(parents))   # the document's "history"
     per_run, pooled = history_report.rows(doc["history"])   # the tables of the report's section
 
 A run sees only the runs stored before it started, so that its report is the same whenever it is rendered
@@ -13,10 +13,8 @@ import glob
 import os
 
 from bench.analysis import history
-from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import verdict_text
-from bench.running import checkout
 
 # The verdicts that say something of the ratio; the others (not measured, not testable) have no place in it.
 JUDGED = ("holds", "reversed", "open", "not separable on this machine", "same configuration here")
@@ -26,11 +24,10 @@ def _judged(verdict):
     return verdict in JUDGED or str(verdict).startswith("equivalent within")
 
 
-def stored_runs(parents=None):
+def stored_runs(parents):
     """[{"folder", "run": {label, time, machine, commit}, "entries": [history.entry]}] of every run folder with a
-    write-up document under `parents` (default: the checkout's results/data and this machine's results
-    folder), oldest first; a document that cannot be read is left out."""
-    parents = parents or list(dict.fromkeys([checkout.stored_runs(), result_files.results_parent()]))
+    write-up document under `parents` (folders of run folders: the checkout's results/data, the folder a run
+    was stored in), oldest first; a document that cannot be read is left out."""
     runs = []
     for folder in sorted({os.path.realpath(os.path.dirname(p)) for parent in parents
                           for p in glob.glob(os.path.join(parent, "*", "*_writeup.json"))}):

@@ -15,6 +15,7 @@ from bench.reporting import history_report
 from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import result_files
+from bench.running import checkout
 from bench.running import progress
 
 
@@ -33,9 +34,15 @@ def write_run(directory, definitions, run_notes):
     drawn from the document, and its renderings. Returns the document."""
     previous = {"sections": [{"id": part, "run": notes} for part, notes in run_notes.items()]}
     doc = document.read_run(directory, definitions, previous=previous)
-    history_report.attach(doc, history_report.of_run(doc, directory, history_report.stored_runs()))
+    history_report.attach(doc, history_report.of_run(doc, directory, history_report.stored_runs(_beside(directory))))
     _draw(doc, directory)
     return write(directory, doc)
+
+
+def _beside(directory):
+    """The folders whose runs a run in `directory` is read against: the checkout's stored runs and the runs
+    beside it."""
+    return list(dict.fromkeys([checkout.stored_runs(), os.path.dirname(os.path.abspath(directory))]))
 
 
 def _draw(doc, directory):
@@ -55,7 +62,7 @@ def rerender(directory):
     doc = document.load(path)
     doc["summary"] = document.summary(doc["sections"])  # what the sections say, in this version's rows
     # A document stored before histories were kept gets the runs stored before it, once; then its own.
-    history = doc.get("history") or history_report.of_run(doc, directory, history_report.stored_runs())
+    history = doc.get("history") or history_report.of_run(doc, directory, history_report.stored_runs(_beside(directory)))
     history_report.attach(doc, history)
     _draw(doc, directory)
     return write(directory, doc)

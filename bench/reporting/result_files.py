@@ -1,15 +1,16 @@
-"""The stored results of one run: a folder of its own, results/data/<machine label>-<start time>/ (or
-NETBENCH_RESULTS_LABEL's name; NETBENCH_RESULTS_DIR puts the folders elsewhere than results/data), with
-<name>.json, every sample and the run's environment, and <name>.md with its tables. A run never writes into
-another run's folder: a label already taken gets its start time added.
+"""The stored results of one run: a folder of its own under the runs' parent folder (results/data of the
+checkout, unless the command line names another: parent_from), named by the run's label or by the machine's
+label and the run's start time, with <name>.json, every sample and the run's environment, and <name>.md with its
+tables. A run never writes into another run's folder: a label already taken gets its start time added. The
+folder is chosen once, by the command line, and handed down; nothing here reads the environment.
 Every document is checked against its schema (bench/reporting/result_schema.py, results/README.md) when written and
 when read.
 
-    page = result_files.Page(notes="...", summary_rows=rows, columns=[...])
-    result_files.write_results("microbenchmarks", rows, page)   # Origin(env, schema): a stored run's own
+    parent = result_files.parent_from(os.environ)         # NETBENCH_RESULTS_DIR, else results/data
+    folder = result_files.start_run(parent, label=None)   # a new run's folder, made
+    result_files.write_results(folder, "microbenchmarks", rows, page)   # Origin(env, schema): a stored run's own
     result_files.write_document(path, document)          # any result document, validated
-    document = result_files.load_results("httpfanout_bench")
-    directory = result_files.start_run()                 # a new run's folder, results_dir() from now on
+    document = result_files.load_results(folder, "httpfanout_bench")
 
 A file that cannot be written (a full disk, a read-only folder) raises ResultWriteError naming its path and
 errno, after its text has been written to a fallback under $TMPDIR: nothing measured is lost.
@@ -47,37 +48,30 @@ class ResultWriteError(OSError):
         self.fallback = fallback
 
 
-# The folder of this run, once chosen; inherited by the programs the run starts.
-RUN_DIR = "NETBENCH_RUN_DIR"
+def parent_from(environ):
+    """Where runs' folders are, as the command line's `environ` says: NETBENCH_RESULTS_DIR, else results/data of
+    the checkout."""
+    return environ.get("NETBENCH_RESULTS_DIR") or checkout.stored_runs()
 
 
-def results_parent():
-    """Where runs' folders are: NETBENCH_RESULTS_DIR, else results/data of the checkout."""
-    return os.environ.get("NETBENCH_RESULTS_DIR") or checkout.stored_runs()
+def label_from(environ):
+    """The run folder's name `environ` asks for (NETBENCH_RESULTS_LABEL), or None."""
+    return environ.get("NETBENCH_RESULTS_LABEL") or None
 
 
-def start_run(started=None):
-    """Chooses and makes this run's folder under results_parent(): NETBENCH_RESULTS_LABEL, else the machine's
-    label and the run's start time (UTC); a name already taken gets the time (then a count) added. Returns it;
-    results_dir() answers it from now on."""
+def start_run(parent, label=None, started=None):
+    """Chooses and makes this run's folder under `parent`: `label`, else the machine's label and the run's start
+    time (UTC); a name already taken gets the time (then a count) added. Returns its path."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started))
-    label = os.environ.get("NETBENCH_RESULTS_LABEL")
     names = [label, f"{label}-{stamp}"] if label else [f"{run_environment.machine_label()}-{stamp}"]
     names += [f"{names[-1]}-{n}" for n in range(2, 100)]
-    parent = results_parent()
     path = next(os.path.join(parent, n) for n in names
                 if not os.path.exists(os.path.join(parent, n)) or not os.listdir(os.path.join(parent, n)))
     try:
         os.makedirs(path, exist_ok=True)
     except OSError:
         pass  # writing there says why, naming the file, and keeps its contents elsewhere (write_text)
-    os.environ[RUN_DIR] = path
     return path
-
-
-def results_dir():
-    """This run's folder (start_run(), on first use)."""
-    return os.environ.get(RUN_DIR) or start_run()
 
 
 def write_text(path, text):
@@ -119,11 +113,10 @@ class Origin:
     schema: str = None
 
 
-def write_results(name, cases, page=Page(), origin=Origin(), *, histograms=None, partial=False):
-    """Writes results/data/<machine>/<name>.json (every sample) and <name>.md (the tables). `histograms` are
-    the clients' latency histograms per case (histogram_merge.merge_case_histograms); `partial` marks an
-    interrupted run (its cases are those that finished)."""
-    directory = results_dir()
+def write_results(directory, name, cases, page=Page(), origin=Origin(), *, histograms=None, partial=False):
+    """Writes <directory>/<name>.json (every sample) and <name>.md (the tables). `histograms` are the clients'
+    latency histograms per case (histogram_merge.merge_case_histograms); `partial` marks an interrupted run (its
+    cases are those that finished)."""
     document = {"schema": origin.schema or result_schema.current(result_schema.BENCH), "benchmark": name,
                 "environment": origin.env or run_environment.environment(), "cases": cases,
                 "summary": page.summary_rows or [], "notes": page.notes}
@@ -176,19 +169,16 @@ def write_document(path, document, indent=1):
     return errors
 
 
-def latest_run():
-    """This machine's newest run folder under results_parent() that holds results, or None: its label alone (a
-    run stored before runs had folders of their own) or with a start time."""
-    parent = results_parent()
-    mine = re.compile(re.escape(run_environment.machine_label()) + r"(-\d{8}T\d{6}Z(-\d+)?)?")
+def latest_run(parent, label=None):
+    """The newest run folder under `parent` named by `label` (else this machine's label) that holds results, or
+    None: the label alone (a run stored before runs had folders of their own) or with a start time."""
+    mine = re.compile(re.escape(label or run_environment.machine_label()) + r"(-\d{8}T\d{6}Z(-\d+)?)?")
     runs = [os.path.join(parent, n) for n in os.listdir(parent) if mine.fullmatch(n)] if os.path.isdir(parent) else []
     runs = [r for r in runs if any(f.endswith(".json") for f in os.listdir(r))]
     return max(runs, key=lambda r: max(os.path.getmtime(os.path.join(r, f)) for f in os.listdir(r)), default=None)
 
 
-def load_results(name):
-    """The document write_results() stored for bench `name` in this run's folder (without one chosen yet: this
-    machine's newest run), validated against its schema (result_schema.SchemaError names the file and the field
-    that differs)."""
-    directory = os.environ.get(RUN_DIR) or latest_run() or results_dir()
+def load_results(directory, name):
+    """The document write_results() stored for bench `name` in the run folder `directory`, validated against its
+    schema (result_schema.SchemaError names the file and the field that differs)."""
     return result_schema.load(os.path.join(directory, f"{name}.json"))

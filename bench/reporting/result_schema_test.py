@@ -6,12 +6,12 @@ import copy
 import glob
 import json
 import os
+import tempfile
 import unittest
 
 from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
-from bench.reporting import scratch_results_dir
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 
@@ -158,16 +158,22 @@ class ValidationTest(unittest.TestCase):
         self.assert_error(document, "schema: expected one of")
 
 
-class WrittenAndReadTest(scratch_results_dir.ScratchResultsDirTest):
+class WrittenAndReadTest(unittest.TestCase):
+    """Documents written into a scratch run folder (`self.directory`), removed after each test."""
+
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.addCleanup(self.directory.cleanup)
+
     def test_a_bad_case_is_written_then_refused_naming_the_field(self):
         cases = [{"binary": "//x:y", "benchmark": "BM_X", "cpu_ns": 1.0, "real_ns": 1.0},
                  {"binary": "//x:y", "benchmark": "BM_Y", "cpu_ns": "1", "real_ns": 1.0}]
         with self.assertRaises(result_schema.SchemaError) as raised:
-            result_files.write_results("microbenchmarks", cases)
+            result_files.write_results(self.directory.name, "microbenchmarks", cases)
         self.assertIn("cases[1].cpu_ns", str(raised.exception))
         self.assertTrue(os.path.exists(os.path.join(self.directory.name, "microbenchmarks.json")))  # not lost
         with self.assertRaisesRegex(result_schema.SchemaError, r"microbenchmarks.json does not match"):
-            result_files.load_results("microbenchmarks")
+            result_files.load_results(self.directory.name, "microbenchmarks")
 
     def test_a_good_document_round_trips(self):
         path = os.path.join(self.directory.name, "echo_writeup.json")

@@ -38,8 +38,6 @@ MITIGATION_FILE = "/sys/devices/system/cpu/vulnerabilities/meltdown"
 
 def machine_label():
     """Names the machine a result came from: results of several machines are kept side by side."""
-    if os.environ.get("NETBENCH_RESULTS_LABEL"):
-        return os.environ["NETBENCH_RESULTS_LABEL"]
     system = platform.system().lower()
     cores = os.cpu_count()
     return f"{system}-{platform.machine()}-{cores}cpu"
