@@ -76,8 +76,8 @@ class Plan:
 # netbench-vs-Go detail scenarios, run when named.
 WRITEUP_PARTS = [d.name for d in catalogue.WRITEUPS]
 DETAIL_PARTS = [d.name for d in catalogue.DETAILS]
-PARTS = ["micro"] + WRITEUP_PARTS + DETAIL_PARTS
-DEFAULT_PARTS = ["micro"] + WRITEUP_PARTS
+PARTS = [catalogue.MICRO.name] + WRITEUP_PARTS + DETAIL_PARTS
+DEFAULT_PARTS = [catalogue.MICRO.name] + WRITEUP_PARTS
 DEFAULT_REGISTRY = registry.DEFAULT_PATH
 
 

@@ -2,8 +2,8 @@
 
 Settles the three public write-ups netbench exists for. Every system compared is an entry of the contestant
 registry (bench/registry/contestants.json): the write-ups' own programs (Racket, Go, Clojure on the JVM, curl,
-nginx) and netbench's. The main job runs the microbenchmarks, then each write-up's load over every
-contestant, interleaved in rounds, and writes a folder of its own, results/data/<machine>-<start time>/: the
+nginx) and netbench's. The main job runs each write-up's load over every contestant, interleaved in rounds,
+then the microbenchmarks, and writes a folder of its own, results/data/<machine>-<start time>/: the
 run's document (report.json), rendered as REPORT.md and report.html, which open with one computed verdict per
 claim, beside JSON with every sample; the same summary ends the terminal's output.
 
@@ -23,7 +23,6 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -41,12 +40,9 @@ from bench.reporting import report
 from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
-from bench.reporting import tables
 from bench.reporting import terminal
-from bench.running import binaries
 from bench.running import budget as budget_across_parts
 from bench.running import checkout
-from bench.running import client_process
 from bench.running import contest
 from bench.running import progress
 from bench.running import remote_placement
@@ -64,55 +60,6 @@ from bench.scenarios import writeups
 # Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
 # report.html (about 2 s for the main job here), so that the whole run ends within --budget.
 REPORT_S = 10
-
-# Google Benchmark binaries, in the order they run. Missing ones are reported, not fatal.
-MICROBENCHMARKS = [
-    "//common:histogram_benchmark",
-    "//common:kernel_cost_benchmark",
-    "//common:tls_benchmark",
-    "//websocket:frame_benchmark",
-    "//websocket:mask_benchmark",
-    "//websocket:utf8_benchmark",
-    "//websocket:handshake_benchmark",
-    "//httpfanout:response_parser_benchmark",
-    "//httpfanout:chunked_decoder_benchmark",
-]
-
-def run_microbenchmarks(folder, quick, env=None):
-    rows = []
-    for label in MICROBENCHMARKS:
-        try:
-            binary = binaries.bazel_binary(label)
-        except Exception as error:  # noqa: BLE001 - a missing target is reported, the suite goes on
-            progress.log(f"skip {label}: {error}")
-            continue
-        progress.log(f"== {label}")
-        args = [binary, "--benchmark_format=json"]
-        if quick:
-            args.append("--benchmark_min_time=0.01")
-        result = client_process.run_client(args, timeout_s=600)
-        if result.returncode != 0:
-            progress.log(f"{label} failed ({result.returncode}): {result.stderr[-1000:]}")
-            continue
-        document = json.loads(result.stdout)
-        for bench in document.get("benchmarks", []):
-            if bench.get("run_type") == "aggregate" and bench.get("aggregate_name") != "median":
-                continue
-            row = {"binary": label, "benchmark": bench["name"],
-                   "cpu_ns": bench.get("cpu_time") if bench.get("time_unit") == "ns" else None,
-                   "real_ns": bench.get("real_time") if bench.get("time_unit") == "ns" else None}
-            if "bytes_per_second" in bench:
-                row["GB_per_s"] = bench["bytes_per_second"] / 1e9
-            if "items_per_second" in bench:
-                row["M_items_per_s"] = bench["items_per_second"] / 1e6
-            rows.append(row)
-            progress.log(f"  {bench['name']}: {tables.format_number(row.get('cpu_ns'))} ns cpu"
-                         + (f", {row['GB_per_s']:.2f} GB/s" if "GB_per_s" in row else ""))
-    page = result_files.Page(notes="Google Benchmark, default build flags (-c opt). CPU time per iteration.",
-                             summary_rows=rows,
-                             columns=["binary", "benchmark", "cpu_ns", "real_ns", "GB_per_s", "M_items_per_s"])
-    result_files.write_results(folder, "microbenchmarks", rows, page, result_files.Origin(env=env))
-
 
 def open_placement(plan):
     """The plan's remote hosts, connected, checked and given their binaries; None without them. Raises
@@ -483,10 +430,8 @@ def _run_parts(plan, placement):
     try:
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
-        costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {"micro"} else None
+        costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
         context = RunContext(folder, run_environment.environment(costs), placement)
-        if "micro" in plan.parts:
-            run_microbenchmarks(folder, plan.quick, context.env)
         prepared = _prepare_parts(plan, placement, failures)
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "

@@ -66,12 +66,15 @@ def cells(rows, keys, figures, counted=ok):
 
 
 def microbenchmark_families(document):
-    """{binary: {family: [[argument, GB/s]]}} of the benchmarks run at several sizes."""
-    families = {}
-    for row in document["cases"]:
+    """{binary: {family: [[argument, GB/s]]}} of the benchmarks run at several sizes: the median over rounds."""
+    sizes = {}
+    for row in document["rows"]:
         family, _, argument = row["benchmark"].rpartition("/")
-        if family and argument.isdigit() and row.get("GB_per_s"):
-            families.setdefault(row["binary"], {}).setdefault(family, []).append([int(argument), row["GB_per_s"]])
+        if row["status"] == "ok" and family and argument.isdigit() and row.get("GB_per_s"):
+            sizes.setdefault((row["binary"], family, int(argument)), []).append(row["GB_per_s"])
+    families = {}
+    for (binary, family, argument), values in sizes.items():
+        families.setdefault(binary, {}).setdefault(family, []).append([argument, statistics.median(values)])
     return families
 
 

@@ -42,7 +42,9 @@ WRITEUP_CASES = {
     "websocket": (("server", "client", "clients", "procs"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
                                                               ("client_cpu_us_per_msg", False)]),
     "fanout": (("server", "scheme", "client", "condition"), [("walls_s", False), ("client_cpu_us_per_req", False)]),
-    # The detail scenarios (stored netbench.bench/2 documents are converted on read: old_documents.py).
+    # The detail scenarios and the microbenchmarks (stored netbench.bench/2 documents are converted on read:
+    # old_documents.py).
+    "micro": (("binary", "benchmark"), [("cpu_ns", False)]),
     "echo-models": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
                                            ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
     "websocket-models": (("server", "client"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
@@ -57,7 +59,6 @@ BENCH_CASES = {
     "websocket_bench": (("server", "load"), [("msgs_per_s", True), ("server_cpu_us_per_msg", False),
                                              ("client_cpu_us_per_msg", False), ("p50_us", False), ("p99_us", False)]),
     "httpfanout_bench": (("target", "scheme", "client"), [("wall_s", False), ("client_cpu_us_per_request", False)]),
-    "microbenchmarks": (("binary", "benchmark"), [("cpu_ns", False)]),
 }
 REPORT_ORDER = ["echo_writeup", "websocket_writeup", "fanout_writeup", "microbenchmarks", "echo_bench",
                 "websocket_bench", "httpfanout_bench"]

@@ -9,7 +9,8 @@ write is edited.
     doc = document.load(os.path.join(directory, document.FILE))   # an older schema converted on read
 
 A section is a dict:
-    id, kind ("writeup", "detail" or "bench"), title, source (the JSON file it comes from)
+    id, kind ("writeup", "detail"; "bench" in runs stored before the microbenchmarks were a scenario), title,
+        source (the JSON file it comes from)
     claim (the write-up's words), measured (how this run measured it), run (what the section adds about its
         run: "quick", "partial", "how" the programs were placed), placements [{name, answers}]
     verdicts (bench/analysis/verdict.py's lines), claims [{question, headline, others}] (indexes into verdicts,
@@ -27,13 +28,11 @@ from bench.reporting import chart_data
 from bench.reporting import old_documents
 from bench.reporting import remote_report
 from bench.reporting import result_schema
-from bench.reporting import tables as table_text
 from bench.reporting import verdict_text
 from bench.running import scheduler
 
 SCHEMA = "netbench.report/2"
 FILE = "report.json"
-MICROBENCHMARKS = ("microbenchmarks", "Microbenchmarks (Google Benchmark)")
 # A stored document belongs to the run when it has the run's commit and was written within this long after
 # the run started (a folder that older versions of the suite shared between runs holds others too).
 SAME_RUN_S = 6 * 3600
@@ -162,12 +161,10 @@ def read_run(directory, definitions, label=None, previous=None):
     (charts.draw draws them and names them in it); `previous` an earlier document of the same run, whose
     sections' `run` notes (how the programs were placed, which the samples do not say) are kept."""
     unreadable = []
-    stored = _stored(directory, [d.document for d in definitions] + [MICROBENCHMARKS[0]], unreadable)
+    stored = _stored(directory, [d.document for d in definitions], unreadable)
     env, ours, others = _of_the_run(stored)
     kept = {s["id"]: s.get("run") for s in (previous or {}).get("sections", [])}
     sections = [_scenario_section(d, stored[d.document], kept) for d in definitions if d.document in ours]
-    if MICROBENCHMARKS[0] in ours:
-        sections.append(bench_section(*MICROBENCHMARKS, stored[MICROBENCHMARKS[0]]))
     sections = [_charted(s, stored[s["source"][:-len(".json")]]) for s in sections]
     other = [{"file": f"{n}.json", "commit": stored[n]["environment"].get("git_commit"),
               "time": stored[n]["environment"].get("timestamp_utc")} for n in others]
@@ -213,22 +210,6 @@ def summary(sections):
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
                             if testable and "design" in line else {})})
     return rows
-
-
-# ---- the microbenchmarks: their stored notes and summary rows
-
-def bench_section(name, title, doc):
-    """A `netbench.bench` document's section (the microbenchmarks): its notes and its summary as a table."""
-    rows = doc.get("summary") or []
-    columns = []
-    for row in rows:
-        columns += [k for k, v in row.items() if k not in columns and not isinstance(v, (list, dict))]
-    body = [[table_text.format_number(row.get(c)) for c in columns] for row in rows]
-    return {"id": name.replace("_", "-"), "kind": "bench", "title": title, "source": f"{name}.json",
-            "run": {"partial": True} if doc.get("partial") else {},
-            "notes": [p.strip() for p in doc.get("notes", "").split("\n\n") if p.strip()],
-            "tables": [{"caption": "Medians over samples", "columns": columns, "rows": body}] if rows else [],
-            "verdicts": [], "claims": [], "charts": [], "contestants": [], "failures": []}
 
 
 def to_json(doc):

@@ -1,7 +1,8 @@
 """Older documents in today's shape, converted on read: a detail scenario stored as `netbench.bench/2` (echo_bench,
-websocket_bench, httpfanout_bench: cases with `load` and `returncode`, or per-round `samples`) becomes the
-`netbench.writeup/4` document every scenario writes now (rows with `client` and `status`, one per case and
-round), so that the stored runs load, compare and re-render alike. Nothing else changes: the figures are the
+websocket_bench, httpfanout_bench: cases with `load` and `returncode`, or per-round `samples`; the
+microbenchmarks: a case per benchmark, measured once) becomes the `netbench.writeup/4` document every scenario
+writes now (rows with `client` and `status`, one per case and round), so that the stored runs load, compare
+and re-render alike. Nothing else changes: the figures are the
 stored ones; the run's notes are kept as `settings.notes` (without
 the tables appended to them and the targets they stated) and its schema as
 `converted_from` (whose version says which fields it must have); verdicts are left to the re-rendering.
@@ -16,7 +17,7 @@ name (already drawn), and re-rendering it draws none.
 import re
 
 PARTS = {"echo_bench": "echo-models", "websocket_bench": "websocket-models",
-         "httpfanout_bench": "httpfanout-models"}
+         "httpfanout_bench": "httpfanout-models", "microbenchmarks": "micro"}
 REGISTRY = "bench/registry/contestants.json"
 # What a stored run's notes said that the document now derives or no longer states: the tables appended to
 # them (recomputed on rendering) and the targets the comparisons were held against (verdicts now).
@@ -56,6 +57,10 @@ def _fanout_rows(cases):
     return rows
 
 
+def _micro_rows(cases):
+    return [{**case, "round": 0, "status": "ok"} for case in cases]  # every case stored was measured
+
+
 def upgrade(document):
     """`document` in the current schema where it is an older detail scenario's; otherwise as it was."""
     if not isinstance(document, dict) or not str(document.get("schema", "")).startswith("netbench.bench/"):
@@ -64,7 +69,8 @@ def upgrade(document):
     if part is None:
         return document
     fanout = part == "httpfanout-models"
-    rows = _fanout_rows(document["cases"]) if fanout else _message_rows(document["cases"])
+    convert = _fanout_rows if fanout else _micro_rows if part == "micro" else _message_rows
+    rows = convert(document["cases"])
     settings = {"samples": max((r["round"] for r in rows), default=-1) + 1, "notes": notes_of(document)}
     if fanout and document["cases"]:
         settings.update(requests=document["cases"][0]["requests"], reps=document["cases"][0]["repetitions"])

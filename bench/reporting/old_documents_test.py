@@ -69,20 +69,22 @@ class ConversionTest(unittest.TestCase):
         self.assertEqual(document["settings"]["notes"], "50 GETs.")  # the targets it stated are gone
 
     def test_other_documents_are_left_as_they_were(self):
-        micro = {"schema": "netbench.bench/2", "benchmark": "microbenchmarks", "cases": []}
-        self.assertIs(old_documents.upgrade(micro), micro)
+        study = {"schema": "netbench.bench/2", "benchmark": "uring_before_after", "cases": []}
+        self.assertIs(old_documents.upgrade(study), study)
         writeup = {"schema": "netbench.writeup/3", "part": "echo"}
         self.assertIs(old_documents.upgrade(writeup), writeup)
 
     def test_the_stored_detail_runs_load_converted(self):
-        paths = glob.glob(os.path.join(data_root(), "data", "*", "*_bench.json"))
+        paths = (glob.glob(os.path.join(data_root(), "data", "*", "*_bench.json"))
+                 + glob.glob(os.path.join(data_root(), "data", "*", "microbenchmarks.json")))
         self.assertTrue(paths)
         for path in paths:
             with self.subTest(path=os.path.relpath(path, data_root())):
                 document = result_schema.load(path)
                 self.assertEqual(document["schema"], "netbench.writeup/4")
                 self.assertTrue(document["rows"])
-                self.assertTrue(all(r["status"] in ("ok", "failed") and "client" in r for r in document["rows"]))
+                self.assertTrue(all(r["status"] in ("ok", "failed") and ("client" in r or "benchmark" in r)
+                                    for r in document["rows"]))
 
 
 if __name__ == "__main__":

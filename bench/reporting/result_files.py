@@ -1,22 +1,18 @@
 """The stored results of one run: a folder of its own under the runs' parent folder (results/data of the
 checkout, unless the command line names another: parent_from), named by the run's label or by the machine's
-label and the run's start time, with <name>.json, every sample and the run's environment, and <name>.md with its
-tables. A run never writes into another run's folder: a label already taken gets its start time added. The
-folder is chosen once, by the command line, and handed down; nothing here reads the environment.
-Every document is checked against its schema (bench/reporting/result_schema.py, results/README.md) when written and
-when read.
+label and the run's start time, with a <name>.json per part: every sample and the run's environment. A run never
+writes into another run's folder: a label already taken gets its start time added. The folder is chosen once, by
+the command line, and handed down; nothing here reads the environment. Every document is checked against its
+schema (bench/reporting/result_schema.py, results/README.md) when written and when read.
 
     parent = result_files.parent_from(os.environ)         # NETBENCH_RESULTS_DIR, else results/data
     folder = result_files.start_run(parent, label=None)   # a new run's folder, made
-    result_files.write_results(folder, "microbenchmarks", rows, page)   # Origin(env, schema): a stored run's own
-    result_files.write_document(path, document)          # any result document, validated
-    document = result_files.load_results(folder, "httpfanout_bench")
+    result_files.write_document(os.path.join(folder, "echo_writeup.json"), document)   # validated
 
 A file that cannot be written (a full disk, a read-only folder) raises ResultWriteError naming its path and
 errno, after its text has been written to a fallback under $TMPDIR: nothing measured is lost.
 """
 
-import dataclasses
 import errno
 import json
 import os
@@ -28,7 +24,6 @@ from bench.running import checkout
 from bench.running import progress
 from bench.reporting import result_schema
 from bench.reporting import run_environment
-from bench.reporting import tables
 
 
 INTEGER_PAIR = re.compile(r"\[\s*(-?\d+),\s*(-?\d+)\s*\]")
@@ -94,66 +89,6 @@ def write_text(path, text):
         raise failure from error
 
 
-@dataclasses.dataclass(frozen=True)
-class Page:
-    """What <name>.md shows below the machine's line, each part also kept in the document: the `notes`, the
-    summary table (`summary_rows`, medians over samples, in `columns`' order, default every key) and the
-    `ratios` against their targets (rows)."""
-    notes: str = ""
-    summary_rows: list = None
-    columns: list = None
-    ratios: list = None
-
-
-@dataclasses.dataclass(frozen=True)
-class Origin:
-    """Where the cases were measured (`env`) and the schema tag they are stored under: by default this machine
-    now and the current version; a re-rendered run passes its stored ones, so that it keeps them."""
-    env: dict = None
-    schema: str = None
-
-
-def write_results(directory, name, cases, page=Page(), origin=Origin(), *, histograms=None, partial=False):
-    """Writes <directory>/<name>.json (every sample) and <name>.md (the tables). `histograms` are the clients'
-    latency histograms per case (histogram_merge.merge_case_histograms); `partial` marks an interrupted run (its
-    cases are those that finished)."""
-    document = {"schema": origin.schema or result_schema.current(result_schema.BENCH), "benchmark": name,
-                "environment": origin.env or run_environment.environment(), "cases": cases,
-                "summary": page.summary_rows or [], "notes": page.notes}
-    if histograms:
-        document["histograms"] = histograms
-    if page.ratios:
-        document["ratios"] = page.ratios
-    if partial:
-        document["partial"] = True
-    json_path = os.path.join(directory, f"{name}.json")
-    errors = write_document(json_path, document, indent=2)
-    md_path = os.path.join(directory, f"{name}.md")
-    write_text(md_path, _page_text(name, document["environment"], page))
-    progress.log(f"wrote {json_path} and {md_path}")
-    if errors:
-        raise result_schema.SchemaError(json_path, errors)
-    return json_path, md_path
-
-
-def _page_text(name, env, page):
-    """<name>.md: the machine and the kernel prices it measured (they explain the figures), then the page."""
-    md = [f"# {name}", "",
-          f"{env['cpu_model']}, {env['cores']} cores, {env['os']} {env['kernel']}, commit {env['git_commit']}, "
-          f"{env['timestamp_utc']}", ""]
-    costs = env.get("kernel_costs_us")
-    if costs:
-        md += ["Kernel prices measured in this run (us of CPU, //common:kernel_cost_benchmark): "
-               + ", ".join(f"{k} {tables.format_number(v)}" for k, v in costs.items()) + ".", ""]
-    if page.notes:
-        md += [page.notes, ""]
-    if page.summary_rows:
-        md += ["## Summary (medians over samples)", "", tables.markdown_table(page.summary_rows, page.columns), ""]
-    if page.ratios:
-        md += ["## Ratios against their targets", "", tables.markdown_table(page.ratios), ""]
-    return "\n".join(md)
-
-
 def write_document(path, document, indent=1):
     """Writes a result document as JSON and returns its mismatches with its schema ([] when it matches). A
     document that does not match is still written, so that a run's samples are never lost to a schema
@@ -176,9 +111,3 @@ def latest_run(parent, label=None):
     runs = [os.path.join(parent, n) for n in os.listdir(parent) if mine.fullmatch(n)] if os.path.isdir(parent) else []
     runs = [r for r in runs if any(f.endswith(".json") for f in os.listdir(r))]
     return max(runs, key=lambda r: max(os.path.getmtime(os.path.join(r, f)) for f in os.listdir(r)), default=None)
-
-
-def load_results(directory, name):
-    """The document write_results() stored for bench `name` in the run folder `directory`, validated against its
-    schema (result_schema.SchemaError names the file and the field that differs)."""
-    return result_schema.load(os.path.join(directory, f"{name}.json"))

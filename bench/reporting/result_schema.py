@@ -358,6 +358,8 @@ SETTINGS = Obj("the settings", {
     "rate": opt("int", nullable=False),
     "echo_messages": opt("int", nullable=False),
     "server_threads": opt("int", nullable=False),
+    # The microbenchmarks' --benchmark_min_time where the run set one (--quick).
+    "min_time_s": opt("num", nullable=False),
     "notes": opt("str", nullable=False),
     # --as-written: the write-up's own lengths and systems, fixed rounds.
     "as_written": opt("bool", nullable=False),
@@ -572,6 +574,16 @@ WRITEUP_ROWS["websocket-models"] = Obj("a websocket-models row",
                                        {**WRITEUP_ROW, **MESSAGE_FIGURES, **DETAIL_FIGURES})
 WRITEUP_ROWS["httpfanout-models"] = Obj("an httpfanout-models row", {**WRITEUP_ROW, **FANOUT_FIGURES,
                                                                       "failed": opt(("int", "null"))})
+# A microbenchmark's row (bench/scenarios/microbenchmarks.py): one benchmark of one binary, run alone, per round.
+WRITEUP_ROWS["micro"] = Obj("a microbenchmark row", {
+    **{name: field for name, field in WRITEUP_ROW.items() if name not in ("server", "client")},
+    "binary": Field("str"),
+    "benchmark": Field("str"),
+    "cpu_ns": opt(NUMBER),
+    "real_ns": opt(NUMBER),
+    "GB_per_s": opt("num", nullable=False),
+    "M_items_per_s": opt("num", nullable=False),
+})
 # A detail scenario's clients' histograms of one case, merged over its rounds: a detail bench's, the load
 # named `client` as in its rows.
 DETAIL_HISTOGRAM = Obj("a case's latency histogram", {"client" if name == "load" else name: field
@@ -597,14 +609,6 @@ BENCH_CASES = {
             "failed": nullable("int"),
         }))),
         "summary": Field(SCALAR_ROW),
-    }),
-    "microbenchmarks": Obj("a microbenchmark", {
-        "binary": Field("str"),
-        "benchmark": Field("str"),
-        "cpu_ns": nullable("num"),
-        "real_ns": nullable("num"),
-        "GB_per_s": opt("num", nullable=False),
-        "M_items_per_s": opt("num", nullable=False),
     }),
 }
 

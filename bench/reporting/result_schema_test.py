@@ -165,15 +165,29 @@ class WrittenAndReadTest(unittest.TestCase):
         self.directory = tempfile.TemporaryDirectory()
         self.addCleanup(self.directory.cleanup)
 
-    def test_a_bad_case_is_written_then_refused_naming_the_field(self):
-        cases = [{"binary": "//x:y", "benchmark": "BM_X", "cpu_ns": 1.0, "real_ns": 1.0},
-                 {"binary": "//x:y", "benchmark": "BM_Y", "cpu_ns": "1", "real_ns": 1.0}]
-        with self.assertRaises(result_schema.SchemaError) as raised:
-            result_files.write_results(self.directory.name, "microbenchmarks", cases)
-        self.assertIn("cases[1].cpu_ns", str(raised.exception))
-        self.assertTrue(os.path.exists(os.path.join(self.directory.name, "microbenchmarks.json")))  # not lost
+    def test_a_bad_row_is_written_then_refused_naming_the_field(self):
+        document = echo_writeup()
+        document.update(part="micro", settings={"samples": 1}, contestants=[], verdicts=[], rows=[
+            {"status": "ok", "round": 0, "binary": "//x:y", "benchmark": "BM_X", "cpu_ns": 1.0, "real_ns": 1.0},
+            {"status": "ok", "round": 0, "binary": "//x:y", "benchmark": "BM_Y", "cpu_ns": "1", "real_ns": 1.0}])
+        path = os.path.join(self.directory.name, "microbenchmarks.json")
+        self.assertIn('rows[1].cpu_ns: expected a number or null, found "1"', result_files.write_document(path, document))
+        self.assertTrue(os.path.exists(path))  # not lost
         with self.assertRaisesRegex(result_schema.SchemaError, r"microbenchmarks.json does not match"):
-            result_files.load_results(self.directory.name, "microbenchmarks")
+            result_schema.load(path)
+
+    def test_a_microbenchmark_stored_as_a_bench_is_read_as_rows(self):
+        document = {"schema": "netbench.bench/2", "benchmark": "microbenchmarks", "notes": "", "summary": [],
+                    "environment": echo_writeup()["environment"],
+                    "cases": [{"binary": "//x:y", "benchmark": "BM_X/64", "cpu_ns": 2.0, "real_ns": 2.1,
+                               "GB_per_s": 3.0}]}
+        path = os.path.join(self.directory.name, "microbenchmarks.json")
+        with open(path, "w") as f:
+            json.dump(document, f)
+        read = result_schema.load(path)
+        self.assertEqual(read["part"], "micro")
+        self.assertEqual(read["rows"], [{"binary": "//x:y", "benchmark": "BM_X/64", "cpu_ns": 2.0, "real_ns": 2.1,
+                                         "GB_per_s": 3.0, "round": 0, "status": "ok"}])
 
     def test_a_good_document_round_trips(self):
         path = os.path.join(self.directory.name, "echo_writeup.json")

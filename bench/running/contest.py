@@ -234,6 +234,24 @@ class Runner:
             row["status"] = "ok"
         return row
 
+    def run_alone(self, entry, values, extra_args=(), bound_s=60, measured=None):
+        """Runs `entry`, a program that needs no server (a microbenchmark), to completion on the runner's
+        clients: a row as run_client's (status, the values its result regexes found, wall time, its CPU
+        seconds), without a server's figures. `measured` is given the client's process, as there."""
+        deadline_s = bound_s + self.deadline_margin_s
+        try:
+            launch = self._launch(entry, {**self.base_values(), **values}, extra_args, self.clients)
+        except Failure as error:
+            return {"status": "failed", "error": str(error)}
+        result = self.clients.run_client(launch, deadline_s)
+        row = {"client_cpu_s": result.cpu_seconds, "wall_s": result.wall_s, "cpu_clock": result.cpu_clock,
+               **result.figures(entry)}
+        if measured is not None:
+            measured.result = result.process
+        status = client_status(result, row["found"], deadline_s)
+        row.update({"status": "failed", "error": status[0], "tail": status[1]} if status else {"status": "ok"})
+        return row
+
     def _measure(self, server, clients, launch, deadline_s):
         """(row, result): the client run on `clients`, both sides' CPU seconds (the server's None when it died
         meanwhile), wall time, and what the server's host did meanwhile (executor.Meanwhile: the TCP segments

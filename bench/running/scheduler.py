@@ -7,7 +7,8 @@ placements, and handed back as rows as they come.
     outcome.rows, outcome.failed_servers, outcome.interrupted
 
 A case names its row (`fields`), its server (started once per runner and kept for the whole run, or, with
-`per_run`, started for each run and stopped after it, so that its stop line can be read) and its client run.
+`per_run`, started for each run and stopped after it, so that its stop line can be read; None for a program
+that runs alone, a microbenchmark) and its client run.
 Each round the plan's policy (bench/running/rounds.py) says which cases run and in what order; every chosen
 case then runs under every runner (a placement of this machine's CPUs, or a network link) before the next case,
 so drift hits them alike. A server that does not start or dies gives failed rows for its cases, and the other
@@ -51,14 +52,15 @@ class Measured:
 
 @dataclasses.dataclass
 class Case:
-    """One case of a scenario: the row fields that name it, its server, and its client run. `figures(row,
+    """One case of a scenario: the row fields that name it, its server (None: the client runs alone), and its
+    client run. `figures(row,
     measured)` adds the scenario's figures to a row that ran; `shown` is the figure and unit the progress line
     gives; `skip_runners` names runners (placements, links) the case does not run under. `warmup`, where set, is
     the client's values (over `values`) for an untimed run of its load against each server the case starts,
     before the server's first measured run, and `warmup_s` that run's bound: a server that reaches its steady
     rate only after seconds of load (a runtime sizing itself, a cache filling) is measured in it."""
     fields: dict
-    server: ServerSpec
+    server: Optional[ServerSpec]
     client: dict
     values: dict = dataclasses.field(default_factory=dict)
     extra_args: tuple = ()
@@ -137,7 +139,9 @@ class _Loop:
 
     def run_case(self, round_index, case, key, runner):
         base = {**case.fields, "round": round_index, **placement_fields(runner)}
-        if case.server.per_run:
+        if case.server is None:
+            row, measured = self._client(case, runner, None)
+        elif case.server.per_run:
             try:
                 server = runner.start_server(case.server.entry, dict(case.server.values),
                                              extra_args=list(case.server.extra_args),
@@ -178,10 +182,12 @@ class _Loop:
 
     @staticmethod
     def _client(case, runner, server):
+        """(row, Measured) of the case's client run against `server`, or alone where the case has none."""
         measured = Measured(report_flag=case.report_flag)
-        row = runner.run_client(case.client, server, dict(case.values), extra_args=list(case.extra_args),
-                                bound_s=case.bound_s, measured=measured)
-        return row, measured
+        options = {"extra_args": list(case.extra_args), "bound_s": case.bound_s, "measured": measured}
+        if server is None:
+            return runner.run_alone(case.client, dict(case.values), **options), measured
+        return runner.run_client(case.client, server, dict(case.values), **options), measured
 
 
 class _Died(RuntimeError):

@@ -40,8 +40,8 @@ class FanoutCasesTest(unittest.TestCase):
 class CatalogueTest(unittest.TestCase):
     def test_every_part_has_one_definition_and_document(self):
         self.assertEqual(list(catalogue.BY_PART), ["echo", "websocket", "fanout", "echo-models",
-                                                   "websocket-models", "httpfanout-models"])
-        self.assertEqual(len(set(d.document for d in catalogue.BY_PART.values())), 6)
+                                                   "websocket-models", "httpfanout-models", "micro"])
+        self.assertEqual(len(set(d.document for d in catalogue.BY_PART.values())), 7)
 
 
 if __name__ == "__main__":
