@@ -1,6 +1,6 @@
 """netbench's suite, behind `bazel run //:bench`: one folder per concern, imports running down this list.
 
-    cli/        the command line (suite.py): flags, parts, REPORT.md
+    cli/        the command line (suite.py: flags, the Plan) and the run it asks for (pipeline.py)
     scenarios/  the loads and the write-ups' claims: what is run and what is claimed
     reporting/  the documents' schema and files, tables, charts, the comparison of stored runs
     running/    programs as processes here or over SSH: their CPU clocks, ports, rounds, placement, the runner

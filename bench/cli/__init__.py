@@ -1,2 +1,2 @@
-"""The command line: `bazel run //:bench` (suite.sh runs suite.py), which picks the parts and contestants from the
-flags, runs them through scenarios/ and writes REPORT.md through reporting/."""
+"""The command line: `bazel run //:bench` (suite.sh runs suite.py), which parses the flags into a Plan (plan.py) and
+runs it (pipeline.py): the parts through scenarios/ and running/'s round loop, the report through reporting/."""

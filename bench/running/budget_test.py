@@ -165,7 +165,7 @@ def case(server, client):
 
 
 class PolicyPart:
-    """A part as suite.Part runs it, on the real round loop and adaptive policy, with a fake clock: two cases of
+    """A part as pipeline.Part runs it, on the real round loop and adaptive policy, with a fake clock: two cases of
     `case_s` seconds each and one claim on them whose sequence needs `needed` rounds to decide (None: more than
     the rule's cap)."""
 

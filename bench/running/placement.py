@@ -8,7 +8,7 @@
     names = placement.parse("shared,split")          # ValueError naming the bad word
     placement.ANSWERS["split"]                       # the sentence a section prints for it
 
-contest.Runner(pin=True) is a split runner, contest.Runner() a shared one (suite.py makes one per placement).
+contest.Runner(pin=True) is a split runner, contest.Runner() a shared one (bench/cli/pipeline.py makes one per placement).
 """
 
 SHARED, SPLIT = NAMES = ("shared", "split")

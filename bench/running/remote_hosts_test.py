@@ -155,7 +155,7 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertEqual(row["messages"], 2 * 2 * 2000)  # two hosts, each two connections of 2000
 
     def test_websocket_detail_scenario_on_a_server_host_and_a_fleet_of_two(self):
-        # The suite's path (suite.py, REMOTE_PARTS): a runner with the placement, the binaries of the registry's
+        # The suite's path (bench/cli/pipeline.py, REMOTE_PARTS): a runner with the placement, the binaries of the registry's
         # websocket entries put on the hosts first.
         placement = self.placement()
         runner = contest.Runner(placement=placement)

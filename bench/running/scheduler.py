@@ -105,7 +105,7 @@ def placement_fields(runner):
 
 def on_the_judged_link(rows):
     """The rows a verdict is judged from: every row of a run on one link (its rows name none); with
-    --compare-loopback (links "loopback" and "remote", suite.py), the remote link's."""
+    --compare-loopback (links "loopback" and "remote", bench/cli/pipeline.py), the remote link's."""
     return [r for r in rows if r.get("link") in (None, "remote")]
 
 

@@ -1,0 +1,323 @@
+"""A run of the Plan, top to bottom: its run folder, the kernel's prices, each part (a scenario) prepared (its
+runners: this machine's CPU placements or the remote hosts' executors; its settings; its cases and contestants),
+run through the one round loop (bench/running/scheduler.py) within its share of the budget
+(bench/running/budget.py), stored as its document, and the run's report written from them (bench/reporting/report.py).
+
+    placement = pipeline.open_placement(plan)      # None on this machine; ssh_host.RemoteError naming a host
+    code = pipeline.run(plan, placement)           # 0, 1 (a part failed) or 130 (Ctrl-C)
+"""
+
+import dataclasses
+import os
+import time
+
+from bench.analysis import histogram_merge
+from bench.analysis import sequential
+from bench.cli import plan as run_plan
+from bench.reporting import remote_report
+from bench.reporting import report
+from bench.reporting import result_files
+from bench.reporting import result_schema
+from bench.reporting import run_environment
+from bench.reporting import terminal
+from bench.running import budget as budget_across_parts
+from bench.running import checkout
+from bench.running import contest
+from bench.running import progress
+from bench.running import remote_placement
+from bench.running import rounds as round_policies
+from bench.running import scheduler
+from bench.scenarios import adaptive
+from bench.scenarios import catalogue
+from bench.scenarios import kernel_costs
+from bench.scenarios import run_lengths
+from bench.scenarios import scenarios
+from bench.scenarios import writeups
+
+# Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
+# report.html (about 2 s for the main job here), so that the whole run ends within --budget.
+REPORT_S = 10
+
+def open_placement(plan):
+    """The plan's remote hosts, connected, checked and given their binaries; None without them. Raises
+    ssh_host.RemoteError naming the host when one cannot be used."""
+    hosts = plan.hosts
+    if hosts is None:
+        return None
+    placement = remote_placement.RemotePlacement(
+        hosts.server, list(hosts.clients), ssh_config=hosts.ssh_config, remote_dir=hosts.remote_dir,
+        server_address=hosts.server_address)
+    try:
+        placement.open()
+        placement.prepare([e for e in plan.contestants if e["scenario"] in run_plan.REMOTE_PARTS])
+    except BaseException:
+        placement.close()
+        raise
+    return placement
+
+
+def _runners(plan, placement, definition):
+    """{name: Runner}: the placements of this machine the part runs under, or the remote hosts' runner (and,
+    with --compare-loopback, the loopback one beside it: {link: runner})."""
+    if placement is None:
+        # On a single CPU there is nothing to split: a split runner there is not pinned, and is left out.
+        made = {name: contest.Runner(pin=name == "split") for name in definition.placements or plan.placements}
+        return {name: runner for name, runner in made.items() if name == "shared" or runner.pin}
+    # Programs started over SSH are not pinned, so neither is the loopback case they are compared with.
+    compare_loopback = plan.hosts.compare_loopback
+    remote = contest.Runner(pin=False, placement=placement, link="remote" if compare_loopback else None)
+    if compare_loopback:
+        return {"loopback": contest.Runner(pin=False, link="loopback"), "remote": remote}
+    return {None: remote}
+
+
+def _where(runners, placement, compare_loopback):
+    """How the run placed its programs, for its section's `run` notes."""
+    if placement is not None:
+        return (placement.describe() + ("; every case also on loopback on this machine, in the same rounds"
+                                        if compare_loopback else "") + "; nothing pinned to CPUs")
+    return "; ".join(
+        f"{r.placement_name}: servers on CPUs {','.join(map(str, sorted(r.server_cpus)))}, loads on "
+        f"{','.join(map(str, sorted(r.client_cpus)))}" if r.pin else
+        f"{r.placement_name}: servers and loads free to use every CPU" for r in runners.values())
+
+
+def _settings(definition, plan, placement, runners):
+    settings = definition.settings_for(plan.overrides(definition), quick=plan.quick, as_written=plan.as_written)
+    settings["placements"] = [r.placement_name for r in runners.values()]
+    if plan.as_written:
+        settings["as_written"] = True
+    study = run_lengths.study_for(definition.name) if definition in catalogue.WRITEUPS else None
+    if study is not None:
+        settings["run_length_study"] = study
+    if placement is not None:
+        settings["hosts"] = {"server": placement.server_target, "server_address": placement.server_address,
+                             "clients": placement.client_targets, "compare_loopback": plan.hosts.compare_loopback}
+    return settings
+
+
+@dataclasses.dataclass
+class Part:
+    """One scenario made ready to run: its definition, runners, settings, cases and contestants' fates; once
+    run, its scheduler Outcome and, adaptive, its round policy (which a later pass resumes)."""
+    definition: object
+    runners: dict
+    settings: dict
+    cases: list
+    fates: list
+    outcome: object = None
+    policy: object = None
+
+    def wants_more(self):
+        """Adaptive and stopped by its budget with claims open: more of the budget would be spent on it."""
+        return self.policy is not None and self.policy.wants_more()
+
+    def next_round_s(self):
+        """The expected length of its next round, where it wants more (its open claims' cases)."""
+        return self.policy.next_round_s(self.cases)
+
+    def cheapest_s(self):
+        """The fewest seconds that would decide one of its open claims at the spread seen (rounds.UntilDecided)."""
+        return self.policy.cheapest_s(self.cases)
+
+    def adaptive(self):
+        return self.settings.get("design") == "sequential"
+
+    def round_s(self):
+        return self.definition.round_s(self.settings, self.cases, self.runners)
+
+
+def prepare_part(definition, plan, placement=None):
+    """A scenario's Part over the plan's contestants: adaptive (settings "design": "sequential") where it has
+    claims and the command line fixed no rounds for it."""
+    runners = _runners(plan, placement, definition)
+    settings = _settings(definition, plan, placement, runners)
+    if plan.adaptive(definition):
+        settings.update(design="sequential", margin=plan.margin)
+    cases, fates = definition.cases(list(plan.contestants), runners, settings)
+    return Part(definition, runners, settings, cases, fates)
+
+
+def _plan(part, budget, whole):
+    """The round loop's plan of a part: its fixed rounds, or the adaptive policy within `budget` (a
+    rounds.Budget: the part's share of the `whole` run's); a part run before resumes its policy."""
+    definition, settings = part.definition, part.settings
+    if not part.adaptive():
+        # The write-ups' long runs alternate A-B, B-A: a drift over a round's minutes favours neither side.
+        policy = round_policies.Alternating() if settings.get("as_written") else round_policies.EveryCase()
+        return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name)
+    settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
+    if part.policy is None:
+        options = writeups.sequential_options(settings)
+        questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
+        part.policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
+                                                  name=definition.name)
+    else:
+        part.policy.resume(budget)
+    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name)
+
+
+def run_part(part, plan, context, budget=None, whole=None):
+    """Runs one scenario (a write-up or a detail scenario: its Part) through the round loop, adaptive parts
+    within `budget` (of the `whole` run's); writes <document>.json. Run again, an adaptive part goes on from
+    its last round with its claims still open, and its document is written again with every round.
+    Interrupted (Ctrl-C), it writes every row that finished, the document marked `partial`, and raises
+    KeyboardInterrupt."""
+    definition, runners, settings, fates = part.definition, part.runners, part.settings, part.fates
+    env, placement = context.env, context.placement
+    outcome = part.outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole), resume=part.outcome)
+    if part.adaptive():
+        settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
+        if part.policy.out_of_reach:
+            settings["out_of_reach"] = dict(part.policy.out_of_reach)
+    scenarios.note_failures(fates, outcome.failed_servers)
+    rows = outcome.rows
+    section = definition.section(_on_the_link(rows), fates, settings)
+    document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
+                 "environment": env, "settings": settings,
+                 "registry": os.path.relpath(os.path.abspath(plan.registry), checkout.repo_root()),
+                 "contestants": fates, "verdicts": section["verdicts"], "rows": rows}
+    if definition.merge_histograms:
+        document_["histograms"] = histogram_merge.merge_case_histograms(rows, definition.merge_histograms)
+    if placement is not None and definition.link_keys:
+        links = remote_report.link_summary(rows, definition.link_keys)
+        if links is not None:
+            document_["links"] = links
+    if outcome.interrupted:
+        document_["partial"] = True
+    context.notes[section["id"]] = {"how": _where(runners, placement, bool(plan.hosts and plan.hosts.compare_loopback)),
+                                    **({"quick": True} if plan.quick else {})}
+    _write_part(context.folder, definition, document_)
+    if outcome.interrupted:
+        raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
+    return 0 if all(r.get("status") == "ok" for r in rows) else 1
+
+
+def _write_part(directory, definition, document_):
+    errors = result_files.write_document(os.path.join(directory, f"{definition.document}.json"), document_)
+    progress.log(f"wrote {directory}/{definition.document}.json")
+    if errors:
+        raise result_schema.SchemaError(f"{definition.document}.json", errors)
+    for line in document_["verdicts"]:
+        progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
+
+
+def _on_the_link(rows):
+    """The rows the verdicts are computed from: with --compare-loopback, the remote link's."""
+    return scheduler.on_the_judged_link(rows)
+
+
+@dataclasses.dataclass
+class RunContext:
+    """What the parts of one run share beyond the plan: the run's `folder`, its environment (the kernel's prices
+    among it), the remote placement (None on this machine) and what each section will say of how it ran that its
+    samples do not (where the programs were placed, a quick run), kept in the run's document (a section's
+    "run")."""
+    folder: str
+    env: dict
+    placement: object = None
+    notes: dict = dataclasses.field(default_factory=dict)
+
+
+def _prepare_parts(plan, placement, failures):
+    """The Parts of the scenarios to run, in the order they run: adaptive ones with the longest rounds first,
+    so that what a quickly decided part leaves of the budget passes to the parts whose claims need more
+    rounds; then the fixed ones. A part that cannot be prepared is named in `failures`."""
+    prepared = []
+    for name in [p for p in plan.parts if p in catalogue.BY_PART]:
+        try:
+            prepared.append(prepare_part(catalogue.BY_PART[name], plan, placement))
+        except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
+            progress.log(f"{name} failed: {error!r}")
+            failures.append(name)
+    adaptive_parts = sorted((p for p in prepared if p.adaptive()), key=lambda p: -p.round_s())
+    _control_the_family(adaptive_parts)
+    return adaptive_parts + [p for p in prepared if not p.adaptive()]
+
+
+def _control_the_family(adaptive_parts):
+    """Every adaptive part's claims judged as one family: each claim's sequence at the family's rate divided by
+    the number of claims the run judges (sequential.family_options), kept in each part's settings."""
+    claims = sum(len(adaptive.questions(p.definition, p.cases, p.runners, p.fates, sequential.DEFAULT))
+                 for p in adaptive_parts)
+    for part in adaptive_parts:
+        part.settings["family"] = {"claims": claims, "alpha": sequential.FAMILY_ALPHA, "rule": sequential.FAMILY_RULE}
+        part.settings["alpha"] = sequential.family_options(claims).alpha
+
+
+def run(plan, placement):
+    """Runs the plan's parts (placed by `placement`: open_placement's, or None on this machine) within its budget
+    into a run folder of their own, then writes the run's report and prints its summary. Returns the exit code:
+    0, 1 when a part failed, 130 on Ctrl-C."""
+    started = time.monotonic()
+    whole = round_policies.Budget(max(plan.budget_s - REPORT_S, 0.0)).start()
+    folder = result_files.start_run(plan.results_parent, plan.label)
+    progress.log(f"bench: this run's folder: {folder}")
+    failures = []
+    try:
+        # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
+        # benchmark in full.
+        costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
+        context = RunContext(folder, run_environment.environment(costs), placement)
+        prepared = _prepare_parts(plan, placement, failures)
+    except KeyboardInterrupt:
+        progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
+                     f"and checking the contestants); no round ran. The run's folder: {folder}")
+        return 130
+    interrupted = []
+
+    def run_one(part, budget):
+        name = part.definition.name
+        progress.log(f"==== {name}" + (" (again: its claims still open)" if part.outcome else "")
+                     + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s "
+                        "left)" if budget else ""))
+        try:
+            return run_part(part, plan, context, budget, whole)
+        except KeyboardInterrupt:
+            interrupted.append(part)
+            raise
+        except result_files.ResultWriteError as error:
+            progress.log(f"{name}: its results could not be stored: {error}")
+        except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
+            progress.log(f"{name} failed: {error!r}")
+        part.policy = None  # not run again
+        return 1
+
+    try:
+        codes = budget_across_parts.spend_budget(prepared, whole, run_one)
+    except KeyboardInterrupt:
+        if not interrupted:
+            raise  # between parts: main's line
+        # The part wrote what finished, marked partial; the report links it, and nothing more runs.
+        part = interrupted[0]
+        return _interrupted(context, part.definition.name, f"{part.definition.document}.json")
+    failures += [prepared[index].definition.name for index, code in sorted(codes.items()) if code]
+    doc = None
+    try:
+        doc = write_report(context)
+    except OSError as error:  # its charts' files too (a full disk)
+        progress.log(f"bench: REPORT.md could not be written: {error}")
+        failures.append("REPORT.md")
+    progress.log(f"suite finished in {time.monotonic() - started:.0f} s"
+                 + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
+    if doc is not None:
+        print(terminal.render(doc, os.path.join(folder, "REPORT.md")), flush=True)
+    return 1 if failures else 0
+
+
+def _interrupted(context, what, document):
+    """Ctrl-C during `what`, which wrote what finished to `document`, marked partial: the report links it,
+    nothing more runs, and the suite exits 130 (128 + SIGINT), as the shell reports an interrupted program."""
+    try:
+        write_report(context)
+    except OSError as error:
+        progress.log(f"bench: REPORT.md could not be written: {error}")
+    progress.log(f"bench: interrupted during {what}; its finished runs are kept, marked partial, in "
+                 f"{context.folder}/{document}; later parts did not run")
+    return 130
+
+
+def write_report(context):
+    """This run's document from the documents stored in its folder, its charts and renderings, with what each
+    section says of how it ran (RunContext.notes)."""
+    return report.write_run(context.folder, catalogue.ALL, context.notes)
