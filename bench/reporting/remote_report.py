@@ -116,16 +116,20 @@ def overall_change(summary):
 
 
 def clock_note(rows):
-    """Which clock the remote rows' CPU figures came from (each row's `cpu_clock`; runs stored before it was
-    recorded read clock ticks everywhere)."""
-    clocks = {r.get("cpu_clock") for r in rows if r.get("link") != "loopback"}
+    """Which clock the remote rows' CPU figures came from (each row's `cpu_clock`: null where a host could not
+    run netbench's reader; runs stored before it was recorded, or with "ticks", read clock ticks)."""
+    remote = [r for r in rows if r.get("link") != "loopback"]
+    clocks = {r.get("cpu_clock", "ticks") for r in remote}
     if clocks == {"scheduler"}:
         return ("On the remote hosts CPU time is the scheduler's nanosecond clock, read there by netbench's reader "
                 "(//common:process_tree_cpu) as on this machine")
-    if clocks <= {None}:
+    if None in clocks:
+        return ("CPU time was not measured on remote hosts that could not run netbench's reader "
+                "(//common:process_tree_cpu): their rows' CPU figures are empty, never another clock's")
+    if not any("cpu_clock" in r for r in remote):
         return ("On the remote hosts CPU time was read from /proc (clock ticks, 10 ms at 100 Hz), not the "
                 "scheduler's nanosecond clock (this run predates netbench's remote reader)")
-    return ("On the remote hosts CPU time is read from /proc (clock ticks, 10 ms at 100 Hz) where netbench's "
+    return ("On the remote hosts CPU time was read from /proc (clock ticks, 10 ms at 100 Hz) where netbench's "
             "reader could not run there, not the scheduler's nanosecond clock")
 
 

@@ -48,6 +48,15 @@ class RemoteReportTest(unittest.TestCase):
         extra, _ = remote_report.section(ROWS, ("server", "client"), "server on h0", client_hosts=2)
         self.assertIn("2 times its connections", extra["tables"][0]["caption"])
 
+    def test_the_clock_note_says_where_cpu_was_not_measured(self):
+        stored_before = [r for r in ROWS if r["link"] == "remote"]  # no `cpu_clock`: /proc ticks then
+        measured = [{**r, "cpu_clock": "scheduler"} for r in stored_before]
+        self.assertIn("predates", remote_report.clock_note(stored_before))
+        self.assertIn("scheduler's nanosecond clock, read there", remote_report.clock_note(measured))
+        unmeasured = measured[:-1] + [{**measured[-1], "cpu_clock": None}]
+        self.assertIn("not measured", remote_report.clock_note(unmeasured))
+        self.assertNotIn("ticks", remote_report.clock_note(unmeasured))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -180,6 +180,9 @@ def _check_object(spec, value, path, version, errors):
 
 
 NUMBER = ("num", "null")
+# Which clock gave a row's CPU figures: the scheduler's, or null where a host could not run netbench's reader
+# (its figures null, not measured). "ticks" (/proc, 10 ms) is read only in documents stored before.
+CPU_CLOCK = Enum("scheduler", "ticks")
 
 ENVIRONMENT = Obj("the environment", {
     "os": Field("str"),
@@ -389,7 +392,7 @@ FLEET_HOST = Obj("a fleet host's part of a row", {
     "host": Field("str"),
     "returncode": Field(("int", "null")),
     "cpu_s": opt(NUMBER),
-    "cpu_clock": opt(Enum("scheduler", "ticks"), nullable=False),
+    "cpu_clock": opt(CPU_CLOCK),
     "found": Field(MapOf(ListOf("num"))),
     "error": opt("str"),
     "tail": opt("str"),
@@ -437,7 +440,7 @@ WRITEUP_ROW = {
     "server_cpu_s": opt(NUMBER),
     "client_cpu_s": opt(NUMBER),
     "wall_s": opt(NUMBER),
-    "cpu_clock": opt(Enum("scheduler", "ticks"), nullable=False),
+    "cpu_clock": opt(CPU_CLOCK),
     "found": opt(MapOf(ListOf("num")), nullable=False),
     "link": opt(Enum("loopback", "remote"), nullable=False, since=2),
     "hosts": opt(ListOf(FLEET_HOST), nullable=False, since=2),

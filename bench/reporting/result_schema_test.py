@@ -96,6 +96,15 @@ class ValidationTest(unittest.TestCase):
         self.assertEqual(stored["verdicts"][3]["rounds_needed"], "more than 1000")
         self.assertEqual(result_schema.validate(stored), [])
 
+    def test_a_row_without_a_cpu_clock_has_null_and_a_stored_ticks_row_still_reads(self):
+        document = echo_writeup()
+        document["rows"][0].update(cpu_clock=None, server_cpu_s=None, server_cpu_us_per_msg=None)
+        document["rows"][1].update(cpu_clock="ticks")  # as stored before the suite stopped reading them
+        document["rows"][2].update(cpu_clock="scheduler")
+        self.assertEqual(result_schema.validate(document), [])
+        document["rows"][2]["cpu_clock"] = "jiffies"
+        self.assert_error(document, "rows[2].cpu_clock: expected one of")
+
     def test_a_wrong_type_is_named_by_its_path(self):
         document = echo_writeup(rows=5)
         document["rows"][3]["msgs_per_s"] = "fast"

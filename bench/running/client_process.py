@@ -25,7 +25,7 @@ class ClientResult:
         self.stdout, self.stderr = output
         self.user_seconds, self.system_seconds = split or (None, None)  # system: syscalls, TCP, wakeups
         self.cpu_seconds = sum(split) if split else cpu_seconds
-        self.cpu_clock = "scheduler"  # or "ticks": where the host could not run the CPU reader
+        self.cpu_clock = "scheduler"  # None where the host could not run the CPU reader: cpu_seconds is None
         self.wall_s = wall_s
         self.timed_out = False  # stopped at its deadline
         self.stopped = "killed with its process group"  # how, when it was

@@ -2,11 +2,11 @@
 
 A server contestant is started once per configuration (its placeholders filled) and kept for the whole run;
 a client contestant runs to completion against it, once per case and round. Each side's CPU time is read
-from the kernel's scheduler clock (the process CPU clock, nanoseconds, threads that exited included), not
-from 10 ms ticks (on a remote host too, where netbench's reader runs there: the row's `cpu_clock` says
-which); a daemon server (a `pidfile` entry) is measured over its whole process tree. A server that
-fails to start or dies, and a client that fails or prints no result, give failed rows that carry the last
-lines the program printed; every other case still runs.
+from the kernel's scheduler clock (the process CPU clock, nanoseconds, threads that exited included), on a
+remote host by netbench's reader there; where a side's host cannot run it, that side's CPU figures are None
+and so is the row's `cpu_clock` (no other clock stands in). A daemon server (a `pidfile` entry) is measured
+over its whole process tree. A server that fails to start or dies, and a client that fails or prints no result, give
+failed rows that carry the last lines the program printed; every other case still runs.
 
     runner = contest.Runner(pin=False)
     server = runner.start_server(entry, {"procs": 2})          # contest.Failure on failure
@@ -202,13 +202,13 @@ class Runner:
         """Runs client `entry` to completion against `server` on the runner's clients (one host, or every host
         of a fleet at once). Returns a row: status "ok" or "failed" (with `error` and `tail`), the values its
         result regexes found (all matches for per-repetition figures; a fleet's summed), wall time and both
-        sides' CPU seconds over the run, and which clock gave them (`cpu_clock`). `bound_s` is the load's own
-        bound (its duration, or the timeout its program is given): a client still running `bound_s` + the
-        runner's `deadline_margin_s` after it started has hung, and is stopped, its row failed ("hung past its
-        deadline of N s") with the last lines it printed. `measured`, where given (a scheduler.Measured), names
-        the flag the client writes its run document with (`report_flag`) and is given the client's process
-        (its client_process.ClientResult: output, exit status, user/system split) and that document, for a
-        scenario that reads more than the row keeps: a fleet's merged result has neither."""
+        sides' CPU seconds over the run, and `cpu_clock` ("scheduler", or None where a side's host could not
+        measure). `bound_s` is the load's own bound (its duration, or the timeout its program is given): a client
+        still running `bound_s` + the runner's `deadline_margin_s` after it started has hung, and is stopped, its
+        row failed ("hung past its deadline of N s") with the last lines it printed. `measured`, where given (a
+        scheduler.Measured), names the flag the client writes its run document with (`report_flag`) and is given the
+        client's process (its client_process.ClientResult: output, exit status, user/system split) and that
+        document, for a scenario that reads more than the row keeps: a fleet's merged result has neither."""
         values = {**self.base_values(), "host": server.values.get("host", HOST), "port": server.port,
                   "url": server.url, **values}
         deadline_s = bound_s + self.deadline_margin_s
@@ -220,12 +220,11 @@ class Runner:
         if not server.alive():
             return {"status": "failed", "error": "the server is not running", "tail": server.output_tail()}
         launch.document_flag = getattr(measured, "report_flag", None) or clients.document_flag(entry)
-        row, result = self._measure(server, clients, launch, deadline_s)
+        row, result, died = self._measure(server, clients, launch, deadline_s)
         row.update(result.figures(entry))
         self._configurations(row, server, entry, result)
         if measured is not None:
             measured.result, measured.report = result.process, result.document
-        died = row["server_cpu_s"] is None  # read only while it runs
         status = (("the server died during the run", server.output_tail()) if died
                   else client_status(result, row["found"], deadline_s))
         if status:
@@ -253,21 +252,22 @@ class Runner:
         return row
 
     def _measure(self, server, clients, launch, deadline_s):
-        """(row, result): the client run on `clients`, both sides' CPU seconds (the server's None when it died
-        meanwhile), wall time, and what the server's host did meanwhile (executor.Meanwhile: the TCP segments
-        sent where the clients ran there too, and its `noise`: steal, other load, context switches, where its
-        executor reads them)."""
+        """(row, result, died): the client run on `clients`, both sides' CPU seconds (the server's None when it
+        died meanwhile or its host has no CPU clock), wall time, and what the server's host did meanwhile
+        (executor.Meanwhile: the TCP segments sent where the clients ran there too, and its `noise`: steal, other
+        load, context switches, where its executor reads them)."""
         server_before = server.cpu_seconds()
         meanwhile = executor.Meanwhile(self.server_host, clients, server.running)
         result = clients.run_client(launch, deadline_s)
         host_figures = meanwhile.finish()
         server_alive = server.alive()
+        server_after = server.cpu_seconds() if server_alive else None
         clocks = {server.running.cpu_clock, result.cpu_clock}
-        row = {"status": "failed", "server_cpu_s": server.cpu_seconds() - server_before if server_alive else None,
-               "client_cpu_s": result.cpu_seconds, "wall_s": result.wall_s,
-               "cpu_clock": executor.TICKS if executor.TICKS in clocks else executor.SCHEDULER}
+        row = {"status": "failed", "client_cpu_s": result.cpu_seconds, "wall_s": result.wall_s,
+               "server_cpu_s": server_after - server_before if None not in (server_before, server_after) else None,
+               "cpu_clock": executor.SCHEDULER if clocks == {executor.SCHEDULER} else None}
         row.update(host_figures)
-        return row, result
+        return row, result, not server_alive
 
     def _configurations(self, row, server, client_entry, client_result):
         """Each side's configuration as it ran (process_configuration), how much of its CPUs it used, and which

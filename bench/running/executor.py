@@ -21,15 +21,16 @@ or start_client, and prepare, refuses, noise_probe, segments_sent and close wher
 placement whose `executors(server_here, client_here)` returns (the server's executor, the clients' executor):
 `contest.Runner(placement=...)` then runs every scenario there unchanged.
 
-CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included) where
-the host can read it; `cpu_clock` ("scheduler" or "ticks") says which clock a figure came from.
+CPU time is the scheduler's clock of the whole process tree (nanoseconds, threads that exited included), the
+only clock the suite reads: `cpu_clock` is SCHEDULER where the host can read it, and None where it cannot (a
+remote host without netbench's reader), whose CPU figures are then None, not measured.
 """
 
 import abc
 import dataclasses
 import threading
 
-SCHEDULER, TICKS = "scheduler", "ticks"
+SCHEDULER = "scheduler"
 
 
 @dataclasses.dataclass
@@ -69,7 +70,7 @@ class RunningServer(abc.ABC):
 
     @abc.abstractmethod
     def cpu_seconds(self):
-        """CPU seconds of its process tree so far (`cpu_clock` says which clock)."""
+        """CPU seconds of its process tree so far; None where its host has no CPU clock (`cpu_clock` None)."""
 
     @abc.abstractmethod
     def configuration(self, probe):

@@ -6,6 +6,7 @@ no process runs; servers and clients do what the test scripted, and the executor
     clients = fake.FakeExecutor(host="client-a")
     clients.script_client("load", fake.ClientScript(stdout="rate: 10\\n", cpu_s=0.5))
     servers.noise = {"steal": 0.01}                 # what its noise probes read (None: none, by default)
+    clients.cpu_clock = None                        # a host without netbench's CPU reader: no CPU figures
     runner = contest.Runner(placement=fake.FakePlacement(servers, clients))   # or fleet.Fleet([a, b])
 
 A program is known by the basename of its argv[0]; one that was not scripted does not start ("not found").
@@ -61,7 +62,9 @@ class FakeServer(executor.RunningServer):
         return self.printed
 
     def cpu_seconds(self):
-        """`cpu_per_check` more at every reading: a server busy between two readings."""
+        """`cpu_per_check` more at every reading: a server busy between two readings (None: no clock there)."""
+        if self.cpu_clock is None:
+            return None
         self.checks += 1
         return self.checks * self.cpu_per_check
 
@@ -131,6 +134,7 @@ class FakeExecutor(executor.Executor):
         if not re.search(ready, output):
             raise executor.StartError(f"{program} exited before it printed /{ready}/", output.strip())
         server = FakeServer(program, output, cpu, pid=1000 + len(self.started))
+        server.cpu_clock = self.cpu_clock
         self.started.append(server)
         return server
 
@@ -143,7 +147,9 @@ class FakeExecutor(executor.Executor):
                 server.running = False
         result = client_process.ClientResult(launch.argv, None if script.hangs else script.returncode,
                                              (script.stdout, script.stderr),
-                                             deadline_s if script.hangs else script.wall_s, script.cpu_s)
+                                             deadline_s if script.hangs else script.wall_s,
+                                             script.cpu_s if self.cpu_clock else None)
+        result.cpu_clock = self.cpu_clock
         result.timed_out = script.hangs
         result.host = self.host
         return result

@@ -41,7 +41,7 @@ def _host_part(entry, result):
 
 class FleetResult:
     """The hosts' ClientResults (`parts`) as one: CPU seconds summed (None unless every host read its own),
-    the longest wall time, ticks where any host's clock was ticks. Its output is the first host's (what a
+    the longest wall time, no CPU clock where any host had none. Its output is the first host's (what a
     client's configuration is probed from); it has no single process (`process`) nor run document."""
 
     process = None
@@ -53,7 +53,7 @@ class FleetResult:
         cpus = [r.cpu_seconds for r in parts]
         self.cpu_seconds = sum(cpus) if all(c is not None for c in cpus) else None
         self.wall_s = max(r.wall_s for r in parts)
-        self.cpu_clock = executor.TICKS if any(r.cpu_clock == executor.TICKS for r in parts) else executor.SCHEDULER
+        self.cpu_clock = executor.SCHEDULER if all(r.cpu_clock == executor.SCHEDULER for r in parts) else None
         self.somewhere = " on some host" if len(parts) > 1 else ""
 
     def figures(self, entry):

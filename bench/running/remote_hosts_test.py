@@ -5,9 +5,12 @@ in the same rounds; a fleet's row is exactly the sum of its hosts', and its nois
 over SSH (steal, the server's switches, no client figures); an unreachable host, a refused key and a
 missing binary each stop the run with an error that names the host, and no process is left on any host. One
 process's CPU read on a host through SSH (netbench's reader there) and directly (the namespaces share this
-machine's kernel and PIDs) agree. Needs root (tagged netns, as //bench/running:testnet_test)."""
+machine's kernel and PIDs) agree; a host without the reader measures no CPU at all and says so once. Needs root
+(tagged netns, as //bench/running:testnet_test)."""
 
+import contextlib
 import functools
+import io
 import random
 import string
 import subprocess
@@ -48,13 +51,16 @@ def run_cases(cases_of, entries, runners, rounds, settings):
     return outcome.rows, fates
 
 
+QUICK = executor.Launch(["/usr/bin/python3", "-c", "pass"], name="quick")
+
+
 @functools.cache  # one build, one answer: asked once, not per assertion
 def reader_clock():
     """The clock this build's CPU reader gives the test hosts, which share this kernel and file system: the
     scheduler's, except in the portable build (--config=libcxx), whose platform layer has no /proc to list a
-    process tree from; the executor then falls back to clock ticks, as on any host the reader cannot serve."""
+    process tree from: None there, as on any host the reader cannot serve, whose CPU figures are None."""
     check = subprocess.run([binaries.program_path("//common:process_tree_cpu"), "--check"], capture_output=True)
-    return executor.SCHEDULER if check.returncode == 0 else executor.TICKS
+    return executor.SCHEDULER if check.returncode == 0 else None
 
 
 class RemoteHostsTest(unittest.TestCase):
@@ -109,10 +115,13 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertEqual(row["msgs_per_s"], sum(h["msgs_per_s"] for h in hosts))
         self.assertEqual(row["messages"], sum(h["messages"] for h in hosts))
         self.assertAlmostEqual(sum(h["share"] for h in hosts), 1.0)
-        self.assertAlmostEqual(row["client_cpu_s"], sum(h["cpu_s"] for h in hosts))
-        self.assertIsNotNone(row["server_cpu_s"])
         self.assertEqual(row["cpu_clock"], reader_clock())  # the reader ran on every host it could
         self.assertEqual({h["cpu_clock"] for h in hosts}, {reader_clock()})
+        if reader_clock():
+            self.assertAlmostEqual(row["client_cpu_s"], sum(h["cpu_s"] for h in hosts))
+            self.assertIsNotNone(row["server_cpu_s"])
+        else:  # not measured: no figure at all, never another clock's
+            self.assertEqual([row["client_cpu_s"], row["server_cpu_s"]] + [h["cpu_s"] for h in hosts], [None] * 4)
         self.assertEqual(bool(row.get("histograms")), histograms)  # the sink-mode WebSocket client has none
         self.assert_server_host_noise(row["noise"])
         for name, histogram in row.get("histograms", {}).items():
@@ -128,7 +137,7 @@ class RemoteHostsTest(unittest.TestCase):
         self.assertIsNotNone(server, noise)
         self.assertGreater(server["voluntary"] + server["involuntary"], 0, noise)
         self.assertGreaterEqual(server["threads"], 1)
-        self.assertIsNotNone(noise["server_cpu_s"])
+        self.assertEqual(noise["server_cpu_s"] is not None, bool(reader_clock()))
         self.assertGreaterEqual(noise["other_cpu_s"], 0)
         self.assertEqual((noise["client_cpu_s"], noise["suite_cpu_s"], noise["client"]), (None, None, None))
 
@@ -184,12 +193,14 @@ class RemoteHostsTest(unittest.TestCase):
             messages = 50 if case["client"] == "echo1" else 300
             self.assertEqual(case["messages_written"], 2 * clients * messages, case)  # two hosts' sum
             self.assertEqual(len(case["hosts"]) if "hosts" in case else 2, 2)
-            # The scheduler's clock there, read by netbench's reader: never the 0 of 10 ms ticks.
-            if case["cpu_clock"] == executor.SCHEDULER:
+            # The scheduler's clock there, read by netbench's reader: never the 0 of 10 ms ticks; no figure
+            # where the reader cannot run.
+            self.assertEqual(case["cpu_clock"], reader_clock())
+            if reader_clock():
                 self.assertGreater(case["server_cpu_us_per_msg"], 0, case)
-            else:  # 10 ms ticks: a few hundred messages may cost none of them
-                self.assertGreaterEqual(case["server_cpu_us_per_msg"], 0, case)
-            self.assertGreater(case["client_cpu_us_per_msg"], 0, case)
+                self.assertGreater(case["client_cpu_us_per_msg"], 0, case)
+            else:
+                self.assertEqual((case["server_cpu_us_per_msg"], case["client_cpu_us_per_msg"]), (None, None))
             # The netbench server's stop line, read over SSH after the case stopped it.
             if case["server"] != "go":
                 self.assertGreater(case["server_syscalls_per_msg"], 0, case)
@@ -221,25 +232,41 @@ class RemoteHostsTest(unittest.TestCase):
                                         ready="spun")
             over_ssh = there.tree_cpu_seconds(server.pid)
             directly = process_cpu.tree_cpu_seconds(server.pid)
-            quick = executor.Launch(["/usr/bin/python3", "-c", "pass"], name="quick")
-            client = there.run_client(quick, deadline_s=60)  # under the reader's --run: wait4 there
-            there.cpu_clock = executor.TICKS  # as on a host that cannot run the reader
-            in_ticks = there.tree_cpu_seconds(server.pid)
-            client_in_ticks = there.run_client(quick, deadline_s=60)  # the script's cutime + cstime
+            client = there.run_client(QUICK, deadline_s=60)  # under the reader's --run: wait4 there
         finally:
             placement.close()
         self.assert_nothing_left()
-        self.assertAlmostEqual(in_ticks, directly, delta=2 / there.clock_ticks)
         if reader_clock() == executor.SCHEDULER:
             self.assertGreaterEqual(over_ssh, spinner.SPUN_S)  # the thread that exited is counted
             self.assertAlmostEqual(over_ssh, directly, delta=0.001)
             self.assertEqual((client.returncode, client.cpu_clock), (0, executor.SCHEDULER))
             self.assertGreater(client.cpu_seconds, 0)  # a Python start is never free on the nanosecond clock
-        else:  # the portable build: the same figures in ticks
-            self.assertAlmostEqual(over_ssh, directly, delta=2 / there.clock_ticks)
-            self.assertEqual((client.returncode, client.cpu_clock), (0, executor.TICKS))
-        self.assertEqual((client_in_ticks.returncode, client_in_ticks.cpu_clock), (0, executor.TICKS))
-        self.assertIsNotNone(client_in_ticks.cpu_seconds)
+        else:  # the portable build: not measured, though /proc has the process's ticks
+            self.assertGreater(directly, 0)
+            self.assertEqual((over_ssh, client.returncode, client.cpu_seconds, client.cpu_clock), (None, 0, None, None))
+
+    def test_a_host_without_the_reader_measures_no_cpu_and_says_so_once(self):
+        # A --remote-dir install without common/process_tree_cpu: the host runs programs but reads no clock.
+        placement = self.placement(client_targets=[], remote_dir=tempfile.mkdtemp())
+        said = io.StringIO()
+        try:
+            placement.open()
+            with contextlib.redirect_stderr(said):
+                placement.prepare([])
+            there = placement.hosts[self.server]
+            server = there.start_server(executor.Launch(["/usr/bin/python3", "-c", spinner.PROGRAM], name="spin"),
+                                        ready="spun")
+            over_ssh = there.tree_cpu_seconds(server.pid)
+            client = there.run_client(QUICK, deadline_s=60)
+        finally:
+            placement.close()
+        self.assert_nothing_left()
+        (line,) = said.getvalue().splitlines()
+        self.assertIn(self.server, line)
+        self.assertIn("not measured", line)
+        self.assertIn("process_tree_cpu", line)  # why: the reader is not there
+        self.assertIsNone(there.cpu_clock)
+        self.assertEqual((over_ssh, client.returncode, client.cpu_seconds, client.cpu_clock), (None, 0, None, None))
 
     def assert_stops_naming(self, host, words, **kwargs):
         placement = self.placement(**kwargs)

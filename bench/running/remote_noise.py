@@ -5,14 +5,15 @@ connection: the same fields as a local run's, every one of them the server's hos
     result = clients.run_client(...)
     row["noise"] = probe.finish()                         # None where the host could not be read
 
-Each end of the run is one SSH command (SCRIPT): the host's /proc/stat, then the status and sched files of
-every thread of the server's process tree, each thread's after a line `netbench-task PID TID`. The tree is
-followed through the threads' /proc/PID/task/TID/children (a kernel without that file gives the server's own
-threads only). Parsing is noise.py's, on the text that came back (parse_output).
+Each end of the run is one SSH command (SCRIPT): the host's clock ticks per second (getconf CLK_TCK: the unit
+of its /proc/stat) and its /proc/stat, then the status and sched files of every thread of the server's process
+tree, each thread's after a line `netbench-task PID TID`. The tree is followed through the threads'
+/proc/PID/task/TID/children (a kernel without that file gives the server's own threads only). Parsing is
+noise.py's, on the text that came back (parse_output).
 
   steal, busy_cpu_s, other_cpu_share, cpus   the host's /proc/stat, in the host's clock ticks (its CLK_TCK)
   server_cpu_s     the delta of the executor's tree_cpu_seconds (netbench's reader there: the scheduler's
-                   clock; or /proc's ticks, `cpu_clock`), None where it could not be read or the server ended
+                   clock), None where the reader cannot run there, it could not be read, or the server ended
   server           switches, migrations, threads and threads_exited, as noise.switches gives them
   other_cpu_s      busy - server, at least 0: everything else on the host, its sshd serving the suite
                    included, and the clients where they run there too
@@ -28,7 +29,7 @@ from bench.running import ssh_host
 TASK = "netbench-task"
 # $1: the server's PID. One generation of the process tree per pass: `level` holds its PIDs.
 SCRIPT = r"""
-cat /proc/stat || exit 1
+getconf CLK_TCK && cat /proc/stat || exit 1
 level=$1
 while [ -n "$level" ]; do
   next=
@@ -46,9 +47,10 @@ done
 
 
 def parse_output(text):
-    """(noise.parse_stat of its /proc/stat, {(pid, tid): noise.parse_thread}) of SCRIPT's output; ValueError
-    where it does not start with a /proc/stat text. A thread whose files were gone before they were read is
-    left out, as locally."""
+    """(the host's ticks per second, noise.parse_stat of its /proc/stat, {(pid, tid): noise.parse_thread}) of
+    SCRIPT's output; ValueError where it does not start with those two. A thread whose files were gone before
+    they were read is left out, as locally."""
+    ticks_per_s, _, text = text.partition("\n")
     sections = text.split("\n" + TASK + " ")
     ticks = noise.parse_stat(sections[0])
     threads = {}
@@ -61,14 +63,14 @@ def parse_output(text):
         counted = noise.parse_thread(body)
         if counted is not None:
             threads[(pid, tid)] = counted
-    return ticks, threads
+    return int(ticks_per_s), ticks, threads
 
 
 class RemoteProbe:
-    """One run's noise on the host of `there` (an ssh.SshExecutor: its `ssh` connection, `tree_cpu_seconds`
-    and the host's `clock_ticks`) for the server whose PID there is `server_pid`: construct it just before
-    the clients start, call finish() once they have ended. A reading the host does not give (the connection
-    failed, a command timed out) makes finish() return None rather than stop the run."""
+    """One run's noise on the host of `there` (an ssh.SshExecutor: its `ssh` connection and `tree_cpu_seconds`)
+    for the server whose PID there is `server_pid`: construct it just before the clients start, call finish()
+    once they have ended. A reading the host does not give (the connection failed, a command timed out) makes
+    finish() return None rather than stop the run."""
 
     def __init__(self, there, server_pid, timeout_s=30):
         self._there = there
@@ -103,8 +105,8 @@ class RemoteProbe:
         server_cpu = self._cpu()
         if self._before is None or after is None:
             return None
-        (ticks_before, threads_before), (ticks_after, threads_after) = self._before, after
+        (_, ticks_before, threads_before), (ticks_per_s, ticks_after, threads_after) = self._before, after
         live = bool(threads_after)  # no thread left: the server ended, and its tree's CPU is not its own
         cpu = server_cpu - self._server_cpu if live and None not in (server_cpu, self._server_cpu) else None
-        return noise.reading(ticks_before, ticks_after, self._there.clock_ticks, wall_s, {
+        return noise.reading(ticks_before, ticks_after, ticks_per_s, wall_s, {
             "server_cpu_s": cpu, "server": noise.switches(threads_before, threads_after) if live else None})

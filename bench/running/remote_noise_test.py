@@ -1,8 +1,9 @@
 """Tests of the noise reading of a server on another host (bench/running/remote_noise.py): its command's output
-parsed from text written here (the host's /proc/stat, then each thread's files after its line), and the
-probe end to end with this machine standing in for the host (its command run by a local sh rather than over
-SSH): a server that waits for each line switches for each, its child process is part of its tree, a server
-that ended has no server reading, and a host that cannot be read gives no reading at all."""
+parsed from text written here (the host's ticks per second and /proc/stat, then each thread's files after its
+line), and the probe end to end with this machine standing in for the host (its command run by a local sh rather
+than over SSH): a server that waits for each line switches for each, its child process is part of its tree, a
+server that ended has no server reading, a host without netbench's CPU reader has no server CPU figure but the
+rest, and a host that cannot be read gives no reading at all."""
 
 import os
 import subprocess
@@ -30,30 +31,30 @@ class ParseOutputTest(unittest.TestCase):
     def test_the_host_s_stat_and_each_thread_of_the_tree(self):
         text = (STAT + "netbench-task 4242 4242\n" + thread_files(10, 2, 1) + "netbench-task 4242 4243\n"
                 + thread_files(5, 0) + "netbench-task 4300 4300\n" + thread_files(1, 1, 0))
-        ticks, threads = remote_noise.parse_output(text)
-        self.assertEqual(ticks, noise.parse_stat(STAT))
+        ticks_per_s, ticks, threads = remote_noise.parse_output("100\n" + text)
+        self.assertEqual((ticks_per_s, ticks), (100, noise.parse_stat(STAT)))
         self.assertEqual(threads, {(4242, 4242): {"voluntary": 10, "involuntary": 2, "migrations": 1},
                                    (4242, 4243): {"voluntary": 5, "involuntary": 0, "migrations": None},
                                    (4300, 4300): {"voluntary": 1, "involuntary": 1, "migrations": 0}})
 
     def test_a_thread_that_ended_while_it_was_read_is_left_out(self):
         text = STAT + "netbench-task 4242 4242\n" + thread_files(10, 2, 1) + "netbench-task 4242 4243\n"
-        self.assertEqual(list(remote_noise.parse_output(text)[1]), [(4242, 4242)])
+        self.assertEqual(list(remote_noise.parse_output("100\n" + text)[2]), [(4242, 4242)])
 
     def test_a_server_that_is_gone_has_no_threads(self):
-        ticks, threads = remote_noise.parse_output(STAT)
+        _, ticks, threads = remote_noise.parse_output("100\n" + STAT)
         self.assertEqual((ticks["cpus"], threads), (2, {}))
 
     def test_output_that_is_not_the_host_s_stat_is_refused(self):
         with self.assertRaises(ValueError):
             remote_noise.parse_output("")
+        with self.assertRaises(ValueError):  # the host's /proc/stat without its unit
+            remote_noise.parse_output(STAT)
 
 
 class Here:
     """This machine standing in for a host: the probe's command runs in a local sh, not over SSH, and the
     server's CPU comes from process_cpu, as the reader there would give it."""
-
-    clock_ticks = os.sysconf("SC_CLK_TCK")
 
     def __init__(self):
         self.ssh = self
@@ -83,6 +84,14 @@ class Unreachable(Here):
     @staticmethod
     def tree_cpu_seconds(pid):
         raise ssh_host.RemoteError("bench@10.0.0.9", "the connection failed")
+
+
+class NoReader(Here):
+    """A host whose CPU reader cannot run (ssh.SshExecutor.tree_cpu_seconds gives None)."""
+
+    @staticmethod
+    def tree_cpu_seconds(pid):
+        return None
 
 
 # A stand-in server with a child process (a worker): answers each line of its input.
@@ -150,6 +159,16 @@ class RemoteProbeTest(unittest.TestCase):
         self.assertIsNone(reading["server"])
         self.assertIsNone(reading["server_cpu_s"])
         self.assertGreaterEqual(reading["busy_cpu_s"], 0)
+
+    def test_a_host_without_the_cpu_reader_has_no_server_cpu_but_the_rest(self):
+        server = self.start()
+        probe = remote_noise.RemoteProbe(NoReader(), server.pid)
+        self.assertEqual(self.ask(server, "one"), "one")
+        reading = probe.finish()
+        self.assertIsNone(reading["server_cpu_s"])
+        self.assertIsNotNone(reading["server"])
+        self.assertGreaterEqual(reading["other_cpu_s"], 0)
+        self.assertAlmostEqual(reading["other_cpu_s"], reading["busy_cpu_s"])  # nothing measured to take away
 
     def test_a_host_that_cannot_be_read_gives_no_reading(self):
         for times_out in (False, True):

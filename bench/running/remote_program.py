@@ -2,8 +2,8 @@
 and is sure to stop: a small sh script there starts it in the background, says its PID, optionally waits
 for the suite's "go" (a fleet's common start), and watches its own standard input, which is the SSH channel:
 when the suite closes it, or the suite or the connection dies, the program gets SIGINT. When the program
-exits, the script prints its exit status and the CPU time the shell collected from it (the shell waited for
-it, so /proc/$$/stat's cutime + cstime are the program's, in clock ticks), and exits too.
+exits, the script prints its exit status and exits too. The script measures nothing: a program's CPU time
+comes from netbench's reader, which the caller puts in front of it (bench/running/ssh.py).
 
     program = remote_program.RemoteProgram(host, argv, env={"GOMAXPROCS": "2"}, merge_output=True)
     pid = program.wait_started(timeout_s=30)       # RemoteError when it could not start
@@ -36,22 +36,9 @@ watchdog=$!
 wait "$pid"
 code=$?
 kill "$watchdog" 2>/dev/null
-read -r stat < /proc/$$/stat
-echo "netbench-remote-exit $code $stat" >&2
+echo "netbench-remote-exit $code" >&2
 exit "$code"
 """
-
-
-def ticks_of_waited_children(stat_line):
-    """cutime + cstime (fields 16 and 17) of a /proc/PID/stat line, in clock ticks."""
-    fields = stat_line[stat_line.rindex(")") + 2:].split()
-    return int(fields[13]) + int(fields[14])
-
-
-def ticks_of_process(stat_line):
-    """utime + stime (fields 14 and 15) of a /proc/PID/stat line, in clock ticks."""
-    fields = stat_line[stat_line.rindex(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
 
 
 class RemoteProgram:
@@ -64,7 +51,6 @@ class RemoteProgram:
                                 "--merge" if merge_output else "--split"] + command)
         self.pid = None
         self.exit_code = None
-        self.cpu_ticks = None
         self.cpu_nanos = None  # where it ran under the CPU reader's --run (bench/running/ssh.py)
         self._stdout, self._stderr = [], []
         self._on_line = on_line
@@ -91,12 +77,7 @@ class RemoteProgram:
             elif line.startswith(MARKER + "cpu-ns "):
                 self.cpu_nanos = int(line.split()[1])
             elif line.startswith(MARKER + "exit "):
-                parts = line.split(None, 2)
-                self.exit_code = int(parts[1])
-                try:
-                    self.cpu_ticks = ticks_of_waited_children(parts[2])
-                except (IndexError, ValueError):
-                    pass
+                self.exit_code = int(line.split()[1])
             else:
                 self._stderr.append(line)
         self._waiting.set()

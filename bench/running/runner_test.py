@@ -7,6 +7,7 @@ contest_test.py (this machine) and remote_hosts_test.py (SSH)."""
 import unittest
 
 from bench.running import contest
+from bench.running import executor
 from bench.running import fake
 from bench.running import fleet
 from bench.running import scheduler
@@ -154,6 +155,19 @@ class FleetTest(unittest.TestCase):
     def test_the_write_ups_systems_are_not_asked_for_a_run_document(self):
         self.run_fleet(OK, OK, token="//contestants/go")
         self.assertEqual([launch.document_flag for launch in self.a.launches], [None])
+
+    def test_a_host_without_a_cpu_clock_leaves_its_figures_unmeasured(self):
+        self.b.cpu_clock = None  # as an SSH host that cannot run netbench's reader
+        row = self.run_fleet(OK, OK)
+        self.assertEqual(row["status"], "ok", row)
+        self.assertEqual([(h["cpu_s"], h["cpu_clock"]) for h in row["hosts"]], [(0.5, "scheduler"), (None, None)])
+        self.assertEqual((row["client_cpu_s"], row["cpu_clock"]), (None, None))  # never a part of the fleet's
+        self.assertEqual(row["server_cpu_s"], 1.0)  # the server's host still reads the scheduler's clock
+        self.assertIsNone(row["client_saturation"])
+        self.server.running.cpu_clock, self.b.cpu_clock = None, executor.SCHEDULER  # the server's host has none
+        row = self.run_fleet(OK, OK)
+        self.assertEqual(row["status"], "ok", row)  # not "the server died": its CPU was not read, and it runs
+        self.assertEqual((row["server_cpu_s"], row["client_cpu_s"], row["cpu_clock"]), (None, 1.0, None))
 
     def test_a_failed_host_is_named_with_its_own_lines(self):
         row = self.run_fleet(OK, fake.ClientScript(stderr="flag provided but not defined: -mode\n", returncode=2))

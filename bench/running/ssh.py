@@ -2,8 +2,9 @@
 script over the host's master connection (ssh_host.py, remote_program.py), binaries copied there (or found
 under --remote-dir), CPU time read there with the scheduler's clock by netbench's own reader
 (//common:process_tree_cpu, copied like the programs under test): a server's process tree by its PID, a
-client's whole run through the reader's --run (wait4). Where the host cannot run the reader (another system,
-an install without it) the figures are /proc's clock ticks, and `cpu_clock` says "ticks".
+client's whole run through the reader's --run (wait4). Where the host cannot run the reader (a build whose
+reader has no /proc, an install without it) its CPU figures are None and `cpu_clock` is None: the suite says
+so once, naming the host, rather than read a coarser clock.
 
     host = ssh_host.SshHost("bench@10.0.0.12", control_dir); host.open()
     there = ssh.SshExecutor(host, directory=".cache/netbench/bin", installed=False)
@@ -27,6 +28,7 @@ from bench.running import client_process
 from bench.running import executor
 from bench.running import local
 from bench.running import process_configuration
+from bench.running import progress
 from bench.running import remote_noise
 from bench.running import remote_program
 from bench.running import ssh_host
@@ -100,7 +102,7 @@ class SshServer(executor.RunningServer):
         return self.there.tree_cpu_seconds(self.pid)
 
     def configuration(self, probe):
-        reading = self.there.read_tree(self.pid) if self.cpu_clock == executor.SCHEDULER else {}
+        reading = self.there.read_tree(self.pid) if self.cpu_clock else {}
         config = {key: reading[key] for key in ("cpus", "threads") if reading.get(key, -1) >= 0}
         return {**config, **process_configuration.probed(self.output(), probe)}
 
@@ -119,7 +121,7 @@ class SshPending(executor.PendingClient):
         self.document_path = (f"/tmp/netbench-client-{uuid.uuid4().hex[:12]}.json" if launch.document_flag
                               else None)
         argv = launch.argv + ([f"{launch.document_flag}={self.document_path}"] if self.document_path else [])
-        wrapper = [there.resolve(READER), "--run", "--"] if there.cpu_clock == executor.SCHEDULER else []
+        wrapper = [there.resolve(READER), "--run", "--"] if there.cpu_clock else []
         self.program = remote_program.RemoteProgram(there.ssh, wrapper + argv, env=launch.env, barrier=True)
         there.programs.append(self.program)
         self.released = None
@@ -138,19 +140,16 @@ class SshPending(executor.PendingClient):
         if timed_out:
             self.there.stop_program(program)
         code = program.exit_code if program.exit_code is not None else program.proc.returncode
+        # The reader's line, or no figure: a host without the reader, or a client stopped before it spoke.
+        cpu_s = program.cpu_nanos / 1e9 if program.cpu_nanos is not None else None
         result = client_process.ClientResult(self.launch.argv, code, (program.stdout(), program.stderr()), wall_s,
-                                             self._cpu_seconds())
-        result.cpu_clock = self.there.cpu_clock if program.cpu_nanos is not None else executor.TICKS
+                                             cpu_s)
+        result.cpu_clock = self.there.cpu_clock
         result.timed_out, result.stopped, result.host = timed_out, STOPPED, self.there.host
         result.error = None if program.exit_code is not None or timed_out else program.failure()
         result.document = self._fetch_document()
         self.there.stop_program(program)
         return result
-
-    def _cpu_seconds(self):
-        if self.program.cpu_nanos is not None:
-            return self.program.cpu_nanos / 1e9
-        return self.program.cpu_ticks / self.there.clock_ticks if self.program.cpu_ticks is not None else None
 
     def _fetch_document(self):
         if not self.document_path:
@@ -174,19 +173,16 @@ class SshExecutor(executor.Executor):
         self.directory = directory
         self.installed = installed
         self._address = address or ssh.host
-        self.clock_ticks = 100
         self.cpus = None
-        self.cpu_clock = executor.TICKS  # until prepare() finds the reader runs there
+        self.cpu_clock = None  # no CPU figures until prepare() finds the reader runs there
         self.programs = []
         self._ports_given = set()
         self._lock = threading.Lock()
 
     def check(self):
-        """Reads the host's system, clock ticks and CPUs; RemoteError when the binaries built here cannot run
-        there (another system or architecture, and no --remote-dir)."""
-        system, ticks, cpus = (self.ssh.run(["sh", "-c", "uname -sm; getconf CLK_TCK; nproc"]).stdout.split("\n")
-                               + ["", ""])[:3]
-        self.clock_ticks = int(ticks.strip() or 100)
+        """Reads the host's system and CPUs; RemoteError when the binaries built here cannot run there (another
+        system or architecture, and no --remote-dir)."""
+        system, cpus = (self.ssh.run(["sh", "-c", "uname -sm; nproc"]).stdout.split("\n") + [""])[:2]
         self.cpus = int(cpus.strip() or 1)
         here = f"{os.uname().sysname} {os.uname().machine}"
         if not self.installed and system.strip() != here:
@@ -211,15 +207,20 @@ class SshExecutor(executor.Executor):
 
     def prepare(self, entries):
         """Puts (or finds) every binary `entries` need there, RemoteError naming the missing path; then the CPU
-        reader, whose absence only means clock ticks."""
+        reader, without which the host's CPU figures are None (said once, with why)."""
         tokens = sorted({token for entry in entries if not why_not_remote(entry) for token in tokens_of(entry)})
         self._install(tokens)
         try:
             self._install([READER])
-            reading = parse_reading(self.ssh.run([self.resolve(READER), "--check"], check=False).stdout)
-        except ssh_host.RemoteError:
-            reading = {}
-        self.cpu_clock = executor.SCHEDULER if "cpu_ns" in reading else executor.TICKS
+            check = self.ssh.run([self.resolve(READER), "--check"], check=False)
+            why = None if "cpu_ns" in parse_reading(check.stdout) else (
+                f"`{self.resolve(READER)} --check` exited {check.returncode}: {check.stderr.strip()[-200:]}")
+        except ssh_host.RemoteError as error:  # not in --remote-dir, or it could not be copied
+            why = str(error).removeprefix(f"{error.host}: ")
+        self.cpu_clock = None if why else executor.SCHEDULER
+        if why:
+            progress.log(f"note: {self.host}: CPU not measured there (null in its rows): netbench's reader {READER}: "
+                         + why)
 
     def _install(self, tokens):
         if not tokens:
@@ -260,11 +261,8 @@ class SshExecutor(executor.Executor):
         return parse_reading(self.ssh.run([self.resolve(READER), f"--pid={pid}"], check=False, timeout_s=30).stdout)
 
     def tree_cpu_seconds(self, pid):
-        """CPU seconds of `pid` there: its tree's, from the scheduler's clock, or its own in clock ticks."""
-        if self.cpu_clock == executor.SCHEDULER:
-            return self.read_tree(pid).get("cpu_ns", 0) / 1e9
-        result = self.ssh.run(["cat", f"/proc/{pid}/stat"], timeout_s=30)
-        return remote_program.ticks_of_process(result.stdout) / self.clock_ticks
+        """CPU seconds of `pid`'s tree there, from the scheduler's clock; None where the reader cannot run."""
+        return self.read_tree(pid).get("cpu_ns", 0) / 1e9 if self.cpu_clock else None
 
     def noise_probe(self, server, clients_here=True):
         # The host's own /proc, read over SSH: the clients' figures are never there (remote_noise.py).
