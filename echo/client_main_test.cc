@@ -57,8 +57,7 @@ TEST(EchoClientMainTest, LoadsTheServerAndEndsWithTheSpammersRateLine) {
   ChildProcess server({kServer, "--port=0"});  // the default model: epoll where it is built
   const std::string ready = server.ReadLine();
   ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
-  std::string port = ready.substr(strlen("listening on 127.0.0.1:"));
-  port = port.substr(0, port.find(' '));
+  const std::string port = std::to_string(ReadyPort(ready));
 
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string json_path =
@@ -175,8 +174,7 @@ TEST(EchoClientMainTest, LoadsATlsServerOnEveryModel) {
     ASSERT_TRUE(absl::StartsWith(fingerprint, "tls certificate sha256")) << fingerprint;
     const std::string ready = server.ReadLine();
     ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
-    std::string port = ready.substr(strlen("listening on 127.0.0.1:"));
-    port = port.substr(0, port.find(' '));
+    const std::string port = std::to_string(ReadyPort(ready));
     int runs = 0;
     for (ClientModel client_built : AvailableClientModels()) {
       const std::string client_model = ServerModelName(client_built);

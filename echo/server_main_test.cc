@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -26,10 +25,8 @@ TEST(EchoServerMainTest, PrintsAddressEchoesAndStopsCleanlyOnSigint) {
     // "listening on 127.0.0.1:PORT model=epoll threads=1"
     ASSERT_TRUE(absl::StartsWith(ready, "listening on 127.0.0.1:")) << ready;
     EXPECT_TRUE(absl::EndsWith(ready, std::string(" model=") + model + " threads=1")) << ready;
-    std::string port_text = ready.substr(strlen("listening on 127.0.0.1:"));
-    port_text = port_text.substr(0, port_text.find(' '));
-    int port = 0;
-    ASSERT_TRUE(absl::SimpleAtoi(port_text, &port)) << ready;
+    const int port = ReadyPort(ready);
+    ASSERT_GT(port, 0) << ready;
 
     absl::StatusOr<UniqueFd> client = Connect("127.0.0.1", port);
     ASSERT_TRUE(client.ok()) << client.status();

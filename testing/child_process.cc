@@ -110,4 +110,18 @@ int ChildProcess::Wait() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+int ReadyPort(const std::string& line) {
+  static const std::string kReady = "listening on ";
+  if (line.compare(0, kReady.size(), kReady) != 0) return -1;
+  const std::string address = line.substr(kReady.size(), line.find(' ', kReady.size()) - kReady.size());
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon + 1 == address.size() || address.size() - colon > 6) return -1;
+  int port = 0;
+  for (size_t i = colon + 1; i < address.size(); ++i) {
+    if (address[i] < '0' || address[i] > '9') return -1;
+    port = port * 10 + (address[i] - '0');
+  }
+  return port <= 65535 ? port : -1;
+}
+
 }  // namespace netbench

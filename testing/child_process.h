@@ -4,6 +4,7 @@
 //
 //   ChildProcess server({"echo/server", "--port=0"});   // a path relative to the runfiles root
 //   std::string ready = server.ReadLine();              // "listening on 127.0.0.1:PORT ..."
+//   int port = ReadyPort(ready);                        // -1 for a line that is not a ready line
 //   server.Signal(SIGINT);
 //   std::string rest = server.ReadRest();
 //   EXPECT_EQ(server.Wait(), 0);
@@ -57,6 +58,11 @@ class ChildProcess {
   int out_ = -1;
   std::string unread_;
 };
+
+// The port of a server's ready line, "listening on HOST:PORT ...", which every netbench server and
+// contestant prints once it accepts connections: the C++ tests' one reader of it (the Python suite's
+// is common/server_lines.py). -1 when `line` is not one.
+int ReadyPort(const std::string& line);
 
 }  // namespace netbench
 

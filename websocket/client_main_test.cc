@@ -47,8 +47,7 @@ TEST(WebSocketClientMainTest, PrintsTheSendPhasesSeriesBeforeItsRateLine) {
   ChildProcess server({kServer, "--port=0"});  // echo mode
   const std::string ready = server.ReadLineStartingWith("listening on 127.0.0.1:");
   ASSERT_FALSE(ready.empty());
-  std::string port = ready.substr(std::strlen("listening on 127.0.0.1:"));
-  port = port.substr(0, port.find(' '));
+  const std::string port = std::to_string(ReadyPort(ready));
 
   const std::string json_path = ::testing::TempDir() + "/websocket_client_main_test.json";
   ChildProcess client({kClient, absl::StrCat("--url=ws://127.0.0.1:", port, "/echo"), "--clients=2",

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -24,13 +23,6 @@ namespace netbench::websocket {
 namespace {
 
 const char kServer[] = "websocket/server";
-
-int PortOf(const std::string& ready) {
-  std::string port_text = ready.substr(std::strlen("listening on 127.0.0.1:"));
-  port_text = port_text.substr(0, port_text.find(' '));
-  int port = 0;
-  return absl::SimpleAtoi(port_text, &port) ? port : 0;
-}
 
 // Opens a WebSocket on `fd`, sends one masked message and returns the first event the server
 // sends back (kNone at EOF), its payload in `payload`.
@@ -70,7 +62,7 @@ TEST(WebSocketServerMainTest, MaxMessageSizeAloneRaisesTheInputBoundAndA1MiBMess
                                   "raised from 256 to 65536 to hold "
                                   "--max_message_size=67108864"))
         << ready;
-    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", PortOf(ready));
+    absl::StatusOr<UniqueFd> fd = Connect("127.0.0.1", ReadyPort(ready));
     ASSERT_TRUE(fd.ok()) << fd.status();
     const std::string key = GenerateHandshakeKey();
     ASSERT_TRUE(WriteAll(fd->get(), BuildHandshakeRequest("127.0.0.1", "/echo", key)));
