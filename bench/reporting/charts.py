@@ -456,15 +456,11 @@ def microbenchmarks(figures, data, out):
 
 
 def save(figures, figure, out, name, layout=True):
-    """Writes `figure` as out/NAME.svg (and a PNG copy where NETBENCH_CHARTS_PNG names a folder); returns
-    (its path, its alt text)."""
+    """Writes `figure` as out/NAME.svg; returns (its path, its alt text)."""
     path = os.path.join(out, f"{name}.svg")
     if layout:
         figure.tight_layout()
     figure.savefig(path, format="svg", metadata=SVG_METADATA)
-    if os.environ.get("NETBENCH_CHARTS_PNG"):  # a PNG copy to look at (an image viewer, not the report)
-        png = os.path.join(os.environ["NETBENCH_CHARTS_PNG"], f"{name}.png")
-        figure.savefig(png, format="png", dpi=100)
     figures.pyplot.close(figure)
     return path, figure.netbench_alt
 

@@ -31,9 +31,8 @@ _built = {}
 
 
 def bazel_binary(label):
-    """Path of a netbench binary: from runfiles under `bazel run`, else built with bazel here.
-
-    NETBENCH_BAZEL overrides the bazel command (e.g. "bazel --output_base=/tmp/ob")."""
+    """Path of a netbench binary: from runfiles under `bazel run` (Bazel's RUNFILES_DIR or TEST_SRCDIR), else
+    built with bazel here."""
     package, _, name = label.lstrip("/").partition(":")
     relative = os.path.join(package, name)
     for root in _runfiles_roots():
@@ -42,7 +41,7 @@ def bazel_binary(label):
             return path
     if label in _built:
         return _built[label]
-    bazel = os.environ.get("NETBENCH_BAZEL", "bazel").split()
+    bazel = ["bazel"]
     progress.log(f"building {label} ...")
     subprocess.run(bazel + ["build", "--symlink_prefix=/", label], cwd=checkout.repo_root(), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
