@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <system_error>
+
 #include "common/platform.h"
 
 extern char** environ;
@@ -115,13 +118,14 @@ int ReadyPort(const std::string& line) {
   if (line.compare(0, kReady.size(), kReady) != 0) return -1;
   const std::string address = line.substr(kReady.size(), line.find(' ', kReady.size()) - kReady.size());
   const size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon + 1 == address.size() || address.size() - colon > 6) return -1;
-  int port = 0;
-  for (size_t i = colon + 1; i < address.size(); ++i) {
-    if (address[i] < '0' || address[i] > '9') return -1;
-    port = port * 10 + (address[i] - '0');
-  }
-  return port <= 65535 ? port : -1;
+  if (colon == std::string::npos) return -1;
+  const char* first = address.data() + colon + 1;
+  const char* last = address.data() + address.size();
+  int port = -1;
+  const std::from_chars_result parsed = std::from_chars(first, last, port);
+  // The whole rest a number of a port: "80x", "", "-1" and "99999" are not.
+  if (parsed.ec != std::errc() || parsed.ptr != last || port < 0 || port > 65535) return -1;
+  return port;
 }
 
 }  // namespace netbench

@@ -38,6 +38,7 @@ from bench.scenarios import writeups
 # report.html (about 2 s for the main job here), so that the whole run ends within --budget.
 REPORT_S = 10
 
+
 def open_placement(plan):
     """The plan's remote hosts, connected, checked and given their binaries; None without them. Raises
     ssh_host.RemoteError naming the host when one cannot be used."""
@@ -172,7 +173,7 @@ def run_part(part, plan, context, budget=None, whole=None):
             settings["out_of_reach"] = dict(part.policy.out_of_reach)
     scenarios.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
-    section = definition.section(_on_the_link(rows), fates, settings)
+    section = definition.section(scheduler.on_the_judged_link(rows), fates, settings)
     document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
                  "environment": env, "settings": settings,
                  "registry": os.path.relpath(os.path.abspath(plan.registry), checkout.repo_root()),
@@ -200,11 +201,6 @@ def _write_part(directory, definition, document_):
         raise result_schema.SchemaError(f"{definition.document}.json", errors)
     for line in document_["verdicts"]:
         progress.log(f"  verdict: {line['claim']}: {line['verdict']}")
-
-
-def _on_the_link(rows):
-    """The rows the verdicts are computed from: with --compare-loopback, the remote link's."""
-    return scheduler.on_the_judged_link(rows)
 
 
 @dataclasses.dataclass

@@ -246,4 +246,4 @@ def plan_of(flags, entries, environ):
                 fixed_rounds=frozenset(flags.fixed_rounds), quick=bool(flags.quick), as_written=bool(flags.as_written),
                 values=types.MappingProxyType(values), hosts=hosts,
                 results_parent=result_files.parent_from(environ),
-                label=result_files.label_from(environ) or (None if "NETBENCH_RESULTS_DIR" in environ else label))
+                label=result_files.label_from(environ, label))

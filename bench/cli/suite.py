@@ -238,7 +238,7 @@ def show_history():
     """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; the
     headline's answer across the runs stored in the checkout written to README.md."""
     parent = result_files.parent_from(os.environ)
-    runs = history_report.stored_runs(list(dict.fromkeys([checkout.stored_runs(), parent])))
+    runs = history_report.stored_runs(history_report.parents_with(parent))
     text = markdown.history_alone(history_report.across(runs), len(runs))
     print(text, flush=True)
     path = os.path.join(parent, "HISTORY.md")

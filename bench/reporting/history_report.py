@@ -15,6 +15,7 @@ import os
 from bench.analysis import history
 from bench.reporting import result_schema
 from bench.reporting import verdict_text
+from bench.running import checkout
 
 # The verdicts that say something of the ratio; the others (not measured, not testable) have no place in it.
 JUDGED = ("holds", "reversed", "open", "not separable on this machine", "same configuration here")
@@ -22,6 +23,11 @@ JUDGED = ("holds", "reversed", "open", "not separable on this machine", "same co
 
 def _judged(verdict):
     return verdict in JUDGED or str(verdict).startswith("equivalent within")
+
+
+def parents_with(parent):
+    """The folders of run folders a run is read against: the checkout's results/data and `parent`, once each."""
+    return list(dict.fromkeys([checkout.stored_runs(), parent]))
 
 
 def stored_runs(parents):

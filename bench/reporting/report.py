@@ -15,7 +15,6 @@ from bench.reporting import history_report
 from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import result_files
-from bench.running import checkout
 from bench.running import progress
 
 
@@ -34,15 +33,15 @@ def write_run(directory, definitions, run_notes):
     drawn from the document, and its renderings. Returns the document."""
     previous = {"sections": [{"id": part, "run": notes} for part, notes in run_notes.items()]}
     doc = document.read_run(directory, definitions, previous=previous)
-    history_report.attach(doc, history_report.of_run(doc, directory, history_report.stored_runs(_beside(directory))))
+    history_report.attach(doc, _history(doc, directory))
     _draw(doc, directory)
     return write(directory, doc)
 
 
-def _beside(directory):
-    """The folders whose runs a run in `directory` is read against: the checkout's stored runs and the runs
-    beside it."""
-    return list(dict.fromkeys([checkout.stored_runs(), os.path.dirname(os.path.abspath(directory))]))
+def _history(doc, directory):
+    """The run in `directory` against the runs stored before it: in the checkout and beside it."""
+    runs = history_report.stored_runs(history_report.parents_with(os.path.dirname(os.path.abspath(directory))))
+    return history_report.of_run(doc, directory, runs)
 
 
 def _draw(doc, directory):
@@ -62,7 +61,7 @@ def rerender(directory):
     doc = document.load(path)
     doc["summary"] = document.summary(doc["sections"])  # what the sections say, in this version's rows
     # A document stored before histories were kept gets the runs stored before it, once; then its own.
-    history = doc.get("history") or history_report.of_run(doc, directory, history_report.stored_runs(_beside(directory)))
+    history = doc.get("history") or _history(doc, directory)
     history_report.attach(doc, history)
     _draw(doc, directory)
     return write(directory, doc)

@@ -43,15 +43,26 @@ class ResultWriteError(OSError):
         self.fallback = fallback
 
 
+PARENT, LABEL = "NETBENCH_RESULTS_DIR", "NETBENCH_RESULTS_LABEL"
+
+
 def parent_from(environ):
     """Where runs' folders are, as the command line's `environ` says: NETBENCH_RESULTS_DIR, else results/data of
     the checkout."""
-    return environ.get("NETBENCH_RESULTS_DIR") or checkout.stored_runs()
+    return environ.get(PARENT) or checkout.stored_runs()
 
 
-def label_from(environ):
-    """The run folder's name `environ` asks for (NETBENCH_RESULTS_LABEL), or None."""
-    return environ.get("NETBENCH_RESULTS_LABEL") or None
+def label_from(environ, chosen=None):
+    """The run folder's name: the one `environ` asks for (NETBENCH_RESULTS_LABEL), else the one the run `chosen`
+    (None: the machine's label and start time), except under a parent `environ` names, where the run keeps its
+    default name."""
+    return environ.get(LABEL) or (None if environ.get(PARENT) else chosen)
+
+
+def machine_folder(environ, name):
+    """The folder `name` of this machine's results (a study's), under the parent `environ` says: named by
+    NETBENCH_RESULTS_LABEL, else by the machine's label."""
+    return os.path.join(parent_from(environ), label_from(environ) or run_environment.machine_label(), name)
 
 
 def start_run(parent, label=None, started=None):

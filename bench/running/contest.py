@@ -90,6 +90,12 @@ def client_status(result, found, deadline_s):
     return None
 
 
+def _settled(row, status):
+    """`row` with its status: "ok" where `status` is None, else "failed" with its (error, tail)."""
+    row.update({"status": "failed", "error": status[0], "tail": status[1]} if status else {"status": "ok"})
+    return row
+
+
 class Server:
     """One started server contestant: the executor's RunningServer, the values its placeholders were filled
     with (host, port), the URL it serves and its configuration as read so far."""
@@ -227,11 +233,7 @@ class Runner:
             measured.result, measured.report = result.process, result.document
         status = (("the server died during the run", server.output_tail()) if died
                   else client_status(result, row["found"], deadline_s))
-        if status:
-            row.update(status="failed", error=status[0], tail=status[1])
-        else:
-            row["status"] = "ok"
-        return row
+        return _settled(row, status)
 
     def run_alone(self, entry, values, extra_args=(), bound_s=60, measured=None):
         """Runs `entry`, a program that needs no server (a microbenchmark), to completion on the runner's
@@ -247,9 +249,7 @@ class Runner:
                **result.figures(entry)}
         if measured is not None:
             measured.result = result.process
-        status = client_status(result, row["found"], deadline_s)
-        row.update({"status": "failed", "error": status[0], "tail": status[1]} if status else {"status": "ok"})
-        return row
+        return _settled(row, client_status(result, row["found"], deadline_s))
 
     def _measure(self, server, clients, launch, deadline_s):
         """(row, result, died): the client run on `clients`, both sides' CPU seconds (the server's None when it

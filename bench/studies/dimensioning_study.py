@@ -396,8 +396,7 @@ def parse_args(argv):
     if not args.servers or any(w not in SERVERS for w in args.servers):
         parser.error(f"--servers: expected some of {', '.join(SERVERS)}, not {','.join(args.servers) or '(none)'}")
     args.warm_up = {**WARM_UP, **({c: args.warm_up for c in CLAIMS} if args.warm_up is not None else {})}
-    label = result_files.label_from(os.environ) or run_environment.machine_label()
-    args.out = args.out or os.path.join(result_files.parent_from(os.environ), label, "dimensioning")
+    args.out = args.out or result_files.machine_folder(os.environ, "dimensioning")
     return args
 
 

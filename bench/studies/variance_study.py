@@ -606,8 +606,7 @@ def parse_args(argv):
     if not args.lengths or any(x <= 0 for x in args.lengths):
         parser.error("--lengths: positive seconds")
     args.lengths = sorted(set(args.lengths))
-    label = result_files.label_from(os.environ) or run_environment.machine_label()
-    args.out = args.out or os.path.join(result_files.parent_from(os.environ), label, "variance")
+    args.out = args.out or result_files.machine_folder(os.environ, "variance")
     return args
 
 
