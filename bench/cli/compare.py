@@ -14,7 +14,7 @@ import os
 import sys
 
 from bench.reporting import compare
-from bench.running import checkout
+from bench.base import checkout
 
 
 def resolve_directory(text):

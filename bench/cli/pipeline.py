@@ -1,7 +1,7 @@
 """A run of the Plan, top to bottom: its run folder, the kernel's prices, each part (a scenario) prepared (its
 runners: this machine's CPU placements or the remote hosts' executors; its settings; its cases and contestants),
-run through the one round loop (bench/running/scheduler.py) within its share of the budget
-(bench/running/budget.py), stored as its document, and the run's report written from them (bench/reporting/report.py).
+run through the one round loop (bench/design/scheduler.py) within its share of the budget
+(bench/design/budget.py), stored as its document, and the run's report written from them (bench/reporting/report.py).
 
     placement = pipeline.open_placement(plan)      # None on this machine; ssh_host.RemoteError naming a host
     code = pipeline.run(plan, placement)           # 0, 1 (a part failed) or 130 (Ctrl-C)
@@ -13,6 +13,7 @@ import time
 
 from bench.analysis import histogram_merge
 from bench.analysis import sequential
+from bench.analysis import judged_link
 from bench.cli import plan as run_plan
 from bench.reporting import remote_report
 from bench.reporting import report
@@ -20,13 +21,13 @@ from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
 from bench.reporting import terminal
-from bench.running import budget as budget_across_parts
-from bench.running import checkout
+from bench.design import budget as budget_across_parts
+from bench.base import checkout
 from bench.running import contest
-from bench.running import progress
+from bench.base import progress
 from bench.running import remote_placement
-from bench.running import rounds as round_policies
-from bench.running import scheduler
+from bench.design import rounds as round_policies
+from bench.design import scheduler
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
@@ -173,7 +174,7 @@ def run_part(part, plan, context, budget=None, whole=None):
             settings["out_of_reach"] = dict(part.policy.out_of_reach)
     scenarios.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
-    section = definition.section(scheduler.on_the_judged_link(rows), fates, settings)
+    section = definition.section(judged_link.on_the_judged_link(rows), fates, settings)
     document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
                  "environment": env, "settings": settings,
                  "registry": os.path.relpath(os.path.abspath(plan.registry), checkout.repo_root()),

@@ -7,7 +7,7 @@ import unittest
 
 from bench.cli import suite
 from bench.reporting import history_report
-from bench.running import checkout
+from bench.base import checkout
 
 
 class ReadmeAnswerTest(unittest.TestCase):

@@ -35,8 +35,8 @@ from bench.reporting import markdown
 from bench.reporting import report
 from bench.reporting import result_files
 from bench.reporting import terminal
-from bench.running import checkout
-from bench.running import progress
+from bench.base import checkout
+from bench.base import progress
 from bench.running import ssh_host
 from bench.scenarios import writeup_definitions
 

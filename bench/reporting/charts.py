@@ -15,7 +15,7 @@ import dataclasses
 import os
 
 from bench.analysis import verdict
-from bench.running import progress
+from bench.base import progress
 
 CHARTS_FOLDER = "charts"
 

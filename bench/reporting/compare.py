@@ -24,7 +24,7 @@ import glob
 import json
 import os
 
-from bench.running import checkout
+from bench.base import checkout
 from bench.analysis import histogram_merge
 from bench.analysis import medians
 from bench.reporting import document as run_document

@@ -29,7 +29,7 @@ from bench.reporting import old_documents
 from bench.reporting import remote_report
 from bench.reporting import result_schema
 from bench.reporting import verdict_text
-from bench.running import scheduler
+from bench.analysis import judged_link
 
 SCHEMA = "netbench.report/2"
 FILE = "report.json"
@@ -137,7 +137,7 @@ def _charted(section, stored):
 def _scenario_section(definition, doc, kept):
     """A scenario's section from its stored document: its definition's section builder over the rows (the remote
     link's where --compare-loopback ran both), the verdicts the run kept, and the remote hosts' tables."""
-    rows = scheduler.on_the_judged_link(doc["rows"])
+    rows = judged_link.on_the_judged_link(doc["rows"])
     section = definition.section(rows, doc["contestants"], doc["settings"], doc["verdicts"])
     hosts = doc["settings"].get("hosts")
     if hosts and definition.link_keys:

@@ -15,7 +15,7 @@ import os
 from bench.analysis import history
 from bench.reporting import result_schema
 from bench.reporting import verdict_text
-from bench.running import checkout
+from bench.base import checkout
 
 # The verdicts that say something of the ratio; the others (not measured, not testable) have no place in it.
 JUDGED = ("holds", "reversed", "open", "not separable on this machine", "same configuration here")

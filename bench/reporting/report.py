@@ -15,7 +15,7 @@ from bench.reporting import history_report
 from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import result_files
-from bench.running import progress
+from bench.base import progress
 
 
 def write(directory, doc):

@@ -20,8 +20,8 @@ import re
 import tempfile
 import time
 
-from bench.running import checkout
-from bench.running import progress
+from bench.base import checkout
+from bench.base import progress
 from bench.reporting import result_schema
 from bench.reporting import run_environment
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from bench.running import checkout
+from bench.base import checkout
 
 # Kernel settings that move loopback benchmark results: autogroup decides how a server in its own session
 # and its load share the cores (README: up to 2-3x in msgs/s), autocorking and the congestion control how

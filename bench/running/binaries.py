@@ -9,8 +9,8 @@ import os
 import subprocess
 import sys
 
-from bench.running import checkout
-from bench.running import progress
+from bench.base import checkout
+from bench.base import progress
 
 WORKSPACE_NAME = "netbench"
 

@@ -30,7 +30,7 @@ from bench.running import local
 from bench.running import placement as cpu_placement
 from bench.running import ports
 from bench.running import process_configuration
-from bench.running import progress
+from bench.base import progress
 
 HOST = local.HOST
 tail_of = local.tail_of

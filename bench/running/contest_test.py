@@ -13,7 +13,7 @@ import unittest
 
 from bench.running import contest
 from bench.running import process_cpu
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.running import spinner
 from bench.registry import registry
 from bench.scenarios import scenarios

@@ -23,7 +23,7 @@ from bench.running import contest
 from bench.running import executor
 from bench.running import process_cpu
 from bench.running import remote_placement
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.running import spinner
 from bench.scenarios import scenarios
 from bench.scenarios import websocket_bench

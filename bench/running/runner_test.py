@@ -10,7 +10,7 @@ from bench.running import contest
 from bench.running import executor
 from bench.running import fake
 from bench.running import fleet
-from bench.running import scheduler
+from bench.design import scheduler
 
 SERVER = {"name": "srv", "role": "server", "command": ["{//fake:srv}", "--port={port}"], "ready": "listening"}
 

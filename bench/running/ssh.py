@@ -28,7 +28,7 @@ from bench.running import client_process
 from bench.running import executor
 from bench.running import local
 from bench.running import process_configuration
-from bench.running import progress
+from bench.base import progress
 from bench.running import remote_noise
 from bench.running import remote_program
 from bench.running import ssh_host

@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 
-from bench.running import checkout
+from bench.base import checkout
 
 SSHD = "/usr/sbin/sshd"
 

@@ -2,4 +2,4 @@
 loads over the registry's contestants (scenarios.py), their claims (writeup_definitions.py) and sections
 (writeups.py); the detail loads of netbench's models against the Go servers (echo_bench.py, websocket_bench.py,
 httpfanout_bench.py, rendered by detail_sections.py); the kernel's prices beside them (kernel_costs.py). Every
-one runs through the one round loop, running/scheduler.py."""
+one runs through the one round loop, design/scheduler.py."""

@@ -1,4 +1,4 @@
-"""A write-up's claims as the questions of the adaptive round policy (bench/running/rounds.py's UntilDecided):
+"""A write-up's claims as the questions of the adaptive round policy (bench/design/rounds.py's UntilDecided):
 one per claim and runner (placement, or link) it is judged under, each judged after every round by the
 sequential rule exactly as its verdict line will be (writeups.claim_line), so that the run stops a claim at
 the verdict the report then shows.
@@ -7,8 +7,9 @@ the verdict the report then shows.
     policy = rounds.UntilDecided(questions, list(runners), rounds.Budget(600), name="echo")
 """
 
-from bench.running import rounds
-from bench.running import scheduler
+from bench.analysis import judged_link
+from bench.design import rounds
+from bench.design import scheduler
 from bench.scenarios import writeups
 
 
@@ -34,7 +35,7 @@ def _judge(claim, runner, fates, options):
 
     def judge(rows):
         if where is None:
-            mine = scheduler.on_the_judged_link(rows)
+            mine = judged_link.on_the_judged_link(rows)
             return writeups.claim_line(claim, mine, fates, options=options)
         mine = [r for r in rows if all(r.get(k) == v for k, v in where.items())]
         return writeups.claim_line(claim, mine, fates, placement=where["placement"], options=options)

@@ -10,8 +10,8 @@ from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import verdict_text
 from bench.running import fake
-from bench.running import rounds
-from bench.running import scheduler
+from bench.design import rounds
+from bench.design import scheduler
 from bench.scenarios import adaptive
 from bench.scenarios import writeup_definitions
 

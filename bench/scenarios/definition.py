@@ -1,6 +1,6 @@
 """What a scenario is, as data: the shape every write-up (writeup_definitions.py) and detail scenario
 (echo_bench.py, websocket_bench.py, httpfanout_bench.py) fills in, and that the command line runs through the
-one round loop (bench/running/scheduler.py) without knowing which scenario it is.
+one round loop (bench/design/scheduler.py) without knowing which scenario it is.
 
     definition.settings_for({"seconds": 4.0}, quick=False)   # {"samples": 10, "seconds": 4.0, "clients": 3}
     cases, fates = definition.cases(entries, runners, settings)

@@ -6,7 +6,7 @@ every part the command line names has a definition and a document of its own."""
 import unittest
 from unittest import mock
 
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.scenarios import catalogue
 from bench.scenarios import writeup_definitions
 

@@ -7,7 +7,7 @@ loaded by //echo:client and (the write-up's load) by the Go spammer, all in one 
 Servers: the registry's netbench-threads|poll|epoll|uring (//echo:server --model=...) and go (Go's echo
 server, //contestants/go:echo_server, a goroutine per connection), started and measured by the write-ups' runner
 (contest.Runner: the same CPU clock and placement, on remote hosts with --server-host) in the one round loop
-(bench/running/scheduler.py). Go's server runs for the whole run; each netbench case gets a server of its own,
+(bench/design/scheduler.py). Go's server runs for the whole run; each netbench case gets a server of its own,
 stopped after the run, whose stop line gives its system calls (server_syscalls.py). A model that does not start
 (uring where the system refuses io_uring: exit 2 naming the cause) is left out of the run, its fate saying why.
 Loads (a row's `client`), each against every server, from the registry's netbench-echo-client and go-spammer:
@@ -39,7 +39,7 @@ CPU and system calls per message.
 import re
 
 from bench.running import measured_run
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.running import server_process
 from bench.scenarios import definition
 from bench.scenarios import detail_sections

@@ -7,7 +7,7 @@ import unittest
 from bench.registry import registry
 from bench.reporting import markdown
 from bench.running import contest
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.scenarios import echo_bench
 
 SETTINGS = {"samples": 1, "seconds": 0.3, "rate": 2000}

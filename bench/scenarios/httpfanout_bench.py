@@ -12,7 +12,7 @@ request, a fresh transport per repetition) and curl (contestants/curl/fanout.sh:
 curl 7.88 caps --parallel-max at 300), each in its "fresh" condition, and two curl processes of 250 each (the
 fair row, curl_pair.sh). Every https client skips certificate verification here (Go's -insecure, curl -k,
 netbench --insecure) so that all do the same work per handshake. Targets and clients are started and measured
-by the write-ups' runner in the one round loop (bench/running/scheduler.py).
+by the write-ups' runner in the one round loop (bench/design/scheduler.py).
 
 Per case: the median over repetitions of the wall time of one fan-out (netbench and Go time themselves; curl's
 is timed around its process, or the pair's), the client's CPU per request (wait4 rusage of the whole client
@@ -24,7 +24,7 @@ against the faster curl row.
 import os
 import re
 
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
 from bench.scenarios import scenarios

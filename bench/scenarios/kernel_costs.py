@@ -8,7 +8,7 @@ import json
 
 from bench.running import binaries
 from bench.running import client_process
-from bench.running import progress
+from bench.base import progress
 
 KERNEL_COST_NAMES = {
     "BM_WriteToDevNull": "syscall",

@@ -13,8 +13,8 @@ import statistics
 import subprocess
 
 from bench.running import binaries
-from bench.running import progress
-from bench.running import scheduler
+from bench.base import progress
+from bench.design import scheduler
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
 from bench.scenarios import writeups

@@ -12,7 +12,7 @@ lengths came from, whatever studies are stored later.
 import json
 import os
 
-from bench.running import checkout
+from bench.base import checkout
 
 # The study the defaults were chosen from, in the checkout: the project's 2-core VM.
 STORED_STUDY = os.path.join("results", "data", "linux-x86_64-2cpu", "dimensioning", "dimensioning.json")

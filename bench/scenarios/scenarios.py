@@ -9,7 +9,7 @@
                TLS sessions kept), fetching a 25,600-byte page REQUESTS times at once from every server
                and scheme
 
-Each function gives the scenario's cases (bench/running/scheduler.py's Case: the row fields that name it, its
+Each function gives the scenario's cases (bench/design/scheduler.py's Case: the row fields that name it, its
 server, its client run and the figures taken from it) and the contestants' fate (ran, skipped with the install
 command, failed with the last lines they printed); the scheduler runs them, interleaved in rounds, under every
 runner of `runners` ({name: contest.Runner}: the placements of one machine, "shared" and "split", or the links of
@@ -26,8 +26,8 @@ from bench.analysis import medians
 from bench.analysis import steady_state
 from bench.registry import registry
 from bench.running import contest
-from bench.running import progress
-from bench.running import scheduler
+from bench.base import progress
+from bench.design import scheduler
 
 WEBSOCKET_CLIENTS = (1, 4)
 WEBSOCKET_PROCS = (1, 2, 3, 4)

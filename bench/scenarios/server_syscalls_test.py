@@ -10,7 +10,7 @@ import unittest
 from bench.registry import registry
 from bench.running import binaries
 from bench.running import contest
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.scenarios import echo_bench
 from bench.scenarios import server_syscalls
 from bench.scenarios import websocket_bench

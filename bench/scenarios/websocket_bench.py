@@ -7,7 +7,7 @@ x/net/websocket server, each loaded by //websocket:client and by the Go client (
 
 Servers (sink mode: read and drop, as the write-up's server did): //websocket:server --mode=sink
 --model=threads|poll|epoll|uring, and the Go x/net server (//contestants/go:xnet_server), each a contestant entry
-(server_entry) started and measured by the write-ups' runner in the one round loop (bench/running/scheduler.py).
+(server_entry) started and measured by the write-ups' runner in the one round loop (bench/design/scheduler.py).
 Go's servers run for the whole run; each netbench case gets a server of its own, stopped after the run, whose
 stop line gives its system calls and the messages it received (server_syscalls.py). A model that does not start
 (uring where the system refuses io_uring: exit 2 naming the cause) is left out of the run, its fate saying why.
@@ -33,7 +33,7 @@ the least server CPU per message against Go's server, and the uring model agains
 
 from bench.running import binaries
 from bench.running import measured_run
-from bench.running import scheduler
+from bench.design import scheduler
 from bench.running import server_process
 from bench.scenarios import definition
 from bench.scenarios import detail_sections

@@ -45,9 +45,9 @@ from bench.analysis import paired_ratio
 from bench.reporting import result_files
 from bench.reporting import run_environment
 from bench.running import placement as cpu_placement
-from bench.running import progress
-from bench.running import rounds as round_policies
-from bench.running import scheduler
+from bench.base import progress
+from bench.design import rounds as round_policies
+from bench.design import scheduler
 from bench.studies import variance_study
 
 SCHEMA = "netbench.dimensioning/1"

@@ -12,7 +12,7 @@ The claims (their cells are the write-up definitions', bench/scenarios/writeup_d
              keeping its connections, Go fresh)
 
 Each setting runs the claim's two cases for --rounds rounds through the suite's round loop
-(bench/running/scheduler.py) and gives one sd. The factors, each varied alone around the base setting (a run
+(bench/design/scheduler.py) and gives one sd. The factors, each varied alone around the base setting (a run
 of 1 s, or the length nearest it; servers kept; the listed order):
   length   the run's length: echo's seconds; websocket's messages per client, scaled from one calibration
            round so that a run takes about that long; the fan-out's timed repetitions (reps), likewise
@@ -65,9 +65,9 @@ from bench.reporting import result_files
 from bench.reporting import run_environment
 from bench.running import contest
 from bench.running import placement as cpu_placement
-from bench.running import progress
-from bench.running import rounds as round_policies
-from bench.running import scheduler
+from bench.base import progress
+from bench.design import rounds as round_policies
+from bench.design import scheduler
 from bench.scenarios import writeup_definitions as definitions
 from bench.scenarios import writeups
 

@@ -5,10 +5,10 @@ a part that raised is not run again, and nothing loops when no round fits."""
 
 import unittest
 
-from bench.running import budget
+from bench.design import budget
 from bench.running import fake
-from bench.running import rounds
-from bench.running import scheduler
+from bench.design import rounds
+from bench.design import scheduler
 
 
 class Outcome:

@@ -1,4 +1,4 @@
-"""Which cases run in a round, and in what order: the scheduler's policy (bench/running/scheduler.py).
+"""Which cases run in a round, and in what order: the scheduler's policy (bench/design/scheduler.py).
 
 Every case runs once per round and the cases are interleaved within each round, so that slow drift of the
 machine (this VM's speed wanders) hits all cases alike and ratios can be taken within a round.
@@ -23,7 +23,7 @@ from typing import Callable, Optional
 
 from bench.analysis import sequential
 from bench.analysis import verdict
-from bench.running import progress
+from bench.base import progress
 
 
 class EveryCase:

@@ -1,10 +1,10 @@
-"""Tests of the round policies (bench/running/rounds.py): every case runs in every round, and only its order
+"""Tests of the round policies (bench/design/rounds.py): every case runs in every round, and only its order
 differs: listed (the fixed design), drawn per round (Shuffled), or reversed every other round (Alternating).
 A policy that lost or repeated a case would leave per-round ratios pairing the wrong runs."""
 
 import unittest
 
-from bench.running import rounds
+from bench.design import rounds
 
 CASES = [("a", "x"), ("b", "x"), ("c", "y")]
 

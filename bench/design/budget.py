@@ -6,7 +6,7 @@ the suite's Part has (adaptive, round_s, next_round_s, cheapest_s, wants_more, o
     codes = budget.spend_budget(parts, rounds.Budget(1800).start(), run_one)   # run_one(part, budget) -> code
 """
 
-from bench.running import rounds
+from bench.design import rounds
 
 
 def share_of(parts, index, whole):

@@ -8,7 +8,7 @@ import os
 
 def repo_root():
     """The source checkout: where `bazel run` was invoked, else the folder above bench/ (this file is
-    bench/running/checkout.py)."""
+    bench/base/checkout.py)."""
     workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
     if workspace:
         return workspace

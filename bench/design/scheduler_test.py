@@ -1,4 +1,4 @@
-"""Tests of the one round loop (bench/running/scheduler.py) over a fake runner: the order of the runs, a server
+"""Tests of the one round loop (bench/design/scheduler.py) over a fake runner: the order of the runs, a server
 that does not start, servers that die (a round whose every run failed ends the loop), Ctrl-C in the middle of a
 round, servers of their own per run, and a policy that chooses fewer cases, and the adaptive policy (rounds.UntilDecided) on a fake clock: the minimum rounds, only the open
 claims' cases after them, and the budget."""
@@ -6,8 +6,8 @@ claims' cases after them, and the budget."""
 import unittest
 
 from bench.running import fake
-from bench.running import rounds
-from bench.running import scheduler
+from bench.design import rounds
+from bench.design import scheduler
 
 
 class FakeServer:

@@ -9,7 +9,7 @@ placements, and handed back as rows as they come.
 A case names its row (`fields`), its server (started once per runner and kept for the whole run, or, with
 `per_run`, started for each run and stopped after it, so that its stop line can be read; None for a program
 that runs alone, a microbenchmark) and its client run.
-Each round the plan's policy (bench/running/rounds.py) says which cases run and in what order; every chosen
+Each round the plan's policy (bench/design/rounds.py) says which cases run and in what order; every chosen
 case then runs under every runner (a placement of this machine's CPUs, or a network link) before the next case,
 so drift hits them alike. A server that does not start or dies gives failed rows for its cases, and the other
 cases still run. Ctrl-C ends the loop: the outcome keeps every row that finished, `interrupted` set. Every
@@ -21,8 +21,8 @@ import itertools
 import time
 from typing import Callable, Optional
 
-from bench.running import progress
-from bench.running import rounds as round_policies
+from bench.base import progress
+from bench.design import rounds as round_policies
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,12 +101,6 @@ class Outcome:
 def placement_fields(runner):
     """The row fields that say where a runner ran it: its CPU placement and, where it has one, its link."""
     return {"placement": runner.placement_name, **({"link": runner.link} if getattr(runner, "link", None) else {})}
-
-
-def on_the_judged_link(rows):
-    """The rows a verdict is judged from: every row of a run on one link (its rows name none); with
-    --compare-loopback (links "loopback" and "remote", bench/cli/pipeline.py), the remote link's."""
-    return [r for r in rows if r.get("link") in (None, "remote")]
 
 
 class _Loop:
