@@ -26,9 +26,10 @@ keeps the family's rate (Holm 1979 needs nothing of the dependence between the c
     sequential.holm_levels({"a": 0.001, "b": 0.02, "c": 0.4}, 0.05)   # {"a": 0.0167, "b": 0.025, "c": 0.05}
 
 simulate() runs the budgeted round loop on synthetic or resampled rounds, as the suite runs it on real ones,
-for the tests that check the family's rate (family_error_test.py).
+for the tests that check the family's rate (bench/design/family_error_test.py).
 """
 
+import bisect
 import dataclasses
 import math
 import random
@@ -222,15 +223,29 @@ def first_decision(log_ratios, higher_is_better=True, options=DEFAULT):
     the verdict its run gave, whatever rounds its cells ran after the claim stopped."""
     smallest = 1.0
     decision = decide([], higher_is_better, options)
-    for n in range(1, len(log_ratios) + 1):
-        smallest = min(smallest, sign_sequence.p_value(sorted(log_ratios[:n]), 0.0))
-        if n < sign_sequence.fewest_rounds(options.direction()) and n < len(log_ratios):
-            continue  # nothing can be decided yet: skip the interval's work
+    seen = []
+    for n, x in enumerate(log_ratios, start=1):
+        bisect.insort(seen, x)
+        at_one = sign_sequence.log_mixture(*sign_sequence.counts(seen, 0.0))
+        smallest = min(smallest, math.exp(-at_one))
+        # Only a look whose counts can decide needs the whole decision (and the last, for its interval).
+        if not _could_decide(seen, at_one, options) and n < len(log_ratios):
+            continue
         decision = decide(log_ratios[:n], higher_is_better, options)
         if decision["outcome"] != OPEN:
             break
-    decision["p_value"] = smallest
+    decision["p_value"] = min(smallest, 1.0)
     return decision
+
+
+def _could_decide(sorted_rounds, at_one, options):
+    """Whether the counts of `sorted_rounds` about 1 (`at_one`: their log mixture there) and about the margin's
+    ends let decide() reach a decision: what a look must pass before its interval is worth computing."""
+    if at_one >= math.log(1 / options.direction()):
+        return True
+    inside, needed = math.log1p(options.margin), math.log(1 / options.alpha)
+    return all(sign_sequence.log_mixture(*sign_sequence.counts(sorted_rounds, m)) >= needed
+               for m in (-inside, inside))
 
 
 def anytime_p_value(log_ratios):
@@ -337,6 +352,7 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
     with "decided_at_s" where decided}}."""
     rng = random.Random(how.seed)
     seen = {c["name"]: [] for c in claims}
+    ordered = {}
     p_values = {c["name"]: 1.0 for c in claims}
     decisions = {c["name"]: decide([]) for c in claims}
     spent, rounds, last, set_aside = 0.0, 0, 0.0, 0
@@ -356,14 +372,18 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
         if shift and how.set_aside:
             set_aside += 1
             continue
+        at_one = {}
         for claim in open_claims:
             mine = seen[claim["name"]]
             mine.append(draws[claim["name"]])
-            p_values[claim["name"]] = min(p_values[claim["name"]], sign_sequence.p_value(sorted(mine), 0.0))
+            bisect.insort(ordered.setdefault(claim["name"], []), draws[claim["name"]])
+            at_one[claim["name"]] = sign_sequence.log_mixture(*sign_sequence.counts(ordered[claim["name"]], 0.0))
+            p_values[claim["name"]] = min(p_values[claim["name"]], math.exp(-at_one[claim["name"]]))
         options = family_levels(claims, p_values, how)
         for claim in open_claims:
             mine = seen[claim["name"]]
-            if len(mine) < fewest:
+            if len(mine) < fewest or not _could_decide(ordered[claim["name"]], at_one[claim["name"]],
+                                                       options[claim["name"]]):
                 decisions[claim["name"]] = {**decisions[claim["name"]], "rounds": len(mine)}
                 continue
             decision = decide(mine, claim.get("higher_is_better", True), options[claim["name"]])

@@ -139,6 +139,16 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     return line
 
 
+def claim_rounds(line, rows):
+    """The per-round log ratios a verdict `line` was judged on, from its run's `rows`: its cells' figure over
+    the rounds both sides ran and the host did not disturb, in round order (every round, also those after a
+    sequential verdict stopped)."""
+    cells_a, cells_b = _cells(rows, **line["a"]), _cells(rows, **line["b"])
+    disturbed = verdict.disturbed_rounds(cells_a + cells_b)
+    cells_a, cells_b = ([r for r in cells if r.get("round") not in disturbed] for cells in (cells_a, cells_b))
+    return _log_ratios(cells_a, cells_b, line["figure"])[0]
+
+
 def _log_ratios(cells_a, cells_b, figure):
     """The per-round log ratios of two cells' figure over the rounds both have, and those rounds, in order."""
     _, rounds_a = _samples(cells_a, figure)
