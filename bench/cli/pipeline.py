@@ -276,6 +276,20 @@ def _prepare_parts(plan, placement, failures, control):
     return adaptive_parts + [p for p in prepared if not p.adaptive()]
 
 
+def _spend(prepared, whole, run_one):
+    """The `whole` run's budget spent: on the claims (budget.spend_budget), less the time kept for the cases no
+    claim compares, then on those cases, once. Returns spend_budget's codes."""
+    tables_s = sum(p.tables_s() for p in prepared if p.adaptive())
+    claims_budget = round_policies.Budget(max(whole.seconds - tables_s, 0.0), clock=whole.clock,
+                                          started=whole.started)
+    if tables_s:
+        progress.log(f"bench: about {tables_s:.0f} s of the budget kept for the cases no claim compares, "
+                     "which run once after the claims")
+    codes = budget_across_parts.spend_budget(prepared, claims_budget, run_one)
+    _run_the_tables(prepared, run_one)
+    return codes
+
+
 def _run_the_tables(prepared, run_one):
     """The round of the cases no claim compares, for each adaptive part that has them, after the claims: their
     rows fill the tables, and no claim waited for them."""
@@ -337,14 +351,7 @@ def run(plan, placement):
         return 1
 
     try:
-        tables_s = sum(p.tables_s() for p in prepared if p.adaptive())
-        claims_budget = round_policies.Budget(max(whole.seconds - tables_s, 0.0), clock=whole.clock,
-                                              started=whole.started)
-        if tables_s:
-            progress.log(f"bench: about {tables_s:.0f} s of the budget kept for the cases no claim compares, "
-                         "which run once after the claims")
-        codes = budget_across_parts.spend_budget(prepared, claims_budget, run_one)
-        _run_the_tables(prepared, run_one)
+        codes = _spend(prepared, whole, run_one)
         _store_final_levels(prepared, plan, context)
     except KeyboardInterrupt:
         if not interrupted:

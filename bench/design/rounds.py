@@ -112,10 +112,9 @@ class UntilDecided:
     (sequential.should_start_round): it passes the budget by at most one round's misestimate. `whole` is the
     budget of the whole run this part is a share of (None: `budget`)."""
 
-    def __init__(self, questions, runners, budget, whole=None, min_rounds=sequential.MIN_ROUNDS, name="",
-                 control=None):
+    def __init__(self, questions, runners, budget, whole=None, name="", control=None):
         self.questions, self.runners, self.budget, self.whole = list(questions), list(runners), budget, whole
-        self.min_rounds, self.name, self.control = min_rounds, name, control
+        self.min_rounds, self.name, self.control = sequential.MIN_ROUNDS, name, control
         self.lines = {}  # question name -> its latest verdict line
         self.durations = {}  # (case label, runner key) -> seconds of its last run
         self.stopped = None  # why the run stopped
