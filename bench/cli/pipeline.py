@@ -32,8 +32,8 @@ from bench.scenarios import adaptive
 from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
-from bench.scenarios import scenarios
-from bench.scenarios import writeups
+from bench.scenarios import writeup_cases
+from bench.scenarios import judging
 
 # Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
 # report.html (about 2 s for the main job here), so that the whole run ends within --budget.
@@ -150,7 +150,7 @@ def _plan(part, budget, whole):
         return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name)
     settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
-        options = writeups.sequential_options(settings)
+        options = judging.sequential_options(settings)
         questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
         part.policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
                                                   name=definition.name)
@@ -172,7 +172,7 @@ def run_part(part, plan, context, budget=None, whole=None):
         settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
         if part.policy.out_of_reach:
             settings["out_of_reach"] = dict(part.policy.out_of_reach)
-    scenarios.note_failures(fates, outcome.failed_servers)
+    writeup_cases.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
     section = definition.section(judged_link.on_the_judged_link(rows), fates, settings)
     document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,

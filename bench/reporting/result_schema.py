@@ -289,7 +289,7 @@ VERDICT = Obj("a verdict", {
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "reach_pct": opt("num"),
     "steal": opt(STEAL, nullable=False),
-    # What the claim's runs said of their steady state (scenarios/writeups.steady_summary).
+    # What the claim's runs said of their steady state (scenarios/judging.steady_summary).
     "steady": opt(Obj("a claim's steady states", {
         "runs": Field("int"),
         "reached": Field("int"),

@@ -1,5 +1,5 @@
-"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, scenarios.py,
-writeups.py) with real processes on loopback: a contestant added to a copy of the registry appears in the echo
+"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, writeup_cases.py,
+judging.py) with real processes on loopback: a contestant added to a copy of the registry appears in the echo
 table without code changes; a server that cannot start, a client that prints no result and one that hangs past
 its deadline give failed rows with their last lines while every other row still runs; --pin puts servers and
 loads on disjoint CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
@@ -16,7 +16,7 @@ from bench.running import process_cpu
 from bench.design import scheduler
 from bench.running import spinner
 from bench.registry import registry
-from bench.scenarios import scenarios
+from bench.scenarios import writeup_cases
 from bench.scenarios import writeup_definitions
 from bench.reporting import markdown
 
@@ -25,9 +25,9 @@ PYTHON = "/usr/bin/python3"
 
 def run_echo(entries, runner, samples, seconds, clients):
     """The echo write-up's cases through the round loop: (rows, fates, the scheduler's outcome)."""
-    cases, fates = scenarios.echo_cases(entries, scenarios.links(runner), {"seconds": seconds, "clients": clients})
+    cases, fates = writeup_cases.echo_cases(entries, writeup_cases.links(runner), {"seconds": seconds, "clients": clients})
     outcome = scheduler.run(cases, runner, scheduler.Plan(rounds=samples, name="echo"))
-    scenarios.note_failures(fates, outcome.failed_servers)
+    writeup_cases.note_failures(fates, outcome.failed_servers)
     return outcome.rows, fates, outcome
 
 # A contestant "written by a user": an asyncio echo server in Python, started by its registry entry alone.

@@ -1,6 +1,6 @@
 """A write-up's claims as the questions of the adaptive round policy (bench/design/rounds.py's UntilDecided):
 one per claim and runner (placement, or link) it is judged under, each judged after every round by the
-sequential rule exactly as its verdict line will be (writeups.claim_line), so that the run stops a claim at
+sequential rule exactly as its verdict line will be (judging.claim_line), so that the run stops a claim at
 the verdict the report then shows.
 
     questions = adaptive.questions(definition, cases, runners, fates, sequential.Options(margin=0.05))
@@ -10,7 +10,7 @@ the verdict the report then shows.
 from bench.analysis import judged_link
 from bench.design import rounds
 from bench.design import scheduler
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
 
 def questions(definition, cases, runners, fates, options):
@@ -18,7 +18,7 @@ def questions(definition, cases, runners, fates, options):
     `runners` ({key: Runner}); none for a scenario without claims."""
     if definition.claims is None:
         return []
-    claims = [c for c in definition.claims([case.fields for case in cases]) if isinstance(c, writeups.Claim)]
+    claims = [c for c in definition.claims([case.fields for case in cases]) if isinstance(c, judging.Claim)]
     out = []
     for claim in claims:
         for key in (list(runners) if claim.per_placement else [None]):
@@ -36,7 +36,7 @@ def _judge(claim, runner, fates, options):
     def judge(rows):
         if where is None:
             mine = judged_link.on_the_judged_link(rows)
-            return writeups.claim_line(claim, mine, fates, options=options)
+            return judging.claim_line(claim, mine, fates, options=options)
         mine = [r for r in rows if all(r.get(k) == v for k, v in where.items())]
-        return writeups.claim_line(claim, mine, fates, placement=where["placement"], options=options)
+        return judging.claim_line(claim, mine, fates, placement=where["placement"], options=options)
     return judge

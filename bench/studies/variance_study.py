@@ -69,7 +69,7 @@ from bench.base import progress
 from bench.design import rounds as round_policies
 from bench.design import scheduler
 from bench.scenarios import writeup_definitions as definitions
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
 SCHEMA = "netbench.variance/1"
 CLAIMS = ("echo", "websocket", "fanout")
@@ -216,7 +216,7 @@ def _matches(row, cell):
 
 def _value(row, figure):
     """The row's figure: per-repetition lists (the fan-out's walls) by their median, as the verdicts take it."""
-    value = writeups.figure_of(row, figure)
+    value = judging.figure_of(row, figure)
     if isinstance(value, list):
         value = [v for v in value if v is not None]
         return statistics.median(value) if value else None
