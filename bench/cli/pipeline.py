@@ -33,6 +33,7 @@ from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
 from bench.scenarios import writeup_cases
+from bench.scenarios import your_claims
 from bench.scenarios import judging
 
 # Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
@@ -209,11 +210,12 @@ class RunContext:
     """What the parts of one run share beyond the plan: the run's `folder`, its environment (the kernel's prices
     among it), the remote placement (None on this machine) and what each section will say of how it ran that its
     samples do not (where the programs were placed, a quick run), kept in the run's document (a section's
-    "run")."""
+    "run"); the `definitions` of the scenarios its documents may be (the catalogue's and a user's own claims')."""
     folder: str
     env: dict
     placement: object = None
     notes: dict = dataclasses.field(default_factory=dict)
+    definitions: tuple = catalogue.ALL
 
 
 def _prepare_parts(plan, placement, failures):
@@ -221,9 +223,10 @@ def _prepare_parts(plan, placement, failures):
     so that what a quickly decided part leaves of the budget passes to the parts whose claims need more
     rounds; then the fixed ones. A part that cannot be prepared is named in `failures`."""
     prepared = []
-    for name in [p for p in plan.parts if p in catalogue.BY_PART]:
+    by_part = plan.definitions()
+    for name in [p for p in plan.parts if p in by_part]:
         try:
-            prepared.append(prepare_part(catalogue.BY_PART[name], plan, placement))
+            prepared.append(prepare_part(by_part[name], plan, placement))
         except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
             progress.log(f"{name} failed: {error!r}")
             failures.append(name)
@@ -255,7 +258,8 @@ def run(plan, placement):
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
         costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
-        context = RunContext(folder, run_environment.environment(costs), placement)
+        context = RunContext(folder, run_environment.environment(costs), placement,
+                             definitions=catalogue.ALL + tuple(plan.yours))
         prepared = _prepare_parts(plan, placement, failures)
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
@@ -299,7 +303,18 @@ def run(plan, placement):
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
         print(terminal.render(doc, os.path.join(folder, "REPORT.md")), flush=True)
+        if plan.versus:
+            for said in versus_sentences(doc):
+                print(said, flush=True)
+            print(f"report: {folder}", flush=True)
     return 1 if failures else 0
+
+
+def versus_sentences(doc):
+    """--versus's answer, a sentence per placement (the shared one first), from the run's document."""
+    family = doc["run"].get("family")
+    return [your_claims.sentence(line, family) for section in doc["sections"]
+            if section["id"].startswith(your_claims.PREFIX) for line in section["verdicts"]]
 
 
 def _interrupted(context, what, document):
@@ -317,4 +332,4 @@ def _interrupted(context, what, document):
 def write_report(context):
     """This run's document from the documents stored in its folder, its charts and renderings, with what each
     section says of how it ran (RunContext.notes)."""
-    return report.write_run(context.folder, catalogue.ALL, context.notes)
+    return report.write_run(context.folder, context.definitions, context.notes)

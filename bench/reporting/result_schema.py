@@ -497,6 +497,8 @@ WRITEUP_ROWS = {
                                                   **MESSAGE_FIGURES}),
     "fanout": Obj("a fan-out write-up row", {**WRITEUP_ROW, **FANOUT_FIGURES, "condition": Field("str")}),
 }
+# A user's own claims (--claims, --versus) over a write-up's scenario: its rows are that scenario's.
+WRITEUP_ROWS.update({f"your-{part}": WRITEUP_ROWS[part] for part in ("echo", "websocket", "fanout")})
 
 
 # A figure of one case on both links (remote_report.py): medians, their ratio (remote / loopback) and the

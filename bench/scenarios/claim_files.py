@@ -133,9 +133,12 @@ def _choices(values):
 
 def _entry(entries, name, field, role=None, scenario=None):
     """The registry entry `name` names, as `field` of a question; ClaimFileError naming the choices."""
-    found = [e for e in entries if e["name"] == name]
     wanted = [e for e in entries if (role is None or e["role"] == role)
               and (scenario is None or e["scenario"] == scenario)]
+    # One name may be an entry of several scenarios (go: an echo server and a fan-out client): the one that fits.
+    found = ([e for e in wanted if e["name"] == name] or [e for e in entries if e["name"] == name
+                                                          and (role is None or e["role"] == role)]
+             or [e for e in entries if e["name"] == name])
     if not found:
         raise ClaimFileError(f"{field} = {name!r}: no contestant of the registry has that name; the choices: "
                              f"{_choices(e['name'] for e in wanted)}")
