@@ -36,8 +36,6 @@ FIGURES = {
                "server_cpu_us_per_req": ("lower", "server CPU per request"),
                "client_cpu_us_per_req": ("lower", "client CPU per request")},
 }
-# The load a scenario's question runs under where it names none: the write-up's own.
-REFERENCE_LOADS = {"echo": "go-spammer", "websocket": "go-xnet-client", "fanout": "go"}
 BETTER = ("higher", "lower")
 
 
@@ -152,6 +150,13 @@ def _entry(entries, name, field, role=None, scenario=None):
     return entry
 
 
+def reference_load(entries, scenario):
+    """The load a question of `scenario` runs under where it names none: the registry's first client of the
+    scenario marked `reference` (the write-up's own load: go-spammer for echo), None where none is."""
+    return next((e["name"] for e in entries if e["scenario"] == scenario and e["role"] == "client"
+                 and e.get("reference")), None)
+
+
 def _side(value, field, entries):
     """A side's cell and its server entry: a registry server's name, or a table of row fields with `server`."""
     if isinstance(value, str):
@@ -182,7 +187,11 @@ def question(table, entries, placements, where="question"):
     if a == b:
         raise ClaimFileError(f"{where}: a and b are the same entry ({entry_a['name']}): a claim compares two "
                              "different cells")
-    load_name = table.get("load", REFERENCE_LOADS.get(scenario))
+    load_name = table.get("load") or reference_load(entries, scenario)
+    if load_name is None:
+        loads = [e["name"] for e in entries if e["scenario"] == scenario and e["role"] == "client"]
+        raise ClaimFileError(f"{where}.load: missing, and the registry marks no {scenario} load as the reference; "
+                             f"the choices: {_choices(loads)}")
     load = _entry(entries, load_name, f"{where}.load", role="client", scenario=scenario)
     figures = FIGURES[scenario]
     figure = table.get("figure", next(iter(figures)))
