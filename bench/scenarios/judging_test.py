@@ -1,5 +1,5 @@
-"""Tests of the write-ups' verdict sections (bench/scenarios/judging.py, the claims as
-bench/scenarios/writeup_definitions.py defines them) on synthetic rows: each claim compares the cells it names
+"""Tests of how a claim is judged (bench/scenarios/judging.py) in the write-ups' sections (writeup_sections.py,
+their claims as bench/registry/writeups/*.toml hold them) on synthetic rows: each claim compares the cells it names
 (the right server, load, GOMAXPROCS and condition), in the right direction."""
 
 import os

@@ -1,6 +1,6 @@
 """The three public write-ups' sections: the tables each printed, rebuilt from this run's rows
 (writeup_cases.py), beside one computed verdict per claim (judging.py). Each write-up's quote, loads and claims
-are data (bench/registry/writeups/*.toml, read by writeup_definitions.py).
+are data (bench/registry/writeups/*.toml, read by claim_files.py for writeup_definitions.py).
 
     section = writeup_sections.echo_section(rows, fates, settings, claims, quote)          # data
     section = writeup_sections.echo_section(rows, fates, settings, claims, quote, stored)  # from kept verdicts

@@ -5,7 +5,7 @@ changes, so that the suite's defaults are chosen from evidence.
   bazel run //bench/studies:variance -- [--claims=echo,websocket,fanout] [--placements=shared,split]
                                           [--rounds=20] [--lengths=0.25,0.5,1,2,4] [--quick] [--out=DIR]
 
-The claims (their cells are the write-up definitions', bench/scenarios/writeup_definitions.py):
+The claims (their cells are the write-ups' own, bench/registry/writeups/*.toml):
   echo       Racket against Go in msgs/s under the Go spammer (3 clients)
   websocket  Go at GOMAXPROCS=2 against 1, 4 clients (x/net server and client)
   fanout     the JVM against Go fetching 500 URLs, http, origin answering after 50 ms, as written up (the JVM
