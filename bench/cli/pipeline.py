@@ -30,11 +30,11 @@ from bench.design import rounds as round_policies
 from bench.design import scheduler
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
+from bench.scenarios import judging
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
 from bench.scenarios import writeup_cases
 from bench.scenarios import your_claims
-from bench.scenarios import judging
 
 # Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
 # report.html (about 2 s for the main job here), so that the whole run ends within --budget.

@@ -25,8 +25,8 @@ from bench.running import process_cpu
 from bench.running import remote_placement
 from bench.design import scheduler
 from bench.running import spinner
-from bench.scenarios import writeup_cases
 from bench.scenarios import websocket_bench
+from bench.scenarios import writeup_cases
 from bench.running import ssh_host
 from bench.running import ssh_testbed
 

@@ -43,8 +43,8 @@ from bench.design import scheduler
 from bench.running import server_process
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
-from bench.scenarios import writeup_cases
 from bench.scenarios import server_syscalls
+from bench.scenarios import writeup_cases
 from bench.scenarios.judging import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]

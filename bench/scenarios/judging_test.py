@@ -8,8 +8,8 @@ import unittest
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import markdown
-from bench.scenarios import writeup_definitions
 from bench.scenarios import judging
+from bench.scenarios import writeup_definitions
 
 ROUNDS = range(5)
 
