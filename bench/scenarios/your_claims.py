@@ -99,7 +99,13 @@ def sentence(line, family=None):
     placement = line.get("placement") or (line.get("a") or {}).get("placement")
     where = f", {placement} placement" if placement and f", {placement} placement" not in text else ""
     shown = verdict_text.shown(line)
+    ratio = verdict_text.ratio_interval(line)
+    if ratio == "-":  # nothing paired: what the verdict is and why
+        aside = line.get("set_aside") or {}
+        kinds = ", ".join(f"{kind} {n}" for kind, n in (aside.get("why") or {}).items())
+        said = f"{aside['rounds']} rounds set aside as disturbed ({kinds})" if aside.get("rounds") else None
+        why = "; ".join(w for w in (line.get("why"), said) if w)
+        return f"{text}{where}: {shown}" + (f" ({why})" if why else "")
     said = "" if shown == "holds" else f"{shown}, "
     together = f", {(1 - family['alpha']) * 100:g}% together" if family else ""
-    return (f"{text}{where}: {said}{verdict_text.ratio_interval(line)} over {verdict_text.rounds(line)} rounds"
-            f"{together}")
+    return f"{text}{where}: {said}{ratio} over {verdict_text.rounds(line)} rounds{together}"
