@@ -87,18 +87,18 @@ SHUFFLE_SEED = 20261203
 # ------------------------------------------------------------------------------------------------ the claims
 
 def _echo_claim():
-    return next(c for c in definitions.echo_claims([{"client": "go-spammer"}])
+    return next(c for c in definitions.ECHO.claims([{"client": "go-spammer"}])
                 if c.a.get("server") == "racket" and c.figure == definitions.STEADY_RATE)
 
 
 def _websocket_claim():
-    return next(c for c in definitions.websocket_claims([{"clients": 4}])
-                if isinstance(c, definitions.Claim) and c.a.get("clients") == 4 and c.a.get("procs") == 2
+    return next(c for c in definitions.WEBSOCKET.claims([{"clients": 4}])
+                if isinstance(c, judging.Claim) and c.a.get("clients") == 4 and c.a.get("procs") == 2
                 and c.b.get("procs") == 1)
 
 
 def _fanout_claim():
-    return next(c for c in definitions.fanout_claims([]) if c.a.get("scheme") == "http" and c.headline)
+    return next(c for c in definitions.FANOUT.claims([]) if c.a.get("scheme") == "http" and c.headline)
 
 
 @dataclasses.dataclass(frozen=True)
