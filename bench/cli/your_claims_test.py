@@ -16,26 +16,9 @@ from unittest import mock
 
 from bench.cli import suite
 from bench.registry import registry
+from testing import user_contestant
 
 PYTHON = "/usr/bin/python3"
-
-# A contestant "written by a user": an asyncio echo server in Python, started by its registry entry alone.
-USER_SERVER = textwrap.dedent("""
-    import asyncio, sys
-
-    async def echo(reader, writer):
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-        writer.close()
-
-    async def main():
-        server = await asyncio.start_server(echo, "127.0.0.1", int(sys.argv[1]))
-        print("python echo listening on", sys.argv[1], flush=True)
-        await server.serve_forever()
-
-    asyncio.run(main())
-""")
 
 TWO_QUESTIONS = """
 [settings]
@@ -54,15 +37,9 @@ figure = "server_cpu_us_per_msg"
 
 def user_registry(folder):
     """The shipped registry with the user's asyncio echo server added, as --contestants reads it."""
-    script = os.path.join(folder, "echo_server.py")
-    with open(script, "w") as f:
-        f.write(USER_SERVER)
     with open(registry.DEFAULT_PATH) as f:
         document = json.load(f)
-    document["contestants"].append({
-        "name": "python-asyncio", "system": "mine", "scenario": "echo", "role": "server",
-        "about": "a user's asyncio echo server", "command": [PYTHON, script, "{port}"], "ready": "listening on",
-        "version": [PYTHON, "--version"], "packages": []})
+    document["contestants"].append(user_contestant.write(folder))
     path = os.path.join(folder, "mine.json")
     with open(path, "w") as f:
         json.dump(document, f)

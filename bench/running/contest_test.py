@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import tempfile
-import textwrap
 import unittest
 
 from bench.running import contest
@@ -19,6 +18,7 @@ from bench.registry import registry
 from bench.scenarios import writeup_cases
 from bench.scenarios import writeup_definitions
 from bench.reporting import markdown
+from testing import user_contestant
 
 PYTHON = "/usr/bin/python3"
 
@@ -30,25 +30,6 @@ def run_echo(entries, runner, samples, seconds, clients):
     writeup_cases.note_failures(fates, outcome.failed_servers)
     return outcome.rows, fates, outcome
 
-# A contestant "written by a user": an asyncio echo server in Python, started by its registry entry alone.
-USER_SERVER = textwrap.dedent("""
-    import asyncio, sys
-
-    async def echo(reader, writer):
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-        writer.close()
-
-    async def main():
-        server = await asyncio.start_server(echo, "127.0.0.1", int(sys.argv[1]))
-        print("python echo listening on", sys.argv[1], flush=True)
-        await server.serve_forever()
-
-    asyncio.run(main())
-""")
-
-
 def shipped(name, role):
     with open(registry.DEFAULT_PATH) as f:
         entries = registry.validate(json.load(f))
@@ -59,12 +40,7 @@ class EchoScenarioTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
-        script = os.path.join(cls.tmp, "echo_server.py")
-        with open(script, "w") as f:
-            f.write(USER_SERVER)
-        mine = {"name": "python-asyncio", "system": "mine", "scenario": "echo", "role": "server",
-                "about": "a user's asyncio echo server", "command": [PYTHON, script, "{port}"],
-                "ready": "listening on", "version": [PYTHON, "--version"], "packages": []}
+        mine = user_contestant.write(cls.tmp)  # a user's asyncio echo server
         broken = {**mine, "name": "broken", "command": [PYTHON, "-c", "print('cannot bind: port taken'); exit(3)"]}
         silent = {**shipped("netbench-echo-client", "client"), "name": "silent-load",
                   "result": {"msgs_per_s": "no such line (?P<value>\\d+)", "messages": "written: (?P<value>[0-9,]+)"}}

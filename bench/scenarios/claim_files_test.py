@@ -11,6 +11,7 @@ from bench.registry import registry
 from bench.scenarios import claim_files
 from bench.scenarios import judging
 from bench.scenarios import writeup_definitions
+from testing import user_contestant
 
 PLACEMENTS = ["shared", "split"]
 
@@ -21,9 +22,7 @@ def shipped():
 
 
 def with_asyncio():
-    mine = {"name": "python-asyncio", "system": "mine", "scenario": "echo", "role": "server",
-            "about": "a user's asyncio echo server", "command": ["/usr/bin/python3", "echo.py", "{port}"],
-            "ready": "listening on", "version": ["/usr/bin/python3", "--version"], "packages": []}
+    mine = user_contestant.entry("echo_server.py")
     return shipped() + registry.validate({"contestants": [mine]})
 
 
