@@ -2,19 +2,30 @@
 questions name, and --versus's sentence."""
 
 import dataclasses
+import json
 import unittest
+
+from bench.registry import registry
 
 from bench.scenarios import catalogue
 from bench.scenarios import claim_files
-from bench.scenarios import claim_files_test
 from bench.scenarios import your_claims
+from testing import user_contestant
 
 FAMILY = {"claims": 2, "alpha": 0.05}
 
 
+def with_asyncio():
+    """The shipped registry's entries and a user's asyncio echo server."""
+    with open(registry.DEFAULT_PATH) as f:
+        document = json.load(f)
+    document["contestants"].append(user_contestant.entry("echo_server.py"))
+    return registry.validate(document)
+
+
 class DefinitionsTest(unittest.TestCase):
     def test_one_part_per_scenario_over_the_entries_named(self):
-        entries = claim_files_test.with_asyncio()
+        entries = with_asyncio()
         questions = claim_files.versus("python-asyncio", "go", entries, ["shared"])
         (part,) = your_claims.definitions(questions, catalogue.BY_PART)
         self.assertEqual((part.name, part.document), ("your-echo", "your_echo_writeup"))
@@ -31,7 +42,7 @@ class DefinitionsTest(unittest.TestCase):
         self.assertEqual({e["name"] for e in seen}, {"python-asyncio", "go", "go-spammer"})
 
     def test_settings_the_load_does_not_take_are_refused(self):
-        (one,) = claim_files.versus("python-asyncio", "go", claim_files_test.with_asyncio(), ["shared"])
+        (one,) = claim_files.versus("python-asyncio", "go", with_asyncio(), ["shared"])
         one = dataclasses.replace(one, settings={"messages": 10})
         with self.assertRaises(claim_files.ClaimFileError) as caught:
             your_claims.definitions([one], catalogue.BY_PART)
