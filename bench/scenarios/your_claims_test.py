@@ -6,7 +6,6 @@ import json
 import unittest
 
 from bench.registry import registry
-
 from bench.scenarios import catalogue
 from bench.scenarios import claim_files
 from bench.scenarios import your_claims
