@@ -98,6 +98,11 @@ class RefusedTest(unittest.TestCase):
     def test_a_claim_file_that_compares_nothing(self):
         self.claims("[settings]\nseconds = 2.0\n", "compares nothing", "[[question]]")
 
+    def test_flags_that_ask_for_something_else(self):
+        self.refused(["--load=go-spammer"], "--load=go-spammer names the load of --versus's question")
+        self.refused(["--versus=python-asyncio,go", "--only=echo"], "--versus runs your questions and nothing else")
+        self.refused(["--versus=python-asyncio"], "expected two registry servers, A,B")
+
 
 @unittest.skipUnless(os.environ.get("TEST_SRCDIR") or os.environ.get("NETBENCH_E2E"),
                      "runs real processes for a minute or two: under bazel test, or with NETBENCH_E2E=1")
