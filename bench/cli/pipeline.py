@@ -32,9 +32,11 @@ from bench.design import rounds as round_policies
 from bench.design import scheduler
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
+from bench.scenarios import judging
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
-from bench.scenarios import scenarios
+from bench.scenarios import writeup_cases
+from bench.scenarios import your_claims
 
 # Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
 # report.html (about 2 s for the main job here), so that the whole run ends within --budget.
@@ -208,7 +210,7 @@ def store_part(part, plan, context):
         settings["levels"] = context.control.levels_of(definition.name)
         if part.policy is not None and part.policy.out_of_reach:
             settings["out_of_reach"] = dict(part.policy.out_of_reach)
-    scenarios.note_failures(fates, outcome.failed_servers)
+    writeup_cases.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
     section = definition.section(judged_link.on_the_judged_link(rows), fates, settings)
     document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
@@ -242,12 +244,14 @@ class RunContext:
     """What the parts of one run share beyond the plan: the run's `folder`, its environment (the kernel's prices
     among it), the remote placement (None on this machine), what each section will say of how it ran that its
     samples do not (where the programs were placed, a quick run), kept in the run's document (a section's
-    "run"), and the error control every part's claims are judged under (error_control.ErrorControl)."""
+    "run"), the error control every part's claims are judged under (error_control.ErrorControl), and the
+    `definitions` of the scenarios its documents may be (the catalogue's and a user's own claims')."""
     folder: str
     env: dict
     placement: object = None
     notes: dict = dataclasses.field(default_factory=dict)
     control: object = None
+    definitions: tuple = catalogue.ALL
 
 
 def _prepare_parts(plan, placement, failures, control):
@@ -256,9 +260,10 @@ def _prepare_parts(plan, placement, failures, control):
     rounds; then the fixed ones. Every adaptive part's claims join the run's error `control`. A part that
     cannot be prepared is named in `failures`."""
     prepared = []
-    for name in [p for p in plan.parts if p in catalogue.BY_PART]:
+    by_part = plan.definitions()
+    for name in [p for p in plan.parts if p in by_part]:
         try:
-            prepared.append(prepare_part(catalogue.BY_PART[name], plan, placement))
+            prepared.append(prepare_part(by_part[name], plan, placement))
         except Exception as error:  # noqa: BLE001 - one failing part must not hide the others
             progress.log(f"{name} failed: {error!r}")
             failures.append(name)
@@ -322,7 +327,8 @@ def run(plan, placement):
         # benchmark in full.
         costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
         control = error_control.ErrorControl(margin=plan.margin)
-        context = RunContext(folder, run_environment.environment(costs), placement, control=control)
+        context = RunContext(folder, run_environment.environment(costs), placement, control=control,
+                             definitions=catalogue.ALL + tuple(plan.yours))
         prepared = _prepare_parts(plan, placement, failures, control)
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
@@ -370,7 +376,18 @@ def run(plan, placement):
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
         print(terminal.render(doc, os.path.join(folder, "REPORT.md")), flush=True)
+        if plan.versus:
+            for said in versus_sentences(doc):
+                print(said, flush=True)
+            print(f"report: {folder}", flush=True)
     return 1 if failures else 0
+
+
+def versus_sentences(doc):
+    """--versus's answer, a sentence per placement (the shared one first), from the run's document."""
+    family = doc["run"].get("family")
+    return [your_claims.sentence(line, family) for section in doc["sections"]
+            if section["id"].startswith(your_claims.PREFIX) for line in section["verdicts"]]
 
 
 def _interrupted(context, what, document):
@@ -388,4 +405,4 @@ def _interrupted(context, what, document):
 def write_report(context):
     """This run's document from the documents stored in its folder, its charts and renderings, with what each
     section says of how it ran (RunContext.notes)."""
-    return report.write_run(context.folder, catalogue.ALL, context.notes)
+    return report.write_run(context.folder, context.definitions, context.notes)

@@ -18,6 +18,8 @@ from bench.reporting import result_files
 from bench.reporting import run_environment
 from bench.running import placement as cpu_placement
 from bench.scenarios import catalogue
+from bench.scenarios import claim_files
+from bench.scenarios import your_claims
 
 
 class PlanError(ValueError):
@@ -42,7 +44,9 @@ class Plan:
     fan-out `fanout_samples`; "sequential": `budget_s` and the equivalence `margin`), `fixed_rounds` (the
     rounds flags that fix a part's rounds in a sequential run), `quick`, `as_written`; the scenario values the
     command line gave (`values`, read only through overrides()); where the run's folder goes: under
-    `results_parent`, named `label` where the run chose one (None: the machine's label and start time)."""
+    `results_parent`, named `label` where the run chose one (None: the machine's label and start time); `yours`
+    the definitions of a user's own claims (--claims, --versus: your_claims.py), which are then its parts, and
+    `versus` whether they are --versus's one question."""
     parts: tuple
     contestants: tuple
     registry: str
@@ -59,6 +63,12 @@ class Plan:
     results_parent: str
     hosts: Optional[RemoteHosts] = None
     label: Optional[str] = None
+    yours: tuple = ()
+    versus: bool = False
+
+    def definitions(self):
+        """{part: definition} of every part the plan can name: the catalogue's and the user's own claims'."""
+        return {**catalogue.BY_PART, **{d.name: d for d in self.yours}}
 
     def overrides(self, definition):
         """{setting: value} of `definition`'s settings that the command line gave (its `flags` say which)."""
@@ -117,6 +127,8 @@ REMOTE_PARTS = [d.name for d in catalogue.WRITEUPS + catalogue.DETAILS if d.link
 DEFAULT_ROUNDS = 10
 DEFAULT_FANOUT_ROUNDS = 3
 DEFAULT_BUDGET = "30m"
+# --versus asks one question: its budget where --budget does not say.
+VERSUS_BUDGET = "5m"
 UNITS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600}
 
 
@@ -205,6 +217,7 @@ def resolve_flags(args):
                             f"{flags.placement} was given too: name one")
         flags.placements = implied
     try:
+        yours_flags(flags)
         as_written_flags(flags)
         design_flags(flags)
     except ValueError as error:
@@ -217,6 +230,47 @@ def resolve_flags(args):
         raise PlanError(f"--{remote[0].replace('_', '-')} needs --server-host (the server's machine; it may be "
                         "this one's address)")
     return flags
+
+
+class ClaimsError(PlanError):
+    """--claims or --versus asks a question the registry cannot answer: the message names the field and the
+    choices."""
+
+
+def yours_flags(args):
+    """--claims and --versus run a user's own questions and nothing else; --load goes with --versus; --versus
+    spends VERSUS_BUDGET where no flag bounds its rounds. ValueError where flags ask for two things."""
+    claims, versus, load = getattr(args, "claims", None), getattr(args, "versus", None), getattr(args, "load", None)
+    if load and not versus:
+        raise ValueError(f"--load={load} names the load of --versus's question (a claim file names its own)")
+    if not claims and not versus:
+        return
+    given = "--claims" if claims else "--versus"
+    if claims and versus:
+        raise ValueError("--claims and --versus both ask your own questions: name one (a claim file can hold "
+                         "--versus's question too)")
+    for flag, value in (("--only", args.only), ("--skip", args.skip), ("--as-written", args.as_written),
+                        ("--server-host", args.server_host)):
+        if value:
+            raise ValueError(f"{given} runs your questions and nothing else; {flag} is for the main job: name one")
+    if versus and args.budget is None and args.rounds is None and args.samples is None and not args.quick:
+        args.budget = VERSUS_BUDGET
+
+
+def yours_of(flags, entries):
+    """The definitions of the user's own questions (--claims, --versus) over the registry `entries`; ClaimsError
+    naming a field that asks for what the registry or the run cannot give."""
+    try:
+        if getattr(flags, "claims", None):
+            questions = claim_files.user_file(flags.claims, entries, flags.placements)
+        else:
+            sides = split_words(flags.versus)
+            if len(sides) != 2:
+                raise claim_files.ClaimFileError(f"--versus={flags.versus}: expected two registry servers, A,B")
+            questions = claim_files.versus(sides[0], sides[1], entries, flags.placements, load=flags.load)
+        return your_claims.definitions(questions, catalogue.BY_PART)
+    except claim_files.ClaimFileError as error:
+        raise ClaimsError(f"bench: {error}; nothing ran") from None
 
 
 def plan_of(flags, entries, environ):
@@ -239,6 +293,10 @@ def plan_of(flags, entries, environ):
         label = run_environment.machine_label() + "-over-ssh"  # beside this machine's loopback results
         hosts = RemoteHosts(flags.server_host, tuple(split_words(flags.client_hosts)), flags.server_address,
                             flags.remote_dir, flags.ssh_config, bool(flags.compare_loopback))
+    yours = ()
+    if getattr(flags, "claims", None) or getattr(flags, "versus", None):
+        yours = yours_of(flags, entries)
+        parts, chosen = [d.name for d in yours], list(entries)
     values = {k: v for k, v in vars(flags).items() if isinstance(v, (int, float, str, type(None)))}
     return Plan(parts=tuple(parts), contestants=tuple(chosen), registry=flags.contestants,
                 placements=tuple(flags.placements), design=flags.design, samples=flags.samples,
@@ -246,4 +304,5 @@ def plan_of(flags, entries, environ):
                 fixed_rounds=frozenset(flags.fixed_rounds), quick=bool(flags.quick), as_written=bool(flags.as_written),
                 values=types.MappingProxyType(values), hosts=hosts,
                 results_parent=result_files.parent_from(environ),
-                label=result_files.label_from(environ, label))
+                label=result_files.label_from(environ, label), yours=yours,
+                versus=bool(getattr(flags, "versus", None)))

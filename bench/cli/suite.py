@@ -14,6 +14,8 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
     bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
     bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
     bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
+    bazel run //:bench -- --versus=netbench-epoll,go      # two servers, one question, a sentence to paste
+    bazel run //:bench -- --claims=my.toml --contestants=my.json   # your own questions (docs/your-own-claims.md)
     bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its report.json
     bazel run //:bench -- --compare=linux-x86_64-2cpu --compare=linux-x86_64-2cpu-xeon   # runs side by side
     bazel run //:bench -- --server-host=bench@10.0.0.11 --client-hosts=10.0.0.12,10.0.0.13 --compare-loopback
@@ -110,8 +112,23 @@ def command_line():
                "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
     _stored_run_flags(parser)
+    _your_flags(parser)
     _remote_flags(parser)
     return parser
+
+
+def _your_flags(parser):
+    """The flags that ask a user's own questions (docs/your-own-claims.md)."""
+    yours = parser.add_argument_group("your own claims (docs/your-own-claims.md)")
+    _flag(yours, "--claims", default=None, metavar="FILE",
+          help="judge the questions of this claim file (TOML: [[question]] a, b, load, figure, better, placement) "
+               "over the registry (--contestants), with the write-ups' rounds, budget, verdicts and report, and "
+               "nothing else")
+    _flag(yours, "--versus", default=None, metavar="A,B",
+          help="one question without a file: does registry server A beat B under their scenario's reference "
+               "load (or --load) on its default figure; until decided or --budget is spent (default "
+               f"{run_plan.VERSUS_BUDGET}); ends with a sentence to paste")
+    _flag(yours, "--load", default=None, metavar="CLIENT", help="the registry client --versus runs its question under")
 
 
 def _stored_run_flags(parser):
@@ -174,7 +191,7 @@ def _run(parser, args):
         return 0
     try:
         plan = run_plan.plan_of(flags, entries, os.environ)
-    except run_plan.NothingMatches as error:
+    except (run_plan.NothingMatches, run_plan.ClaimsError) as error:
         progress.log(str(error))
         return 2
     except run_plan.PlanError as error:

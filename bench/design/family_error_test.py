@@ -28,7 +28,7 @@ import unittest
 from bench.analysis import judged_link
 from bench.analysis import sequential
 from bench.analysis import verdict
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 RUNS = 1000
@@ -74,7 +74,7 @@ def stored_claims(folder, doc):
         for index, line in enumerate(section["verdicts"]):
             if line.get("verdict") in UNJUDGED or not line.get("a") or not line.get("figure"):
                 continue
-            rounds = writeups.claim_rounds(line, rows)
+            rounds = judging.claim_rounds(line, rows)
             if len(rounds) >= FEWEST_STORED_ROUNDS:
                 family = sequential.SUMMARY if index in headlines else sequential.OTHER
                 claims.append({"name": f"{section['id']}: {line['claim']}", "family": family, "rounds": rounds})

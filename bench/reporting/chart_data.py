@@ -132,12 +132,18 @@ def _writeup_extras(document):
             "study": study if study and study.get("points") else None, "length": length}
 
 
+# The documents of a user's own claims (--claims, --versus) begin so: your_echo_writeup.
+YOURS = "your_"
+
+
 def of(name, document):
     """The chart data of the stored document `name` (file stem), converted to today's schema; None when it has
     no charts."""
     if name == "microbenchmarks":
         return {"kind": name, "machine": machine_line(document["environment"]),
                 "families": microbenchmark_families(document)}
+    if name.startswith(YOURS):  # a user's own claims over a write-up's scenario: that write-up's charts
+        name = name[len(YOURS):]
     if name not in KINDS:
         return None
     document = headline_placement(document)

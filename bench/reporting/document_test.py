@@ -18,7 +18,7 @@ from bench.reporting import markdown
 from bench.reporting import report
 from bench.reporting import terminal
 from bench.scenarios import catalogue
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 MAIN = os.path.join(DATA, "linux-x86_64-2cpu")
@@ -120,7 +120,7 @@ class StoredRunsTest(unittest.TestCase):
         # The stored fan-out ran the JDK's HttpClient as "jvm": its lines are kept as the older claims they are,
         # one row, not matched to today's claims of the same cells.
         fanout = [r["question"] for r in doc["summary"] if r["section"] == "fanout"]
-        self.assertEqual(fanout, [f"Fan-out: {writeups.OLDER_CLAIMS}"])
+        self.assertEqual(fanout, [f"Fan-out: {judging.OLDER_CLAIMS}"])
 
     def test_a_report_holds_only_its_own_runs_documents(self):
         doc = self.docs[next(d for d in self.docs if os.path.normpath(d) == os.path.normpath(MAIN))]

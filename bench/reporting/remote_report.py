@@ -6,7 +6,7 @@ the medians and its range within single rounds); with --client-hosts, each host'
     extra, summary = remote_report.section(rows, ("server", "client"), "server on 10.0.0.11, ...")
     # extra: {"notes": [...], "tables": [...]}, added to the write-up's section (bench/reporting/document.py)
 
-Rows are the scenario's (bench/scenarios/scenarios.py): `link` "loopback" or "remote"; fleet rows carry `hosts`.
+Rows are the scenario's (bench/scenarios/writeup_cases.py): `link` "loopback" or "remote"; fleet rows carry `hosts`.
 """
 
 import statistics

@@ -297,7 +297,7 @@ VERDICT = Obj("a verdict", {
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "reach_pct": opt("num"),
     "steal": opt(STEAL, nullable=False),
-    # What the claim's runs said of their steady state (scenarios/writeups.steady_summary).
+    # What the claim's runs said of their steady state (scenarios/judging.steady_summary).
     "steady": opt(Obj("a claim's steady states", {
         "runs": Field("int"),
         "reached": Field("int"),
@@ -512,6 +512,8 @@ WRITEUP_ROWS = {
                                                   **MESSAGE_FIGURES}),
     "fanout": Obj("a fan-out write-up row", {**WRITEUP_ROW, **FANOUT_FIGURES, "condition": Field("str")}),
 }
+# A user's own claims (--claims, --versus) over a write-up's scenario: its rows are that scenario's.
+WRITEUP_ROWS.update({f"your-{part}": WRITEUP_ROWS[part] for part in ("echo", "websocket", "fanout")})
 
 
 # A figure of one case on both links (remote_report.py): medians, their ratio (remote / loopback) and the

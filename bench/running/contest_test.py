@@ -1,5 +1,5 @@
-"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, scenarios.py,
-writeups.py) with real processes on loopback: a contestant added to a copy of the registry appears in the echo
+"""End-to-end tests of the registry-driven runner (bench/running/contest.py, scheduler.py, writeup_cases.py,
+judging.py) with real processes on loopback: a contestant added to a copy of the registry appears in the echo
 table without code changes; a server that cannot start, a client that prints no result and one that hangs past
 its deadline give failed rows with their last lines while every other row still runs; --pin puts servers and
 loads on disjoint CPUs; CPU time comes from the scheduler's clock, threads that exited included."""
@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import tempfile
-import textwrap
 import unittest
 
 from bench.running import contest
@@ -16,38 +15,20 @@ from bench.running import process_cpu
 from bench.design import scheduler
 from bench.running import spinner
 from bench.registry import registry
-from bench.scenarios import scenarios
+from bench.scenarios import writeup_cases
 from bench.scenarios import writeup_definitions
 from bench.reporting import markdown
+from testing import user_contestant
 
 PYTHON = "/usr/bin/python3"
 
 
 def run_echo(entries, runner, samples, seconds, clients):
     """The echo write-up's cases through the round loop: (rows, fates, the scheduler's outcome)."""
-    cases, fates = scenarios.echo_cases(entries, scenarios.links(runner), {"seconds": seconds, "clients": clients})
+    cases, fates = writeup_cases.echo_cases(entries, writeup_cases.links(runner), {"seconds": seconds, "clients": clients})
     outcome = scheduler.run(cases, runner, scheduler.Plan(rounds=samples, name="echo"))
-    scenarios.note_failures(fates, outcome.failed_servers)
+    writeup_cases.note_failures(fates, outcome.failed_servers)
     return outcome.rows, fates, outcome
-
-# A contestant "written by a user": an asyncio echo server in Python, started by its registry entry alone.
-USER_SERVER = textwrap.dedent("""
-    import asyncio, sys
-
-    async def echo(reader, writer):
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-        writer.close()
-
-    async def main():
-        server = await asyncio.start_server(echo, "127.0.0.1", int(sys.argv[1]))
-        print("python echo listening on", sys.argv[1], flush=True)
-        await server.serve_forever()
-
-    asyncio.run(main())
-""")
-
 
 def shipped(name, role):
     with open(registry.DEFAULT_PATH) as f:
@@ -59,12 +40,7 @@ class EchoScenarioTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp()
-        script = os.path.join(cls.tmp, "echo_server.py")
-        with open(script, "w") as f:
-            f.write(USER_SERVER)
-        mine = {"name": "python-asyncio", "system": "mine", "scenario": "echo", "role": "server",
-                "about": "a user's asyncio echo server", "command": [PYTHON, script, "{port}"],
-                "ready": "listening on", "version": [PYTHON, "--version"], "packages": []}
+        mine = user_contestant.write(cls.tmp)  # a user's asyncio echo server
         broken = {**mine, "name": "broken", "command": [PYTHON, "-c", "print('cannot bind: port taken'); exit(3)"]}
         silent = {**shipped("netbench-echo-client", "client"), "name": "silent-load",
                   "result": {"msgs_per_s": "no such line (?P<value>\\d+)", "messages": "written: (?P<value>[0-9,]+)"}}

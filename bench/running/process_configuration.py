@@ -4,7 +4,7 @@ the CPUs it may use, how many threads it had at most, and what it says of itself
 
 Go and the JVM size themselves from the CPUs a process may use (`taskset -c 0` gives Go GOMAXPROCS 1), so two
 entries that differ on paper can run the same configuration; comparing them is then no experiment, and the
-verdict says so (bench/scenarios/writeups.py).
+verdict says so (bench/scenarios/judging.py).
 
     config = process_configuration.read(pid, output, entry.get("probe", {}))
     # {"cpus": 2, "threads": 5, "gomaxprocs": 2}

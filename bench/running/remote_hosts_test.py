@@ -25,8 +25,8 @@ from bench.running import process_cpu
 from bench.running import remote_placement
 from bench.design import scheduler
 from bench.running import spinner
-from bench.scenarios import scenarios
 from bench.scenarios import websocket_bench
+from bench.scenarios import writeup_cases
 from bench.running import ssh_host
 from bench.running import ssh_testbed
 
@@ -43,11 +43,11 @@ def shipped(scenario, *names):
 
 
 def run_cases(cases_of, entries, runners, rounds, settings):
-    """A scenario's cases (`cases_of`: scenarios.echo_cases or a definition's) through the round loop: (rows,
+    """A scenario's cases (`cases_of`: writeup_cases.echo_cases or a definition's) through the round loop: (rows,
     fates)."""
     cases, fates = cases_of(entries, runners, settings)
     outcome = scheduler.run(cases, runners, scheduler.Plan(rounds=rounds))
-    scenarios.note_failures(fates, outcome.failed_servers)
+    writeup_cases.note_failures(fates, outcome.failed_servers)
     return outcome.rows, fates
 
 
@@ -154,7 +154,7 @@ class RemoteHostsTest(unittest.TestCase):
 
     def test_echo_server_and_a_fleet_of_two_beside_loopback(self):
         entries = shipped("echo", "netbench-poll", "netbench-echo-client")
-        rows = self.run_links(entries, lambda e, r: run_cases(scenarios.echo_cases, e, r, 2,
+        rows = self.run_links(entries, lambda e, r: run_cases(writeup_cases.echo_cases, e, r, 2,
                                                               {"seconds": 0.5, "clients": 2}))
         self.assertEqual([(r["link"], r["round"]) for r in rows],
                          [("loopback", 0), ("remote", 0), ("loopback", 1), ("remote", 1)])
@@ -168,7 +168,7 @@ class RemoteHostsTest(unittest.TestCase):
     def test_websocket_server_and_a_fleet_of_two(self):
         entries = shipped("websocket", "netbench-ws", "netbench-ws-client")
         rows = self.run_links(entries, lambda e, r: run_cases(
-            scenarios.websocket_cases, e, {"remote": r["remote"]}, 1, {"messages": 2000, "procs": (1,),
+            writeup_cases.websocket_cases, e, {"remote": r["remote"]}, 1, {"messages": 2000, "procs": (1,),
                                                                        "connections": (2,)}))
         (row,) = rows
         self.assert_fleet_row(row, histograms=False)
@@ -224,7 +224,7 @@ class RemoteHostsTest(unittest.TestCase):
         server, client = shipped("echo", "netbench-poll", "netbench-echo-client")
         broken = {**client, "name": "broken-load", "command": client["command"] + ["--mode=nonsense"]}
         rows = self.run_links([server, broken], lambda e, r: run_cases(
-            scenarios.echo_cases, e, {"remote": r["remote"]}, 1, {"seconds": 0.5, "clients": 1}))
+            writeup_cases.echo_cases, e, {"remote": r["remote"]}, 1, {"seconds": 0.5, "clients": 1}))
         (row,) = rows
         self.assertEqual(row["status"], "failed")
         for host in (self.client_a, self.client_b):

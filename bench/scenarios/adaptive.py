@@ -1,6 +1,6 @@
 """A write-up's claims as the questions of the adaptive round policy (bench/design/rounds.py's UntilDecided):
 one per claim and runner (placement, or link) it is judged under, each judged after every round by the
-sequential rule exactly as its verdict line will be (writeups.claim_line), at the levels the run's error control
+sequential rule exactly as its verdict line will be (judging.claim_line), at the levels the run's error control
 (bench/design/error_control.py) gives it at that look, so that the run stops a claim at the verdict the report
 then shows.
 
@@ -17,7 +17,7 @@ from bench.design import error_control
 from bench.design import rounds
 from bench.design import scheduler
 from bench.running import placement as cpu_placement
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
 
 def questions(definition, cases, runners, fates, control=None):
@@ -27,7 +27,7 @@ def questions(definition, cases, runners, fates, control=None):
     if definition.claims is None:
         return []
     control = control if control is not None else error_control.ErrorControl()
-    claims = [c for c in definition.claims([case.fields for case in cases]) if isinstance(c, writeups.Claim)]
+    claims = [c for c in definition.claims([case.fields for case in cases]) if isinstance(c, judging.Claim)]
     out = []
     for claim in claims:
         for key in (list(runners) if claim.per_placement else [None]):
@@ -53,7 +53,7 @@ def _judge(claim, runner, fates, options_now):
         options = options_now()
         if where is None:
             mine = judged_link.on_the_judged_link(rows)
-            return writeups.claim_line(claim, mine, fates, options=options)
+            return judging.claim_line(claim, mine, fates, options=options)
         mine = [r for r in rows if all(r.get(k) == v for k, v in where.items())]
-        return writeups.claim_line(claim, mine, fates, placement=where["placement"], options=options)
+        return judging.claim_line(claim, mine, fates, placement=where["placement"], options=options)
     return judge

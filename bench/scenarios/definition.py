@@ -20,7 +20,7 @@ class Definition:
     and Markdown; `link_keys` the row fields of a case when it runs over other hosts (None: this machine only);
     `placements` the CPU placements it runs under (None: those the command line chose); `merge_histograms` the
     row fields of a case whose clients' latency histograms are merged over its rounds into the document (None:
-    they stay in the rows); `claims(rows)` its claims (writeups.Claim, from rows or from its cases' fields: the
+    they stay in the rows); `claims(rows)` its claims (judging.Claim, from rows or from its cases' fields: the
     adaptive round policy's questions; None: a scenario judged by its fixed rounds only); `case_s(settings)`
     about how long one run of a case takes, in seconds (the stored runs' mean), to split a time budget among
     the parts in proportion to their rounds' lengths; `as_written` the settings the write-up itself ran (its run

@@ -30,7 +30,7 @@ class FanoutCasesTest(unittest.TestCase):
     def test_the_jvm_clients_run_against_the_writeups_origin_only(self):
         every = [case(server, client) for server in ("origin-50ms", "origin-0ms", "nginx")
                  for client in ("jvm", "jdk-tuned", "jdk-default", "go", "curl")]
-        with mock.patch.object(writeup_definitions.scenarios, "fanout_cases", return_value=(every, [])):
+        with mock.patch.object(writeup_definitions.writeup_cases, "fanout_cases", return_value=(every, [])):
             cases, _ = writeup_definitions.FANOUT.cases([], {}, {})
         kept = [(c.fields["server"], c.fields["client"]) for c in cases]
         self.assertEqual(kept, [("origin-50ms", c) for c in ("jvm", "jdk-tuned", "jdk-default", "go", "curl")]

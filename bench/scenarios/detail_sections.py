@@ -1,6 +1,6 @@
 """The section of a detail scenario (echo_bench.py, websocket_bench.py, httpfanout_bench.py), as data
 (bench/reporting/document.py): what was run, its comparisons judged as the write-ups' claims are (the paired
-ratio, its interval and a verdict: writeups.judge), and the medians of every case over its rounds.
+ratio, its interval and a verdict: judging.judge), and the medians of every case over its rounds.
 
     page = {"id": "echo-models", "title": "Echo models: ...", "notes": [...], "figures": FIGURES}
     section = detail_sections.section(page, rows, fates, claims(rows), stored=None)
@@ -10,7 +10,7 @@ import statistics
 
 from bench.analysis import medians
 from bench.reporting import tables
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
 
 def case_keys(rows):
@@ -58,7 +58,7 @@ def uring_against_best(rows, models, loads, latency_load, names):
             if figure == "p50_us" and load != latency_load:
                 continue
             best = min(others, key=lambda m: lookup(rows, figure, server=m, client=load) or float("inf"))
-            out.append(writeups.Claim(f"netbench-uring has less {what} than netbench-{best}, the best other model "
+            out.append(judging.Claim(f"netbench-uring has less {what} than netbench-{best}, the best other model "
                                       f"({load})", {"server": "uring", "client": load},
                                       {"server": best, "client": load}, figure, higher_is_better=False,
                                       names=names("uring") + names(best)))
@@ -74,8 +74,8 @@ def as_table(caption, entries):
 
 def section(page, rows, fates, claims, stored=None):
     """A detail scenario's section: `page` has its id, title, notes (what was run) and figures (the medians
-    its table shows) and, optionally, more tables; `claims` its comparisons (writeups.Claim); `stored` the
+    its table shows) and, optionally, more tables; `claims` its comparisons (judging.Claim); `stored` the
     verdicts a run kept, re-rendering it."""
     head = {"id": page["id"], "kind": "detail", "title": page["title"], "notes": page["notes"]}
     tables_ = [as_table("Every case (medians over rounds)", summary(rows, page["figures"]))]
-    return writeups.section_of(head, rows, fates, claims, stored, tables_ + list(page.get("tables", ())))
+    return judging.section_of(head, rows, fates, claims, stored, tables_ + list(page.get("tables", ())))

@@ -43,9 +43,9 @@ from bench.design import scheduler
 from bench.running import server_process
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
-from bench.scenarios import scenarios
 from bench.scenarios import server_syscalls
-from bench.scenarios.writeups import Claim
+from bench.scenarios import writeup_cases
+from bench.scenarios.judging import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
@@ -158,9 +158,9 @@ def _runnable(entries, runners):
     """(the server names that run here, the loads they run, the fates): the models that start, and Go where
     both its server and the spammer can run."""
     byname = detail_entries(entries)
-    servers, clients, fates = scenarios.prepare(list(byname.values()), "echo", runners)
+    servers, clients, fates = writeup_cases.prepare(list(byname.values()), "echo", runners)
     ran = {e["name"] for e in servers + clients}
-    runner = next(iter(scenarios.links(runners).values()))
+    runner = next(iter(writeup_cases.links(runners).values()))
     models, refused = models_that_start(runner, byname, [m for m in SERVER_MODELS if SERVERS[m] in ran])
     for fate in fates:
         model = next((m for m in refused if SERVERS[m] == fate["name"]), None)

@@ -27,8 +27,8 @@ import re
 from bench.design import scheduler
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
-from bench.scenarios import scenarios
-from bench.scenarios.writeups import Claim
+from bench.scenarios import writeup_cases
+from bench.scenarios.judging import Claim
 
 NETBENCH_MODELS = ["threads", "poll", "epoll"]
 TARGETS = ["origin-0ms", "origin-50ms", "nginx"]
@@ -47,7 +47,7 @@ FIGURES = ("wall_s_median", "client_cpu_us_per_req", "server_cpu_us_per_req", "f
 def figures_of(client, settings):
     """The figures hook of a client's cases: the write-up's (the fan-outs' wall times, each side's CPU per
     request; no warm-up here) and the requests that failed."""
-    fanout = scenarios.fanout_figures(client, {**settings, "warmup": 0})
+    fanout = writeup_cases.fanout_figures(client, {**settings, "warmup": 0})
 
     def figures(row, measured):
         fanout(row, measured)
@@ -59,7 +59,7 @@ def figures_of(client, settings):
 def cases(entries, runners, settings):
     """Every client, fresh, against every target and scheme that runs here."""
     wanted = [e for e in entries if e["scenario"] == "fanout" and e["name"] in TARGETS + CLIENTS]
-    targets, clients, fates = scenarios.prepare(wanted, "fanout", runners)
+    targets, clients, fates = writeup_cases.prepare(wanted, "fanout", runners)
     if any(c["name"] == "curl" for c in clients):
         clients.append(CURL_PAIR)
         fates.append({**{k: CURL_PAIR[k] for k in ("name", "role", "system", "about")}, "env": {},

@@ -39,7 +39,7 @@ from bench.scenarios import definition
 from bench.scenarios import detail_sections
 from bench.scenarios import echo_bench
 from bench.scenarios import server_syscalls
-from bench.scenarios.writeups import Claim
+from bench.scenarios.judging import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]

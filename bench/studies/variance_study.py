@@ -5,7 +5,7 @@ changes, so that the suite's defaults are chosen from evidence.
   bazel run //bench/studies:variance -- [--claims=echo,websocket,fanout] [--placements=shared,split]
                                           [--rounds=20] [--lengths=0.25,0.5,1,2,4] [--quick] [--out=DIR]
 
-The claims (their cells are the write-up definitions', bench/scenarios/writeup_definitions.py):
+The claims (their cells are the write-ups' own, bench/registry/writeups/*.toml):
   echo       Racket against Go in msgs/s under the Go spammer (3 clients)
   websocket  Go at GOMAXPROCS=2 against 1, 4 clients (x/net server and client)
   fanout     the JVM against Go fetching 500 URLs, http, origin answering after 50 ms, as written up (the JVM
@@ -68,8 +68,8 @@ from bench.running import placement as cpu_placement
 from bench.base import progress
 from bench.design import rounds as round_policies
 from bench.design import scheduler
+from bench.scenarios import judging
 from bench.scenarios import writeup_definitions as definitions
-from bench.scenarios import writeups
 
 SCHEMA = "netbench.variance/1"
 CLAIMS = ("echo", "websocket", "fanout")
@@ -87,18 +87,18 @@ SHUFFLE_SEED = 20261203
 # ------------------------------------------------------------------------------------------------ the claims
 
 def _echo_claim():
-    return next(c for c in definitions.echo_claims([{"client": "go-spammer"}])
+    return next(c for c in definitions.ECHO.claims([{"client": "go-spammer"}])
                 if c.a.get("server") == "racket" and c.figure == definitions.STEADY_RATE)
 
 
 def _websocket_claim():
-    return next(c for c in definitions.websocket_claims([{"clients": 4}])
-                if isinstance(c, definitions.Claim) and c.a.get("clients") == 4 and c.a.get("procs") == 2
+    return next(c for c in definitions.WEBSOCKET.claims([{"clients": 4}])
+                if isinstance(c, judging.Claim) and c.a.get("clients") == 4 and c.a.get("procs") == 2
                 and c.b.get("procs") == 1)
 
 
 def _fanout_claim():
-    return next(c for c in definitions.fanout_claims([]) if c.a.get("scheme") == "http" and c.headline)
+    return next(c for c in definitions.FANOUT.claims([]) if c.a.get("scheme") == "http" and c.headline)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +216,7 @@ def _matches(row, cell):
 
 def _value(row, figure):
     """The row's figure: per-repetition lists (the fan-out's walls) by their median, as the verdicts take it."""
-    value = writeups.figure_of(row, figure)
+    value = judging.figure_of(row, figure)
     if isinstance(value, list):
         value = [v for v in value if v is not None]
         return statistics.median(value) if value else None

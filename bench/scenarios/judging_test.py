@@ -1,5 +1,5 @@
-"""Tests of the write-ups' verdict sections (bench/scenarios/writeups.py, the claims as
-bench/scenarios/writeup_definitions.py defines them) on synthetic rows: each claim compares the cells it names
+"""Tests of how a claim is judged (bench/scenarios/judging.py) in the write-ups' sections (writeup_sections.py,
+their claims as bench/registry/writeups/*.toml hold them) on synthetic rows: each claim compares the cells it names
 (the right server, load, GOMAXPROCS and condition), in the right direction."""
 
 import os
@@ -8,8 +8,8 @@ import unittest
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import markdown
+from bench.scenarios import judging
 from bench.scenarios import writeup_definitions
-from bench.scenarios import writeups
 
 ROUNDS = range(5)
 
@@ -81,7 +81,7 @@ class SectionDataTest(unittest.TestCase):
     def test_a_tie_of_saturated_sides_reads_the_same_on_every_render(self):
         # Which side was saturated most: on a tie the first seen, not whichever a set happens to give first.
         cell = [{"status": "ok", "bottleneck": b} for b in ("load", "both", "both", "load")]
-        self.assertEqual(writeups._saturated_text(cell), "load 2/4")
+        self.assertEqual(judging._saturated_text(cell), "load 2/4")
 
     def test_a_stored_line_no_claim_makes_keeps_a_row_of_its_own(self):
         old = {"claim": "a claim of an older version", "verdict": verdict.HOLDS, "a": {"server": "x"},
@@ -89,7 +89,7 @@ class SectionDataTest(unittest.TestCase):
         section = writeup_definitions.FANOUT.section([], [], {"requests": 500, "reps": 3, "warmup": 3, "samples": 3},
                                                      [old])
         self.assertEqual(section["verdicts"], [old])
-        self.assertEqual(section["claims"], [{"question": f"Fan-out: {writeups.OLDER_CLAIMS}", "headline": 0,
+        self.assertEqual(section["claims"], [{"question": f"Fan-out: {judging.OLDER_CLAIMS}", "headline": 0,
                                               "others": []}])
 
 
@@ -191,7 +191,7 @@ class RoundsAVerdictRestsOnTest(unittest.TestCase):
     """A verdict's rounds: those the host disturbed set aside and counted, the figures beside it from the rounds
     it paired, a decided direction under the margin marked, a moving ratio reported."""
 
-    CLAIM = writeups.Claim("A beats B", {"server": "a"}, {"server": "b"}, "msgs_per_s", True)
+    CLAIM = judging.Claim("A beats B", {"server": "a"}, {"server": "b"}, "msgs_per_s", True)
 
     def rows(self, ratios, extra_b=(), noise=None):
         rows = []
@@ -204,50 +204,50 @@ class RoundsAVerdictRestsOnTest(unittest.TestCase):
     def test_a_round_with_steal_above_the_level_is_set_aside_and_counted(self):
         ratios = [1.3, 1.31, 1.29, 1.3, 0.5]
         rows = self.rows(ratios, noise={4: {"steal": verdict.DISTURBED_STEAL + 0.01}, 1: {"steal": 0.02}})
-        line = writeups.claim_line(self.CLAIM, rows, fates("a", "b"))
+        line = judging.claim_line(self.CLAIM, rows, fates("a", "b"))
         self.assertEqual(line["rounds_paired"], 4)
         self.assertEqual(line["set_aside"]["rounds"], 1)
         self.assertEqual(line["set_aside"]["why"], {"steal": 1})
         self.assertGreater(line["per_round_min"], 1.2)
-        counted = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"))
+        counted = judging.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"))
         self.assertNotIn("set_aside", counted)
         self.assertEqual(counted["rounds_paired"], 5)
 
     def test_other_load_above_its_level_sets_a_round_aside(self):
         rows = self.rows([1.3] * 4, noise={0: {"other_cpu_share": verdict.DISTURBED_OTHER + 0.01}})
-        self.assertEqual(writeups.claim_line(self.CLAIM, rows, fates("a", "b"))["set_aside"]["why"],
+        self.assertEqual(judging.claim_line(self.CLAIM, rows, fates("a", "b"))["set_aside"]["why"],
                          {"other": 1})
 
     def test_the_medians_beside_a_verdict_are_of_the_rounds_it_paired(self):
         # B ran 20 more rounds for another claim, at a tenth of its rate: A's verdict and its medians ignore them.
         rows = self.rows([1.1] * 5, extra_b=[100] * 20)
-        line = writeups.claim_line(self.CLAIM, rows, fates("a", "b"))
+        line = judging.claim_line(self.CLAIM, rows, fates("a", "b"))
         self.assertAlmostEqual(line["median_b"], 1000)
         self.assertAlmostEqual(line["median_a"], 1100)
         self.assertEqual(line["samples_b"], 5)
 
     def test_a_sequential_verdicts_figures_stop_at_its_decision(self):
         ratios = [1.3, 1.31, 1.29, 1.3, 1.3, 1.3] * 2 + [0.5] * 10  # decided at its 7th round, at 5%
-        line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"), options=sequential.DEFAULT)
+        line = judging.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"), options=sequential.DEFAULT)
         self.assertEqual(line["verdict"], verdict.HOLDS)
         self.assertEqual(line["samples_a"], line["sequence"]["rounds"])
         self.assertGreater(line["per_round_min"], 1.2)
 
     def test_a_direction_decided_by_less_than_the_margin_says_so(self):
         ratios = [1.01, 1.07] * 15  # about 4%, with a spread that keeps the interval past 1.05
-        line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"),
+        line = judging.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"),
                                    options=sequential.Options(margin=0.05))
         self.assertEqual(line["verdict"], verdict.HOLDS)
         self.assertTrue(line["small"])
         self.assertIn("under the 5% margin", line["why"])
-        big = writeups.claim_line(self.CLAIM, self.rows([1.3, 1.31, 1.29, 1.3]), fates("a", "b"),
+        big = judging.claim_line(self.CLAIM, self.rows([1.3, 1.31, 1.29, 1.3]), fates("a", "b"),
                                   options=sequential.DEFAULT)
         self.assertNotIn("small", big)
 
     def test_a_ratio_that_moved_during_the_run_is_reported_as_drifting(self):
         ratios = [1.0 + 0.001 * (i % 3) for i in range(12)] + [1.4 + 0.001 * (i % 3) for i in range(12)]
-        line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"))
+        line = judging.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"))
         self.assertEqual(line["drift"]["at_rounds"], [12])
-        steady = writeups.claim_line(self.CLAIM, self.rows([1.3 + 0.001 * (i % 3) for i in range(24)]),
+        steady = judging.claim_line(self.CLAIM, self.rows([1.3 + 0.001 * (i % 3) for i in range(24)]),
                                      fates("a", "b"))
         self.assertNotIn("drift", steady)

@@ -17,9 +17,9 @@ a comparison, "loopback" and "remote"), and its rows carry the runner's `placeme
 configuration as it ran, how much of its CPUs it used and which side was the bottleneck
 (contest.Runner.run_client).
 
-    cases, fates = scenarios.echo_cases(entries, runners, {"seconds": 1.0, "clients": 3})
+    cases, fates = writeup_cases.echo_cases(entries, runners, {"seconds": 1.0, "clients": 3})
     outcome = scheduler.run(cases, runners, scheduler.Plan(rounds=10, name="echo"))
-    scenarios.note_failures(fates, outcome.failed_servers)
+    writeup_cases.note_failures(fates, outcome.failed_servers)
 """
 
 from bench.analysis import medians

@@ -1,0 +1,261 @@
+"""Claims as data: the write-ups' own (bench/registry/writeups/*.toml) and a user's (--claims=FILE, --versus=A,B),
+read into judging.Claim values that the one judging path (judging.py, adaptive.py) takes alike.
+
+    writeup = claim_files.writeup("echo")            # its quote, settings, loads and claims, as stored
+    claims = writeup.claims(rows)                    # judging.Claim (and not-testable lines), for these rows
+    questions = claim_files.user_file("my.toml", entries, placements)   # ClaimFileError naming a wrong field
+    questions = claim_files.versus("asyncio-echo", "go", entries, placements, load=None)
+
+A write-up file holds `scenario`, `quote`, its load's `settings` (and what `quick` changes), the `run_length`
+(which setting and where its value came from), `as_written` (settings and contestants), its `load`s and its
+`claim`s; each claim is judged under every load the run measured (`{load}` in its text is the load's words),
+a claim with `each_load = false` once. A user's file holds `question`s: `a` and `b` (registry server entries, or
+tables of a case's row fields), `load` (a registry client), `figure`, `better`, `placement`, `text`, and the
+load's `settings`. docs/your-own-claims.md has every field.
+"""
+
+import dataclasses
+import os
+import tomllib
+
+from bench.scenarios import judging
+
+WRITEUPS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry", "writeups")
+
+# What each scenario measures that a claim may compare: {figure: (which way is better, in words)}, its default
+# first. A latency percentile is not among them: the write-ups' loads report no per-message latency.
+FIGURES = {
+    "echo": {"steady_msgs_per_s": ("higher", "msgs/s"), "msgs_per_s": ("higher", "msgs/s over the whole run"),
+             "server_cpu_us_per_msg": ("lower", "server CPU per message"),
+             "client_cpu_us_per_msg": ("lower", "client CPU per message"),
+             "tcp_segs_per_msg": ("lower", "TCP segments per message")},
+    "websocket": {"steady_msgs_per_s": ("higher", "msgs/s"), "msgs_per_s": ("higher", "msgs/s over the whole run"),
+                  "server_cpu_us_per_msg": ("lower", "server CPU per message"),
+                  "client_cpu_us_per_msg": ("lower", "client CPU per message")},
+    "fanout": {"walls_s": ("lower", "wall time per fan-out"),
+               "server_cpu_us_per_req": ("lower", "server CPU per request"),
+               "client_cpu_us_per_req": ("lower", "client CPU per request")},
+}
+BETTER = ("higher", "lower")
+
+
+class ClaimFileError(ValueError):
+    """A claim file (or --versus) that asks for something this run cannot compare: the message names the field,
+    what it said and the choices."""
+
+
+# ------------------------------------------------------------------------------------------------- write-ups
+
+@dataclasses.dataclass(frozen=True)
+class WriteUp:
+    """One write-up's file: its `scenario`, `quote`, `settings`, `quick`, `run_length`, `as_written`, `loads`
+    and `claim` tables as stored."""
+    scenario: str
+    quote: str
+    settings: dict
+    quick: dict
+    run_length: dict
+    as_written: dict
+    loads: tuple
+    claim_tables: tuple
+    not_testable: tuple
+
+    def claims(self, rows):
+        """The claims over `rows`: every claim under each load the rows ran (every load where they ran none),
+        load by load, then the claims judged once and the ones this machine cannot test."""
+        ran = [load for load in self.loads if _ran(load.get("both", {}), rows)] or list(self.loads)
+        out = [_claim(table, load) for load in ran for table in self.claim_tables if table.get("each_load", True)]
+        for table in self.claim_tables:
+            if table.get("each_load", True):
+                continue
+            cores = os.cpu_count() or 1
+            if cores >= table.get("needs_cores", 1):
+                out.append(_claim(table, {}))
+            else:
+                out.append(judging.not_testable(table["text"], _words(table["why_not"], cores=cores),
+                                                table["command"]))
+        for line in self.not_testable:
+            out.append(judging.not_testable(line["text"], _words(line["why"], system=os.uname().sysname),
+                                            line["command"]))
+        return out
+
+
+def _words(text, **values):
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
+def _ran(cell, rows):
+    return any(all(r.get(k) == v for k, v in cell.items()) for r in rows)
+
+
+def _claim(table, load):
+    """A claim table under one load: the load's fields join each side, its names the claim's, its words the
+    text's `{load}`."""
+    both = load.get("both", {})
+    return judging.Claim(
+        _words(table["text"], load=load.get("words", "")),
+        {**table["a"], **both, **load.get("a", {})}, {**table["b"], **both, **load.get("b", {})},
+        table["figure"], higher_is_better=table["better"] == "higher",
+        names=tuple(table.get("names", ())) + tuple(load.get("names", ())), same_if=tuple(table.get("same_if", ())),
+        per_placement=table.get("per_placement", True), question=table.get("question"),
+        variant=load.get("variant"), headline=bool(table.get("headline", load.get("headline", False))))
+
+
+def writeup(name, folder=WRITEUPS):
+    """The write-up `name`'s file (echo, websocket, fanout), read."""
+    with open(os.path.join(folder, f"{name}.toml"), "rb") as f:
+        data = tomllib.load(f)
+    return WriteUp(scenario=data["scenario"], quote=data["quote"], settings=data["settings"],
+                   quick=data.get("quick", {}), run_length=data.get("run_length", {}),
+                   as_written=data.get("as_written", {}), loads=tuple(data.get("load", ())),
+                   claim_tables=tuple(data.get("claim", ())), not_testable=tuple(data.get("not_testable", ())))
+
+
+# ---------------------------------------------------------------------------------------------- a user's own
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """A user's question as it will be judged: its `scenario`, the `claim` (judging.Claim), the registry
+    `entries` it needs run (its sides' servers and its load) and the load's `settings`."""
+    scenario: str
+    claim: judging.Claim
+    entries: tuple
+    settings: dict
+
+
+def _choices(values):
+    return ", ".join(sorted(values)) or "(none)"
+
+
+def _entry(entries, name, field, role=None, scenario=None):
+    """The registry entry `name` names, as `field` of a question; ClaimFileError naming the choices."""
+    wanted = [e for e in entries if (role is None or e["role"] == role)
+              and (scenario is None or e["scenario"] == scenario)]
+    # One name may be an entry of several scenarios (go: an echo server and a fan-out client): the one that fits.
+    found = ([e for e in wanted if e["name"] == name] or [e for e in entries if e["name"] == name
+                                                          and (role is None or e["role"] == role)]
+             or [e for e in entries if e["name"] == name])
+    if not found:
+        raise ClaimFileError(f"{field} = {name!r}: no contestant of the registry has that name; the choices: "
+                             f"{_choices(e['name'] for e in wanted)}")
+    entry = found[0]
+    if role is not None and entry["role"] != role:
+        raise ClaimFileError(f"{field} = {name!r} is a {entry['role']} of the registry, not a {role}; the "
+                             f"choices: {_choices(e['name'] for e in wanted)}")
+    if scenario is not None and entry["scenario"] != scenario:
+        raise ClaimFileError(f"{field} = {name!r} is a load of the {entry['scenario']} scenario, and the sides are "
+                             f"{scenario} servers; the {scenario} loads: {_choices(e['name'] for e in wanted)}")
+    return entry
+
+
+def reference_load(entries, scenario):
+    """The load a question of `scenario` runs under where it names none: the registry's first client of the
+    scenario marked `reference` (the write-up's own load: go-spammer for echo), None where none is."""
+    return next((e["name"] for e in entries if e["scenario"] == scenario and e["role"] == "client"
+                 and e.get("reference")), None)
+
+
+def _side(value, field, entries):
+    """A side's cell and its server entry: a registry server's name, or a table of row fields with `server`."""
+    if isinstance(value, str):
+        return {"server": value}, _entry(entries, value, field, role="server")
+    if isinstance(value, dict) and isinstance(value.get("server"), str):
+        return dict(value), _entry(entries, value["server"], f"{field}.server", role="server")
+    raise ClaimFileError(f"{field}: expected a registry server's name or a table with `server` (and the row "
+                         f"fields of a case, such as procs), got {value!r}")
+
+
+def question(table, entries, placements, where="question"):
+    """One question (a table of a claim file) checked against the registry `entries` and the run's
+    `placements`: a Question, or ClaimFileError naming the field, what it said and the choices."""
+    known = {"a", "b", "load", "figure", "better", "placement", "text", "settings", "same_if"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ClaimFileError(f"{where}: unknown field {', '.join(unknown)}; the fields: {_choices(known)}")
+    for side in ("a", "b"):
+        if side not in table:
+            raise ClaimFileError(f"{where}.{side}: missing; name a registry server (or a table of a case's row "
+                                 "fields with `server`)")
+    a, entry_a = _side(table["a"], f"{where}.a", entries)
+    b, entry_b = _side(table["b"], f"{where}.b", entries)
+    scenario = entry_a["scenario"]
+    if entry_b["scenario"] != scenario:
+        raise ClaimFileError(f"{where}.b = {entry_b['name']!r} is a {entry_b['scenario']} server and a = "
+                             f"{entry_a['name']!r} an {scenario} one: both sides run under one load")
+    if a == b:
+        raise ClaimFileError(f"{where}: a and b are the same entry ({entry_a['name']}): a claim compares two "
+                             "different cells")
+    load_name = table.get("load") or reference_load(entries, scenario)
+    if load_name is None:
+        loads = [e["name"] for e in entries if e["scenario"] == scenario and e["role"] == "client"]
+        raise ClaimFileError(f"{where}.load: missing, and the registry marks no {scenario} load as the reference; "
+                             f"the choices: {_choices(loads)}")
+    load = _entry(entries, load_name, f"{where}.load", role="client", scenario=scenario)
+    figures = FIGURES[scenario]
+    figure = table.get("figure", next(iter(figures)))
+    if figure not in figures:
+        raise ClaimFileError(f"{where}.figure = {figure!r}: the {scenario} scenario does not measure it; the "
+                             f"choices: {', '.join(figures)}")
+    better = table.get("better", figures[figure][0])
+    if better not in BETTER:
+        raise ClaimFileError(f"{where}.better = {better!r}: the choices: {', '.join(BETTER)}")
+    placement = table.get("placement")
+    if placement is not None and placement not in placements:
+        raise ClaimFileError(f"{where}.placement = {placement!r}: this run's placements are "
+                             f"{', '.join(placements)} (--placement chooses them)")
+    a, b = {**a, "client": load["name"]}, {**b, "client": load["name"]}
+    if placement is not None:
+        a, b = {**a, "placement": placement}, {**b, "placement": placement}
+    text = table.get("text") or claim_text(a, b, figures[figure][1], better, load["name"], placement)
+    claim = judging.Claim(text, a, b, figure, higher_is_better=better == "higher",
+                          names=(entry_a["name"], entry_b["name"], load["name"]),
+                          same_if=tuple(table.get("same_if", ())), per_placement=placement is None,
+                          question=text, headline=True)
+    return Question(scenario, claim, (entry_a["name"], entry_b["name"], load["name"]), dict(table.get("settings", {})))
+
+
+def claim_text(a, b, words, better, load, placement=None):
+    """"asyncio-echo beats go in msgs/s under go-spammer": a question's words where the file gives none."""
+    def name(cell):
+        extra = ", ".join(f"{k} {v}" for k, v in cell.items() if k not in ("server", "client", "placement"))
+        return cell["server"] + (f" ({extra})" if extra else "")
+    said = (f"{name(a)} beats {name(b)} in {words}" if better == "higher"
+            else f"{name(a)} spends less {words} than {name(b)}" if "per" in words
+            else f"{name(a)} has less {words} than {name(b)}")
+    return said + f" under {load}" + (f", {placement} placement" if placement else "")
+
+
+def user_file(path, entries, placements):
+    """The questions of a user's claim file over the registry `entries`; ClaimFileError where it cannot be read
+    or compares nothing."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as error:
+        raise ClaimFileError(f"--claims={path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ClaimFileError(f"--claims={path}: not TOML: {error}") from None
+    tables = data.get("question")
+    unknown = sorted(set(data) - {"question", "settings"})
+    if unknown:
+        raise ClaimFileError(f"--claims={path}: unknown table {', '.join(unknown)}; a claim file holds "
+                             "[[question]] tables (and [settings] for every question's load)")
+    if not tables or not isinstance(tables, list):
+        raise ClaimFileError(f"--claims={path}: compares nothing: it has no [[question]] with `a` and `b` "
+                             "(docs/your-own-claims.md shows one)")
+    common = data.get("settings", {})
+    out = []
+    for index, table in enumerate(tables):
+        one = question(table, entries, placements, where=f"question {index + 1}")
+        out.append(dataclasses.replace(one, settings={**common, **one.settings}))
+    return out
+
+
+def versus(a, b, entries, placements, load=None):
+    """--versus=A,B: one question of two registry servers under `load` (default: their scenario's reference
+    load), on the scenario's default figure."""
+    table = {"a": a, "b": b, **({"load": load} if load else {})}
+    return [question(table, entries, placements, where="--versus")]
+
