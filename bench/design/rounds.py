@@ -131,7 +131,8 @@ class UntilDecided:
 
     def open(self):
         return [q for q in self.questions if q.name not in self.out_of_reach
-                and (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
+                and ((self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN
+                     or _all_set_aside(self.lines.get(q.name)))]
 
     def cheapest_s(self, cases):
         """The fewest seconds that would decide one of the open questions over `cases` at the spread seen
@@ -226,6 +227,13 @@ class UntilDecided:
                      else "too few rounds")
             lines.append(f"  open: {question.name}: {shown}")
         return "\n".join(lines)
+
+
+def _all_set_aside(line):
+    """Whether every round of a question's line was set aside (other programs, steal): nothing was decided
+    of the claim, so it stays open for the rounds a quieter machine gives, whatever its verdict says."""
+    aside = (line or {}).get("set_aside") or {}
+    return aside.get("of") is not None and aside.get("rounds") == aside["of"]
 
 
 def _matches(fields, cell):
