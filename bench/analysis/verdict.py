@@ -208,7 +208,7 @@ def neighbours_level(quiet_share):
 def disturbance(row, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OTHER):
     """Why one run (a row) disturbed its round, or None: {"why": "steal" or "other", "share": the share of the
     CPUs the hypervisor or the other programs took, "top": the neighbour that took most ({"pid", "name",
-    "cpu_s"}; None where the row does not name them)}."""
+    "cpu_s"}; None where the row does not name them), and, where it does, "next": the two after it}."""
     noise = row.get("noise") or {}
     steal = noise.get("steal")
     if steal is not None and steal > steal_above:
@@ -220,7 +220,7 @@ def disturbance(row, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OTHER):
     share, measured = near.get("share"), (noise.get("server_cpu_s") or 0.0) + (noise.get("client_cpu_s") or 0.0)
     if share is None or share <= neighbours_level(near.get("quiet_share")) or near["cpu_s"] <= MOVED_ABOVE * measured:
         return None
-    return {"why": "other", "share": share, "top": near.get("top")}
+    return {"why": "other", "share": share, "top": near.get("top"), "next": near.get("next") or []}
 
 
 def disturbed_rounds(rows, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OTHER):
@@ -252,7 +252,8 @@ def disturbance_text(found):
 def set_aside_of(rows):
     """What disturbed the rounds of `rows` that were set aside, None where none was: {"rounds", "of" (the
     rounds of `rows`), "why": {reason: rounds}, "share" (the median of each set-aside round's largest share),
-    "top": the neighbours that took most over them, [{"pid", "name", "cpu_s"}], at most three}."""
+    "top": the neighbours that took most over them (each run's three named, summed), [{"pid", "name",
+    "cpu_s"}], at most three}."""
     by_round, seen = {}, set()
     for row in rows:
         if row.get("round") is None:
@@ -271,9 +272,9 @@ def set_aside_of(rows):
     tops = {}
     for found in by_round.values():
         for f in found:
-            if f.get("top"):
-                key = (f["top"]["pid"], f["top"]["name"])
-                tops[key] = tops.get(key, 0.0) + f["top"]["cpu_s"]
+            for named in ([f["top"]] if f.get("top") else []) + f.get("next", []):
+                key = (named["pid"], named["name"])
+                tops[key] = tops.get(key, 0.0) + named["cpu_s"]
     top = sorted(tops.items(), key=lambda item: (-item[1], item[0]))[:3]
     return {"rounds": len(by_round), "of": len(seen), "why": dict(sorted(reasons.items())),
             "share": statistics.median(shares) if shares else None,

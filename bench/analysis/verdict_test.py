@@ -144,7 +144,8 @@ def noisy_row(round_index, share, cpu_s=None, measured=(1.0, 0.9), quiet=None, t
 class DisturbanceTest(unittest.TestCase):
     def test_a_neighbour_above_five_percent_of_the_cpus_sets_its_round_aside(self):
         found = verdict.disturbance(noisy_row(3, 0.31))
-        self.assertEqual(found, {"why": "other", "share": 0.31, "top": {"pid": 4242, "name": "yes", "cpu_s": 1.24}})
+        self.assertEqual(found, {"why": "other", "share": 0.31, "top": {"pid": 4242, "name": "yes", "cpu_s": 1.24},
+                                 "next": []})
         self.assertEqual(verdict.disturbance_text(found), "other programs took 31% of the CPUs (yes, pid 4242)")
         self.assertIsNone(verdict.disturbance(noisy_row(3, 0.04)))
 

@@ -460,6 +460,7 @@ NOISE = Obj("a run's noise", {
         "cpu_s": Field("num"),
         "share": nullable("num"),
         "top": nullable(NEIGHBOUR),
+        "next": Field(ListOf(NEIGHBOUR)),
         "quiet_share": opt("num", nullable=False),
     })),
 })

@@ -23,7 +23,8 @@ Where each number comes from, and how exact it is:
                    left out, each one's utime + stime from /proc/PID/stat over the run (a process that started
                    during the run counts whole; one that started and ended within it is missed): "cpu_s" their
                    total, "share" that over every CPU's time (the same ticks as other_cpu_share), "top" the one
-                   that took most {"pid", "name" (its comm), "cpu_s"}, None when none took any. Unlike "other",
+                   that took most {"pid", "name" (its comm), "cpu_s"}, None when none took any, and "next" the
+                   two after it (on a busy machine a neighbour may not be the top one). Unlike "other",
                    it holds none of the kernel's own work (softirq for loopback, kernel threads), which a short
                    run on a quiet machine is full of. The scheduler adds "quiet_share", the machine's own level
                    measured before the first round (quiet_level), from which a round is judged disturbed
@@ -258,22 +259,21 @@ def ours(snapshot, roots):
 
 
 def neighbours(before, after, excluded, ticks_per_s):
-    """{"cpu_s", "top"} of the processes of `after` not in `excluded` (pids) since `before` (two processes()
-    readings): their CPU over the interval (one whose pid and start time are not in `before` started within
-    it and counts whole), and the one that took most, {"pid", "name", "cpu_s"} (None when none took any)."""
-    total, top = 0, None
+    """{"cpu_s", "top", "next"} of the processes of `after` not in `excluded` (pids) since `before` (two
+    processes() readings): their CPU over the interval (one whose pid and start time are not in `before`
+    started within it and counts whole), the one that took most, {"pid", "name", "cpu_s"} (None when none took
+    any), and the two after it (a list)."""
+    used_by = []
     for pid, (name, _, _, ticks, started) in after.items():
         if pid in excluded:
             continue
         then = before.get(pid)
         used = ticks - then[3] if then is not None and then[4] == started else ticks
-        if used <= 0:
-            continue
-        total += used
-        if top is None or used > top[2]:
-            top = (pid, name, used)
-    return {"cpu_s": total / ticks_per_s,
-            "top": {"pid": top[0], "name": top[1], "cpu_s": top[2] / ticks_per_s} if top else None}
+        if used > 0:
+            used_by.append((-used, pid, name))
+    named = [{"pid": pid, "name": name, "cpu_s": -used / ticks_per_s} for used, pid, name in sorted(used_by)[:3]]
+    return {"cpu_s": -sum(used for used, _, _ in used_by) / ticks_per_s, "top": named[0] if named else None,
+            "next": named[1:]}
 
 
 def quiet_level(seconds=QUIET_S, sleep=time.sleep, proc=PROC, stat_path=STAT):
