@@ -189,6 +189,13 @@ class DisturbanceTest(unittest.TestCase):
         self.assertIsNone(verdict.set_aside_of([noisy_row(0, 0.01)]))
         self.assertEqual(verdict.disturbed_rounds(rows[:3] + [noisy_row(5, 0.01)]), {0: "other", 1: "other", 2: "other"})
 
+    def test_a_program_named_after_the_top_one_counts_among_those_that_took_most(self):
+        rows = [noisy_row(i, 0.31, top=("cc1plus", 7)) for i in range(3)]
+        for row in rows:
+            row["noise"]["neighbours"]["next"] = [{"pid": 4242, "name": "yes", "cpu_s": 0.5}]
+        self.assertEqual(verdict.set_aside_of(rows)["top"], [{"pid": 7, "name": "cc1plus", "cpu_s": 3.72},
+                                                            {"pid": 4242, "name": "yes", "cpu_s": 1.5}])
+
 
 if __name__ == "__main__":
     unittest.main()
