@@ -63,10 +63,14 @@ class BusyNeighbourTest(unittest.TestCase):
                                        and (e["name"], e["role"]) in WANTED]}, f)
         process = suite(["--only=echo", "--placement=shared", "--budget=5m", "--echo-seconds=2",
                          f"--contestants={copy}"], results, tmp)
-        hog, pid, named, logged = None, None, [], []
+        hog, pid, named, logged, busy = None, None, [], [], None
         try:
             for line in process.stderr:
                 logged.append(line)
+                if line.startswith("bench: this machine is busy: "):
+                    busy = line.strip()  # others' programs would be set aside too: no hog of ours can be told
+                    process.send_signal(signal.SIGINT)
+                    break
                 if hog is None and line.startswith("echo round "):
                     hog, pid = start_hog()  # the first run is done: the rest of its round runs beside the hog
                 elif hog is not None and hog.poll() is None and "; set aside: other programs took" in line:
@@ -81,6 +85,8 @@ class BusyNeighbourTest(unittest.TestCase):
                 process.kill()
                 process.wait()
         log = "".join(logged)
+        if busy:
+            self.skipTest(f"this test needs a machine quiet apart from its hog; the suite said: {busy}")
         self.assertEqual(len(named), NAMED_RUNS, log)
         self.assertIn("bench: the machine's quiet level: other programs took", log)
         for line in named:  # the top one by name and pid: the hog, unless a busier program ran too
@@ -90,10 +96,11 @@ class BusyNeighbourTest(unittest.TestCase):
             document = json.load(f)
         rows = document["rows"]
         hogged = [r for r in rows if pid in named_pids(r)]
-        self.assertGreaterEqual(len(hogged), NAMED_RUNS)
+        self.assertTrue(hogged, log)
         for row in hogged:
             self.assertEqual(named_pids(row)[pid], "yes")
-            self.assertIsNotNone(verdict.disturbance(row), row["noise"])
+            if row["noise"]["neighbours"]["top"]["pid"] == pid:  # not the run it was stopped in, briefly there
+                self.assertIsNotNone(verdict.disturbance(row), row["noise"])
         print(f"quiet level: {hogged[0]['noise']['neighbours']['quiet_share']:.4f}; the hog's runs: neighbours' "
               f"share {[round(r['noise']['neighbours']['share'], 3) for r in hogged]}, the hog's CPU s "
               f"{[round(named_pids(r, 'cpu_s')[pid], 2) for r in hogged]} in runs of "
@@ -107,10 +114,17 @@ class BusyNeighbourTest(unittest.TestCase):
         for line in lines:
             with self.subTest(claim=line["claim"]):
                 self.assertNotEqual(line["verdict"], verdict.NOT_MEASURED, line)
-                self.assertTrue(line["verdict"] in DECIDED or line["verdict"].startswith("equivalent within"), line)
-                # Judged from rounds after the hog: every round it ran in is set aside, and named.
-                cells = [r for r in hogged if all(r.get(k) == v for k, v in line["a"].items())
-                         or all(r.get(k) == v for k, v in line["b"].items())]
+                decided = line["verdict"] in DECIDED or line["verdict"].startswith("equivalent within")
+                if not decided:  # only where other programs came after the hog and took its rounds too
+                    cells = [r for r in rows if r["round"] > last_hogged and (
+                        all(r.get(k) == v for k, v in line["a"].items())
+                        or all(r.get(k) == v for k, v in line["b"].items()))]
+                    others = [r for r in cells if verdict.disturbance(r)]
+                    self.assertTrue(others, line)
+                    self.assertTrue(line["set_aside"]["top"], line)
+                # Judged from rounds after the hog: every round it took most in is set aside, and named.
+                cells = [r for r in hogged if r["noise"]["neighbours"]["top"]["pid"] == pid and (
+                    all(r.get(k) == v for k, v in line["a"].items()) or all(r.get(k) == v for k, v in line["b"].items()))]
                 if cells:
                     self.assertGreaterEqual(line["set_aside"]["rounds"], len({r["round"] for r in cells}))
                     self.assertIn((pid, "yes"), [(t["pid"], t["name"]) for t in line["set_aside"]["top"]])
