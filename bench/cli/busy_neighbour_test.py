@@ -84,6 +84,9 @@ class BusyNeighbourTest(unittest.TestCase):
             if process.poll() is None:
                 process.kill()
                 process.wait()
+            for pipe in (process.stdout, process.stderr, hog.stdout if hog else None):
+                if pipe is not None:
+                    pipe.close()
         log = "".join(logged)
         if busy:
             self.skipTest(f"this test needs a machine quiet apart from its hog; the suite said: {busy}")
