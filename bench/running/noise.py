@@ -192,7 +192,7 @@ def reading(ticks_before, ticks_after, ticks_per_s, wall_s, processes):
     """The row's `noise` (fields in the module's docstring) of two parse_stat readings of the server's host,
     whose clock ticks `ticks_per_s` a second, and `processes`: the measured processes' figures over the same run
     ("server_cpu_s" and "server"; "client_cpu_s", "suite_cpu_s" and "client" where they ran on that host), each
-    missing one None; "neighbours" ({"cpu_s", "top"} of neighbours()) where that host's processes were read,
+    missing one None; "neighbours" (neighbours(): "cpu_s", "top", "next") where that host's processes were read,
     given its share here."""
     sides = {key: processes.get(key) for key in ("server_cpu_s", "client_cpu_s", "suite_cpu_s")}
     delta = {k: ticks_after[k] - ticks_before[k] for k in ticks_after if k != "cpus"}
