@@ -1,224 +1,262 @@
-"""Sequential verdicts: a confidence sequence on the per-round log ratios that may be looked at after every
-round, so that a claim stops as soon as it is decided and its error rate stays at alpha however often it was
-looked at, and a budgeted simulation of the round loop that uses it.
+"""Sequential verdicts: a claim judged after every round and stopped once decided, its error rate held however
+often it was looked at, and the run's claims held to one error rate together.
 
-A fixed design (paired_ratio.py) gives every claim the same rounds and one t interval at the end: looking at
-that interval after each round and stopping when it excludes 1 would claim a difference far more often than
-5% of the time. A confidence sequence is an interval for every round count at once, covering the true mean
-at all of them together with probability 1 - alpha, so any stopping rule may use it.
+What a verdict is about: the median of the claim's per-round ratio A/B (the ratio of the two sides' figures
+within one round), "in a typical round, A beats B". Rounds on a shared 2-core VM are heavy-tailed: a neighbour or
+the host takes the CPU from one side now and then, and one round in eight lands far from the rest. A mean, and
+any rule that rests on near-normal rounds, follows such a round; the median does not, and the rule that bounds it
+needs nothing of the rounds' shape (bench/analysis/sign_sequence.py: a round falls above or below the true median
+like a fair coin).
 
-    d = sequential.decide([0.11, 0.09, 0.12, 0.10], higher_is_better=True)
+    d = sequential.decide([0.11, 0.09, 0.12, ...], higher_is_better=True, options=sequential.Options(alpha=0.01))
     d["outcome"]            # "holds", "reversed", "equivalent" (within +-margin) or "open"
-    d["interval"]           # [low, high] of the ratio A/B, valid at this look and every other
-    d["reach_pct"]          # any difference is below this many percent
-    d["rounds_to_decide"]   # rounds that would decide it if the mean and spread seen stayed
+    d["median_ratio"]       # the median per-round ratio A/B
+    d["interval"]           # [low, high] of the median ratio at this look, valid at every look together
+    d["p_value"]            # the anytime p-value of "no difference" (Holm's step-down reads it)
+    d["rounds_to_decide"]   # rounds that would decide it if the rounds to come looked like those seen
+    d["rounds_best_case"]   # ... if they looked like those seen, moved to the far end of the interval
 
-    sequential.should_start_round(spent_s=1700, budget_s=1800, round_s=60)   # True: the round fits
+Error control across a run's claims: the claims form two families, the write-ups' own claims (the summary's
+lines: each write-up's load, server and placement as it ran) and the other loads and placements, each held to
+FAMILY_ALPHA on its own. Within a family of K claims, "holds" and "reversed" are decided by Holm's step-down on
+the claims' anytime p-values (holm_levels: the smallest at alpha / K, the next at alpha / (K - 1), ...) and
+"equivalent" at alpha / K; an anytime p-value is valid at whatever round a claim stopped, so the step-down
+keeps the family's rate (Holm 1979 needs nothing of the dependence between the claims).
 
-The boundary is the asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas,
-"Time-uniform central limit theory and asymptotic confidence sequences" (Annals of Statistics, 2024; arXiv
-2103.06476), its normal-mixture form:
+    sequential.holm_levels({"a": 0.001, "b": 0.02, "c": 0.4}, 0.05)   # {"a": 0.0167, "b": 0.025, "c": 0.05}
 
-    mean_n +- sd_n * sqrt( 2 (n rho^2 + 1) / (n^2 rho^2) * log( sqrt(n rho^2 + 1) / alpha ) )
-
-with sd_n the sample standard deviation, and rho^2 = (-W_{-1}(-alpha^2 exp(alpha^2 - 1)) - 1) / n_opt (W_{-1}
-the lower branch of Lambert's W) making it tightest at n_opt rounds. Its guarantee is asymptotic: with the
-spread estimated from a handful of rounds it undercovers (a simulation of Gaussian rounds with no difference,
-looked at after every round from the third, claims one in 14-18% of runs). So this module keeps the boundary's own per-look
-level and reads it from Student's t with n - 1 degrees of freedom instead of the normal: where the normal
-boundary stands at z standard errors, this one stands at the t quantile of the same tail probability. The two
-agree as n grows (the asymptotic guarantee is untouched) and the small-n looks pay for the spread they
-guess: over 300 looks the false-claim rate is then about 3% for Gaussian rounds and 2% for t(3) ones
-(sequential_test.py measures 2.1% on 1,000 seeded runs of 100 looks). Strongly skewed rounds still undercover
-(8% for lognormal ones of shape 0.5).
-
-Pure functions; SciPy (Debian's python3-scipy) for Lambert's W and the t quantiles, imported when first needed.
+simulate() runs the budgeted round loop on synthetic or resampled rounds, as the suite runs it on real ones,
+for the tests that check the family's rate (bench/design/family_error_test.py).
 """
 
 import bisect
 import dataclasses
-import functools
 import math
 import random
+from typing import Callable, Optional
 
 from bench.analysis import paired_ratio
+from bench.analysis import sign_sequence
 
 ALPHA = 0.05
-# The error rate a run states for all its verdicts together: with K claims judged, each claim's sequence runs at
-# FAMILY_ALPHA / K (Bonferroni), so that the chance that any verdict of the run is wrong stays under FAMILY_ALPHA
-# whatever the dependence between the claims (they share rounds, cases and the host's moods).
+# The error rate a run states for each family of its verdicts together.
 FAMILY_ALPHA = 0.05
-FAMILY_RULE = "Bonferroni over the run's claims: each claim's sequence at 5% divided by the number of claims"
+SUMMARY, OTHER = "summary", "other"
+FAMILIES = {
+    SUMMARY: "the write-ups' own claims, under their own load, server and placement (the summary's lines)",
+    OTHER: "the other loads, figures and placements",
+}
+FAMILY_RULE = ("Holm's step-down over each family's anytime p-values for a direction; equivalence at the "
+               "family's rate divided by its claims")
 # A difference inside +-5% is practically the same for claims of 25% and more; as a ratio, the interval must
 # lie inside [1 / (1 + MARGIN), 1 + MARGIN] (symmetric in logs, so A/B and B/A agree).
 MARGIN = 0.05
-# The round count at which the sequence is tightest. Its width is flat near the optimum (tuned for 20, it is
-# within 2% of the best possible width anywhere from 10 to 60 rounds, 7% at 5), and 10-40 is where the claims that need
-# deciding fall in a 30-minute budget: the steady ones decide in under 10, the noisy ones need 30-60.
-TIGHTEST_AT = 20
-# Two rounds give one difference and a spread from it; three are the fewest this rule decides on.
+# The rounds every claim's cases run before the round loop runs only the open claims' cases. The sign sequence
+# decides nothing before its fewest rounds (sign_sequence.fewest_rounds: 10 at 1%), so these buy a first look
+# at every claim's spread, not a decision.
 MIN_ROUNDS = 3
-ROUNDS_CAP = 10000
+ROUNDS_CAP = sign_sequence.ROUNDS_CAP
+# An interval wider than this factor (high / low) bounds nothing a reader can use: the line says how many rounds
+# it has instead.
+BOUNDED_WITHIN = 2.0
 
 HOLDS = "holds"
 REVERSED = "reversed"
 EQUIVALENT = "equivalent"
 OPEN = "open"
 
-
-def rho_squared(tightest_at=TIGHTEST_AT, alpha=ALPHA):
-    """The mixture's rho^2 that minimises the boundary's width at `tightest_at` rounds (Waudby-Smith et al.,
-    the exact optimum through Lambert's W, lower branch)."""
-    from scipy.special import lambertw
-    return float((-lambertw(-alpha * alpha * math.exp(alpha * alpha - 1), k=-1).real - 1) / tightest_at)
-
-
-def normal_margin(n, rho2, alpha=ALPHA):
-    """The asymptotic confidence sequence's half-width at `n` rounds for data of unit standard deviation."""
-    return math.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha))
-
-
-@functools.lru_cache(maxsize=None)
-def _factors(alpha, tightest_at):
-    """half-width / sd for n = 0 .. ROUNDS_CAP (inf below MIN_ROUNDS): the normal boundary's tail probability
-    at each n, read back from Student's t with n - 1 degrees of freedom."""
-    import numpy
-    from scipy.stats import norm, t
-    rho2 = rho_squared(tightest_at, alpha)
-    n = numpy.arange(MIN_ROUNDS, ROUNDS_CAP + 1, dtype=float)
-    z = numpy.sqrt(2 * (n * rho2 + 1) / (n * rho2) * numpy.log(numpy.sqrt(n * rho2 + 1) / alpha))
-    return (math.inf,) * MIN_ROUNDS + tuple(float(f) for f in t.isf(norm.sf(z), n - 1) / numpy.sqrt(n))
-
-
-def half_width_factor(n, alpha=ALPHA, tightest_at=TIGHTEST_AT):
-    """The sequence's half-width at `n` rounds, in standard deviations of one round's log ratio (inf under
-    MIN_ROUNDS). Falls as n grows; beyond ROUNDS_CAP, the normal boundary itself."""
-    if n <= ROUNDS_CAP:
-        return _factors(alpha, tightest_at)[n]
-    return normal_margin(n, rho_squared(tightest_at, alpha), alpha)
-
-
-def rounds_to_decide(mean, sd, n_seen=0, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
-    """The fewest rounds (at least MIN_ROUNDS and n_seen) at which a sequence with this mean and spread of the
-    log ratio would be decided: excluding 0 (|mean| > half-width) or inside the margin (|mean| + half-width
-    < log(1 + margin)). None beyond ROUNDS_CAP."""
-    if sd == 0:
-        return max(n_seen, MIN_ROUNDS)
-    inside = math.log1p(margin)
-    threshold = max(abs(mean), inside - abs(mean)) / sd  # decided once the factor drops below this
-    factors = _factors(alpha, tightest_at)
-    # The factors fall with n: bisect their negatives, which rise.
-    first = bisect.bisect_right(_negated(alpha, tightest_at), -threshold, lo=MIN_ROUNDS)
-    if first > ROUNDS_CAP or not factors[first] < threshold:
-        return None
-    return max(first, n_seen, MIN_ROUNDS)
-
-
-@functools.lru_cache(maxsize=None)
-def _negated(alpha, tightest_at):
-    return tuple(-f for f in _factors(alpha, tightest_at))
-
-
-def summarize(log_ratios):
-    """(n, mean, sample sd) of the log ratios; sd is None under 2."""
-    n = len(log_ratios)
-    if n == 0:
-        return 0, None, None
-    mean = math.fsum(log_ratios) / n
-    if n < 2:
-        return n, mean, None
-    return n, mean, math.sqrt(math.fsum((x - mean) ** 2 for x in log_ratios) / (n - 1))
+RULE = ("sign-based confidence sequence for the median per-round ratio (beta-binomial mixture), looked at after "
+        "every round")
+# The rule of the runs stored before the sign sequence: their documents still name it.
+OLDER_RULES = ("asymptotic confidence sequence (Waudby-Smith et al.) on per-round log ratios, t-calibrated, "
+               "looked at after every round",)
 
 
 @dataclasses.dataclass(frozen=True)
 class Options:
-    """The rule's settings: the equivalence `margin` (a ratio within [1 / (1 + margin), 1 + margin] is "the
-    same"), the error rate `alpha`, and the round count the sequence is tightest at."""
+    """The rule's settings for one claim: the equivalence `margin`, the level `alpha` at which equivalence is
+    decided (its family's rate over its claims), and `direction_alpha`, the level at which holds or reversed is
+    (Holm's for the claim; None: alpha). `levels` carries a run's per-claim levels ((claim text, alpha,
+    direction_alpha), ...), read back by for_claim() when its verdicts are judged again from its rows."""
     margin: float = MARGIN
     alpha: float = ALPHA
-    tightest_at: int = TIGHTEST_AT
+    direction_alpha: Optional[float] = None
+    levels: tuple = ()
+
+    def direction(self):
+        return self.alpha if self.direction_alpha is None else max(self.direction_alpha, self.alpha)
+
+    def for_claim(self, text):
+        """The options of the claim whose verdict line reads `text`: its own levels where the run kept them."""
+        for name, alpha, direction_alpha in self.levels:
+            if name == text:
+                return Options(self.margin, alpha, direction_alpha)
+        return Options(self.margin, self.alpha, self.direction_alpha)
 
 
 DEFAULT = Options()
 
 
-def family_options(claims, margin=MARGIN, family_alpha=FAMILY_ALPHA):
-    """Options for each of `claims` claims judged in one run, so that all their verdicts together are wrong with
-    probability at most `family_alpha`: each at family_alpha / claims (Bonferroni). The union bound needs no
-    independence between the claims, and a confidence sequence is valid at every look, so each claim may stop
-    on its own: the run's decisions, however many rounds each took, keep the family's rate."""
-    return Options(margin=margin, alpha=family_alpha / max(int(claims), 1))
+def holm_levels(p_values, alpha=FAMILY_ALPHA):
+    """{name: the level its direction is judged at} by Holm's step-down over one family's anytime p-values
+    ({name: p}): sorted from the smallest, the j-th (from 0) passes at alpha / (K - j) while every one before it
+    passed; those that pass keep the level they passed at, the rest get the level of the first that did not
+    (the one each would need next). Ties break by name, so the levels do not depend on dict order."""
+    order = sorted(p_values, key=lambda name: (p_values[name], name))
+    count, levels = len(order), {}
+    for j, name in enumerate(order):
+        level = alpha / (count - j)
+        if p_values[name] > level:
+            for rest in order[j:]:
+                levels[rest] = level
+            break
+        levels[name] = level
+    return levels
 
 
 def small_difference(decision, margin=MARGIN):
     """Whether a decided direction (HOLDS or REVERSED) is by less than the margin: its ratio lies within
     [1 / (1 + margin), 1 + margin], so the direction is known but the size is one the margin calls the same."""
-    ratio = decision.get("geomean_ratio")
+    ratio = decision.get("median_ratio") or decision.get("geomean_ratio")
     return (decision.get("outcome") in (HOLDS, REVERSED) and ratio is not None
             and abs(math.log(ratio)) < math.log1p(margin))
 
 
-def decide(log_ratios, higher_is_better=True, margin=MARGIN, alpha=ALPHA, tightest_at=TIGHTEST_AT):
-    """The sequential verdict on "A beats B" from the log ratios log(A_i / B_i) of the rounds so far."""
-    return decide_summary(*summarize(log_ratios), higher_is_better=higher_is_better,
-                          options=Options(margin, alpha, tightest_at))
+def _sd(values):
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
 
 
-def decide_summary(n, mean, sd, higher_is_better=True, options=DEFAULT):
-    """decide() from the rounds' count, mean and sample sd of the log ratio (a round loop keeps these running),
-    under `options` (Options). Returns:
+def _far_shift(rounds, interval, middle):
+    """How far the rounds would move for their median to stand at the end of `interval` on the median's side of
+    0: the largest difference in its direction still plausible. Past the rounds' own range where that end is
+    unbounded."""
+    low, high = interval
+    far = low if middle < 0 else high
+    if math.isinf(far):
+        far = math.copysign(abs(middle) + (rounds[-1] - rounds[0]) + 1.0, far)
+    return far - middle
 
-        outcome           HOLDS: the interval excludes 1 on the claim's side (A better: above 1 where higher is
-                          better); REVERSED: on the other side; EQUIVALENT: it lies within
-                          [1 / (1 + margin), 1 + margin] (checked first: a 1% difference inside a +-5% margin
-                          is "the same", whatever side it is on); OPEN: none yet
-        rounds            n
-        geomean_ratio     exp(mean); None without rounds
-        interval          [low, high] of the ratio A/B; None under MIN_ROUNDS
+
+def _rounds_to_decide(rounds, options, shift, equivalence_shift):
+    """The round count at which the rounds seen, moved by `shift` (for a direction) or `equivalence_shift` (for
+    equivalence), would be decided; None beyond the cap."""
+    inside = math.log1p(options.margin)
+    direction = sign_sequence.rounds_needed(rounds, 0.0, options.direction(), shift)
+    ends = [sign_sequence.rounds_needed(rounds, m, options.alpha, equivalence_shift) for m in (-inside, inside)]
+    equivalence = None if None in ends else max(ends)
+    found = [n for n in (direction, equivalence) if n is not None]
+    return min(found) if found else None
+
+
+def decide(log_ratios, higher_is_better=True, options=DEFAULT):
+    """The verdict on "A beats B" at this look, from the log ratios log(A_i / B_i) of the rounds so far:
+
+        outcome           EQUIVALENT: every median the sequence at `alpha` keeps lies within
+                          [1 / (1 + margin), 1 + margin] (checked first: a 1% difference inside a +-5% margin is
+                          "the same", whatever side it is on); HOLDS: the sequence at `direction_alpha` excludes
+                          every ratio at or below 1 where higher is better (above, where lower is); REVERSED: the
+                          other side; OPEN: none yet
+        rounds            how many rounds
+        median_ratio      exp(the median log ratio); None without rounds
+        geomean_ratio     exp(the mean log ratio), for the pooling across runs
+        interval          [low, high] of the median ratio: the sequence at the level of the outcome (a direction
+                          decided or open: direction_alpha; equivalent: alpha); an end the rounds cannot bound
+                          yet is 0 or inf
+        level             1 - that level: the interval's confidence
+        bounded           whether the interval is within a factor of BOUNDED_WITHIN (high / low)
+        p_value           the evidence against "no difference" at this look (1 / the mixture at ratio 1)
         sd_log            the sample sd of the per-round log ratio
-        reach_pct         any difference (either way, A/B or B/A) is below this many percent: the interval's
-                          farther end from 1, (exp(max(|log low|, |log high|)) - 1) * 100
-        rounds_to_decide  rounds_to_decide() at the mean and spread seen; None when beyond ROUNDS_CAP or
-                          unknown (under 2 rounds)
-        margin, alpha, tightest_at, rule
+        reach_pct         any difference is below this many percent: the interval's farther end from 1
+        rounds_to_decide  the round count that would decide it if the rounds to come looked like those seen;
+                          rounds_best_case, if they looked like those seen moved to the interval's far end
+                          (the largest difference still plausible); None beyond the cap or under 2 rounds
+        margin, alpha, direction_alpha, rule
     """
-    margin, alpha, tightest_at = options.margin, options.alpha, options.tightest_at
-    out = {"outcome": OPEN, "rounds": n, "geomean_ratio": None if mean is None else math.exp(mean),
-           "interval": None, "sd_log": sd, "reach_pct": None, "rounds_to_decide": None, "margin": margin,
-           "alpha": alpha, "tightest_at": tightest_at, "rule": RULE}
-    if sd is None:
+    rounds = sorted(log_ratios)
+    n = len(rounds)
+    direction_alpha = options.direction()
+    out = {"outcome": OPEN, "rounds": n, "median_ratio": None, "geomean_ratio": None, "interval": None,
+           "level": None, "bounded": False, "p_value": 1.0, "sd_log": _sd(rounds), "reach_pct": None,
+           "rounds_to_decide": None, "rounds_best_case": None, "margin": options.margin, "alpha": options.alpha,
+           "direction_alpha": direction_alpha, "rule": RULE}
+    if n == 0:
         return out
-    out["rounds_to_decide"] = rounds_to_decide(mean, sd, n, margin, alpha, tightest_at)
-    if n < MIN_ROUNDS:
-        return out
-    half = sd * half_width_factor(n, alpha, tightest_at)
-    low, high = mean - half, mean + half
-    out["interval"] = [math.exp(low), math.exp(high)]
-    out["reach_pct"] = math.expm1(max(abs(low), abs(high))) * 100
-    inside = math.log1p(margin)
-    if -inside <= low and high <= inside:
-        out["outcome"] = EQUIVALENT
-    elif low > 0 or high < 0:
-        out["outcome"] = HOLDS if (low > 0) == higher_is_better else REVERSED
+    middle = sign_sequence.median(rounds)
+    out["median_ratio"] = math.exp(middle)
+    out["geomean_ratio"] = math.exp(math.fsum(rounds) / n)
+    out["p_value"] = sign_sequence.p_value(rounds, 0.0)
+    inside = math.log1p(options.margin)
+    wide = sign_sequence.interval(rounds, options.alpha)
+    narrow = sign_sequence.interval(rounds, direction_alpha)
+    if -inside <= wide[0] and wide[1] <= inside:
+        out["outcome"], shown, level = EQUIVALENT, wide, options.alpha
+    else:
+        shown, level = narrow, direction_alpha
+        if narrow[0] > 0 or narrow[1] < 0:
+            out["outcome"] = HOLDS if (narrow[0] > 0) == higher_is_better else REVERSED
+    out["interval"] = [_exp(shown[0]), _exp(shown[1])]
+    out["level"] = 1 - level
+    out["bounded"] = not math.isinf(shown[0]) and not math.isinf(shown[1]) and \
+        shown[1] - shown[0] <= math.log(BOUNDED_WITHIN)
+    if not math.isinf(shown[0]) and not math.isinf(shown[1]):
+        out["reach_pct"] = math.expm1(max(abs(shown[0]), abs(shown[1]))) * 100
+    if n >= 2:
+        out["rounds_to_decide"] = _rounds_to_decide(rounds, options, 0.0, 0.0)
+        out["rounds_best_case"] = _rounds_to_decide(rounds, options, _far_shift(rounds, narrow, middle), -middle)
     return out
+
+
+def _exp(x):
+    if math.isinf(x):
+        return 0.0 if x < 0 else math.inf
+    return math.exp(x)
 
 
 def first_decision(log_ratios, higher_is_better=True, options=DEFAULT):
     """The decision a round loop that looks after every round and stops a claim once decided reaches: the one
-    at the first round count that decides it, or, when none does, the one at the last. Judging a stored run's
-    rounds this way gives the verdict its run gave, whatever rounds its cells ran after the claim stopped."""
-    stats = _Running()
-    decision = decide_summary(0, None, None, higher_is_better, options)
-    for x in log_ratios:
-        stats.add(x)
-        decision = decide_summary(stats.n, stats.mean, stats.sd(), higher_is_better, options)
+    at the first round count that decides it, or, when none does, the one at the last. Its `p_value` is the
+    anytime p-value: the smallest over every look up to that one. Judging a stored run's rounds this way gives
+    the verdict its run gave, whatever rounds its cells ran after the claim stopped."""
+    smallest = 1.0
+    decision = decide([], higher_is_better, options)
+    seen = []
+    for n, x in enumerate(log_ratios, start=1):
+        bisect.insort(seen, x)
+        at_one = sign_sequence.log_mixture(*sign_sequence.counts(seen, 0.0))
+        smallest = min(smallest, math.exp(-at_one))
+        # Only a look whose counts can decide needs the whole decision (and the last, for its interval).
+        if not _could_decide(seen, at_one, options) and n < len(log_ratios):
+            continue
+        decision = decide(log_ratios[:n], higher_is_better, options)
         if decision["outcome"] != OPEN:
             break
+    decision["p_value"] = min(smallest, 1.0)
     return decision
 
 
-RULE = ("asymptotic confidence sequence (Waudby-Smith et al.) on per-round log ratios, t-calibrated, "
-        "looked at after every round")
+def _could_decide(sorted_rounds, at_one, options):
+    """Whether the counts of `sorted_rounds` about 1 (`at_one`: their log mixture there) and about the margin's
+    ends let decide() reach a decision: what a look must pass before its interval is worth computing."""
+    if at_one >= math.log(1 / options.direction()):
+        return True
+    inside, needed = math.log1p(options.margin), math.log(1 / options.alpha)
+    return all(sign_sequence.log_mixture(*sign_sequence.counts(sorted_rounds, m)) >= needed
+               for m in (-inside, inside))
+
+
+def anytime_p_value(log_ratios):
+    """The smallest p-value of "no difference" over every look at the rounds in order: valid at any round a
+    claim stops at, what Holm's step-down takes."""
+    smallest, seen = 1.0, []
+    for x in log_ratios:
+        seen.append(x)
+        seen.sort()
+        smallest = min(smallest, sign_sequence.p_value(seen, 0.0))
+    return smallest
 
 
 def log_ratios(rounds_a, rounds_b):
@@ -230,19 +268,19 @@ def log_ratios(rounds_a, rounds_b):
 def decide_rounds(rounds_a, rounds_b, higher_is_better=True, options=DEFAULT):
     """decide() on two sides' per-round values ({round: value}), paired as paired_ratio.paired_rounds pairs
     them."""
-    return decide_summary(*summarize(log_ratios(rounds_a, rounds_b)), higher_is_better, options)
+    return decide(log_ratios(rounds_a, rounds_b), higher_is_better, options)
 
 
 def bound_text(decision):
-    """One line for an open claim: "any difference is below 12%; about 40 rounds would decide it"."""
-    if decision["reach_pct"] is None:
-        return f"{decision['rounds']} round{'s' if decision['rounds'] != 1 else ''}: too few to bound it"
+    """One line for an open claim: "any difference is below 12%; about 40 rounds would decide it", or, where
+    its interval is wider than a factor of BOUNDED_WITHIN, "6 rounds: not enough to bound it"."""
+    n = decision["rounds"]
+    if not decision.get("bounded", decision.get("reach_pct") is not None):
+        return f"{n} round{'s' if n != 1 else ''}: not enough to bound it"
     needed = decision["rounds_to_decide"]
     more = (f"about {needed} rounds would decide it" if needed is not None else
-            f"more than {ROUNDS_CAP} rounds would decide it at the spread seen")
-    reach = decision["reach_pct"]
-    shown = f"{reach:.3g}" if reach < 999.5 else f"{reach:.0f}"  # 1234, not 1.23e+03
-    return f"any difference is below {shown}%; {more}"
+            f"more than {ROUNDS_CAP} rounds would decide it at the rounds seen")
+    return f"any difference is below {decision['reach_pct']:.3g}%; {more}"
 
 
 def should_start_round(spent_s, budget_s, round_s):
@@ -252,34 +290,22 @@ def should_start_round(spent_s, budget_s, round_s):
     return spent_s + round_s <= budget_s
 
 
-class _Running:
-    """Welford's running mean and variance of one claim's log ratios."""
-
-    def __init__(self):
-        self.n, self.mean, self.m2 = 0, 0.0, 0.0
-
-    def add(self, x):
-        self.n += 1
-        delta = x - self.mean
-        self.mean += delta / self.n
-        self.m2 += delta * (x - self.mean)
-
-    def sd(self):
-        return math.sqrt(self.m2 / (self.n - 1)) if self.n >= 2 else None
-
+# ------------------------------------------------------------------------------------------- the simulation
 
 @dataclasses.dataclass(frozen=True)
 class Simulation:
     """How simulate() draws: its `seed`, each round's duration varying by +-`jitter` (uniform) around its
-    expectation, at most `max_rounds` rounds (None: until decided or out of budget), under `options`.
-    `disturbed` (first round, last round, shift), where set, adds `shift` to every claim's log ratio in those
-    rounds (0-based, inclusive): a stand-in for a host that took the CPU from one side for a while. With
-    `set_aside`, such rounds are seen (as a round's steal is) and not counted: the loop runs others instead."""
+    expectation, at most `max_rounds` rounds (None: until decided or out of budget), with each family held to
+    `family_alpha` and equivalence within `margin`. `disturbed` (first round, last round, shift), where set,
+    adds `shift` to every claim's log ratio in those rounds (0-based, inclusive): a stand-in for a host that
+    took the CPU from one side for a while. With `set_aside`, such rounds are seen (as a round's steal is) and
+    not counted: the loop runs others instead."""
     seed: int = 0
     jitter: float = 0.2
-    max_rounds: int = None
-    options: Options = DEFAULT
-    disturbed: tuple = None
+    max_rounds: Optional[int] = None
+    family_alpha: float = FAMILY_ALPHA
+    margin: float = MARGIN
+    disturbed: Optional[tuple] = None
     set_aside: bool = False
 
     def shift(self, round_index):
@@ -290,23 +316,47 @@ class Simulation:
         return shift if first <= round_index <= last else 0.0
 
 
+def family_levels(claims, p_values, how):
+    """{claim name: Options} for every claim of `claims` from the anytime p-values so far ({name: p}): each
+    family (a claim's "family", default SUMMARY) through holm_levels, equivalence at the family's rate over its
+    claims."""
+    families = {}
+    for claim in claims:
+        families.setdefault(claim.get("family", SUMMARY), []).append(claim["name"])
+    options = {}
+    for names in families.values():
+        levels = holm_levels({name: p_values[name] for name in names}, how.family_alpha)
+        for name in names:
+            options[name] = Options(how.margin, how.family_alpha / len(names), levels[name])
+    return options
+
+
+def _draw(claim, rng):
+    if "draw" in claim:
+        return claim["draw"](rng)
+    return rng.gauss(claim["log_mean"], claim["log_sd"])
+
+
 def simulate(claims, case_s, budget_s, how=Simulation()):
-    """A budgeted round loop on synthetic rounds, as the scheduler runs it on real ones: each round runs the
-    cases of the claims still open (a case two open claims share runs once), each open claim gets one log
-    ratio drawn from a normal of its `log_mean` and `log_sd` (plus the disturbed block's shift), is decided with
-    decide_summary(), and stops when decided. A round starts only when should_start_round() says its expected
-    duration (the sum of its cases' `case_s`) fits; its actual duration varies by +-`how.jitter`, so the budget
-    can be passed by at most the last round's excess over its expectation. A disturbed round that is set aside
+    """A budgeted round loop on synthetic rounds, as the suite's round loop runs it on real ones: each round runs
+    the cases of the claims still open (a case two open claims share runs once), each open claim gets one log
+    ratio (its `draw(rng)`, or a normal of its `log_mean` and `log_sd`; plus the disturbed block's shift); after
+    the round every open claim is judged (decide()) at the levels its family gives it now (family_levels), and
+    stops when decided. A round starts only when should_start_round() says its expected duration (the sum of
+    its cases' `case_s`) fits; its actual duration varies by +-`how.jitter`. A disturbed round that is set aside
     costs its time and counts for no claim.
 
-    `claims`: [{"name", "cases": (case_a, case_b), "log_mean", "log_sd", "higher_is_better" (default True)}];
-    `case_s`: {case: seconds one run of it takes}. Seeded and deterministic. Returns {"spent_s", "rounds" (the
-    rounds run), "set_aside" (rounds not counted), "last_round_s", "claims": {name: decision dict, with
-    "decided_at_s" where decided}}."""
+    `claims`: [{"name", "cases": (case_a, case_b), "log_mean", "log_sd" or "draw", "family" (default SUMMARY),
+    "higher_is_better" (default True)}]; `case_s`: {case: seconds one run of it takes}. Seeded and
+    deterministic. Returns {"spent_s", "rounds", "set_aside", "last_round_s", "claims": {name: decision dict,
+    with "decided_at_s" where decided}}."""
     rng = random.Random(how.seed)
-    running = {c["name"]: _Running() for c in claims}
-    decisions = {c["name"]: decide_summary(0, None, None, options=how.options) for c in claims}
+    seen = {c["name"]: [] for c in claims}
+    ordered = {}
+    p_values = {c["name"]: 1.0 for c in claims}
+    decisions = {c["name"]: decide([]) for c in claims}
     spent, rounds, last, set_aside = 0.0, 0, 0.0, 0
+    fewest = sign_sequence.fewest_rounds(how.family_alpha)  # the loosest level any claim can reach
     while how.max_rounds is None or rounds < how.max_rounds:
         open_claims = [c for c in claims if decisions[c["name"]]["outcome"] == OPEN]
         if not open_claims:
@@ -318,16 +368,33 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
         spent += last
         shift = how.shift(rounds)
         rounds += 1
-        draws = {c["name"]: rng.gauss(c["log_mean"], c["log_sd"]) + shift for c in open_claims}
+        draws = {c["name"]: _draw(c, rng) + shift for c in open_claims}
         if shift and how.set_aside:
             set_aside += 1
             continue
+        at_one = {}
         for claim in open_claims:
-            stats = running[claim["name"]]
-            stats.add(draws[claim["name"]])
-            decision = decide_summary(stats.n, stats.mean, stats.sd(), claim.get("higher_is_better", True),
-                                      how.options)
+            mine = seen[claim["name"]]
+            mine.append(draws[claim["name"]])
+            bisect.insort(ordered.setdefault(claim["name"], []), draws[claim["name"]])
+            at_one[claim["name"]] = sign_sequence.log_mixture(*sign_sequence.counts(ordered[claim["name"]], 0.0))
+            p_values[claim["name"]] = min(p_values[claim["name"]], math.exp(-at_one[claim["name"]]))
+        options = family_levels(claims, p_values, how)
+        for claim in open_claims:
+            mine = seen[claim["name"]]
+            if len(mine) < fewest or not _could_decide(ordered[claim["name"]], at_one[claim["name"]],
+                                                       options[claim["name"]]):
+                decisions[claim["name"]] = {**decisions[claim["name"]], "rounds": len(mine)}
+                continue
+            decision = decide(mine, claim.get("higher_is_better", True), options[claim["name"]])
             if decision["outcome"] != OPEN:
                 decision["decided_at_s"] = spent
             decisions[claim["name"]] = decision
     return {"spent_s": spent, "rounds": rounds, "set_aside": set_aside, "last_round_s": last, "claims": decisions}
+
+
+# How a claim's draws can be given to simulate(): resampled, with replacement, from rounds of its own.
+def resampled(rounds) -> Callable:
+    """A draw for simulate() that picks one of `rounds` at random (a bootstrap of a claim's stored rounds)."""
+    rounds = list(rounds)
+    return lambda rng: rounds[rng.randrange(len(rounds))]

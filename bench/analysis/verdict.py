@@ -160,9 +160,9 @@ def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=seq
     """A judge() line (`judged`) turned sequential: its fields (the t interval and sign-flip check stay, as the
     fixed design's view of the same rounds), with `verdict` from the confidence sequence instead, looked at
     after every round and stopped at the first that decides (sequential.first_decision): HOLDS, REVERSED,
-    equivalent_within(margin) or OPEN; `sequence`: that decision (its `rounds`, `interval`, `reach_pct`,
-    `rounds_to_decide`, ...). An open claim's `why` bounds it: "any difference is below 12%; about 40 rounds
-    would decide it"."""
+    equivalent_within(margin) or OPEN; `sequence`: that decision (its `rounds`, `median_ratio`, `interval`,
+    `p_value`, `rounds_to_decide`, ...). An open claim's `why` bounds it ("any difference is below 12%; about
+    40 rounds would decide it"), or says its rounds are too few to ("6 rounds: not enough to bound it")."""
     out = dict(judged)
     if out["verdict"] == NOT_MEASURED:
         return out
@@ -175,10 +175,10 @@ def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=seq
     elif outcome == sequential.EQUIVALENT:
         low, high = decision["interval"]
         out["verdict"] = equivalent_within(options.margin)
-        out["why"] = f"the sequence's interval {low:.3g} .. {high:.3g} lies within the margin"
+        out["why"] = f"the median ratio's interval {low:.3g} .. {high:.3g} lies within the margin"
     else:
         out["verdict"] = HOLDS if outcome == sequential.HOLDS else REVERSED
-        out["why"] = "the sequence's interval excludes 1"
+        out["why"] = "the median ratio's interval excludes 1"
         if sequential.small_difference(decision, options.margin):
             out["small"] = True
             out["why"] += f"; the difference seen is under the {options.margin * 100:g}% margin"

@@ -90,26 +90,33 @@ class SequentialVerdictTest(unittest.TestCase):
         return verdict.judge_sequential(a, b, rounds(a), rounds(b), higher_is_better)
 
     def test_a_steady_lead_holds_and_the_other_way_is_reversed(self):
-        a, b = [130, 131, 129, 130, 132, 130], [100, 101, 99, 100, 101, 100]
+        # Every one of 12 rounds on A's side: more than the fewest a sign sequence at 5% decides on (7).
+        a, b = [130, 131, 129, 130, 132, 130] * 2, [100, 101, 99, 100, 101, 100] * 2
         v = self.judge(a, b)
         self.assertEqual(v["verdict"], verdict.HOLDS)
-        self.assertIn("Waudby-Smith", v["test"])
+        self.assertIn("sign-based", v["test"])
         self.assertGreater(v["sequence"]["interval"][0], 1)
         self.assertEqual(self.judge(b, a)["verdict"], verdict.REVERSED)
         self.assertEqual(self.judge(a, b, higher_is_better=False)["verdict"], verdict.REVERSED)
 
     def test_the_same_within_a_percent_is_equivalent_within_the_margin(self):
-        a, b = [100, 101, 100, 99, 100, 100], [100, 100, 100, 100, 100.5, 99.5]
+        a, b = [100, 101, 100, 99, 100, 100] * 2, [100, 100, 100, 100, 100.5, 99.5] * 2
         v = self.judge(a, b)
         self.assertEqual(v["verdict"], "equivalent within \u00b15%")
         self.assertEqual(v["verdict"], verdict.equivalent_within(0.05))
 
     def test_an_open_claim_says_its_bound_and_the_rounds_that_would_decide_it(self):
-        a, b = [110, 90, 105, 95, 112, 88], [100] * 6
+        a, b = [110, 90, 105, 95, 112, 88] * 5, [100] * 30
         v = self.judge(a, b)
         self.assertEqual(v["verdict"], verdict.OPEN)
         self.assertTrue(v["why"].startswith("any difference is below"), v["why"])
         self.assertIn("rounds would decide it", v["why"])
+
+    def test_too_few_rounds_to_bound_it_say_so_rather_than_a_bound(self):
+        a, b = [110, 90, 105, 95, 112, 88], [100] * 6
+        v = self.judge(a, b)
+        self.assertEqual(v["verdict"], verdict.OPEN)
+        self.assertEqual(v["why"], "6 rounds: not enough to bound it")
 
     def test_a_missing_side_is_still_not_measured(self):
         v = verdict.sequential_of(verdict.judge([1, 2, 3], [], why_missing="go skipped"), None, None)

@@ -8,6 +8,7 @@ run through the one round loop (bench/design/scheduler.py) within its share of t
 """
 
 import dataclasses
+import math
 import os
 import time
 
@@ -23,6 +24,7 @@ from bench.reporting import result_schema
 from bench.reporting import run_environment
 from bench.reporting import terminal
 from bench.design import budget as budget_across_parts
+from bench.design import error_control
 from bench.base import checkout
 from bench.running import contest
 from bench.running import noise
@@ -35,7 +37,6 @@ from bench.scenarios import catalogue
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
 from bench.scenarios import scenarios
-from bench.scenarios import writeups
 
 # Of the budget, the seconds kept for what runs after the last round: the report's charts, REPORT.md and
 # report.html (about 2 s for the main job here), so that the whole run ends within --budget.
@@ -111,6 +112,7 @@ class Part:
     fates: list
     outcome: object = None
     policy: object = None
+    questions: list = dataclasses.field(default_factory=list)
 
     def wants_more(self):
         """Adaptive and stopped by its budget with claims open: more of the budget would be spent on it."""
@@ -121,8 +123,27 @@ class Part:
         return self.policy.next_round_s(self.cases)
 
     def cheapest_s(self):
-        """The fewest seconds that would decide one of its open claims at the spread seen (rounds.UntilDecided)."""
+        """The fewest seconds that would decide one of its open claims at the rounds seen (rounds.UntilDecided)."""
         return self.policy.cheapest_s(self.cases)
+
+    def spend_set_aside(self):
+        """Its claims set aside as out of reach get rounds too (rounds.UntilDecided.spend_set_aside)."""
+        if self.policy is not None:
+            self.policy.spend_set_aside()
+
+    def wants_more_for_summary(self):
+        """Whether one of the write-ups' own claims is among its open ones."""
+        return self.policy is not None and self.policy.wants_more_for_summary()
+
+    def tables_s(self):
+        """About how long its round of the cases no claim compares takes (0 once it ran): from the policy's
+        measured runs once it has some, else from the definition's expected run time."""
+        if self.policy is not None and self.policy.durations:
+            return self.policy.tables_s(self.cases)
+        cells = [cell for q in self.questions for cell in q.cells]
+        tables = [c for c in self.cases if not any(all(c.fields.get(k) == v for k, v in cell.items())
+                                                    for cell in cells)]
+        return self.definition.round_s(self.settings, tables, self.runners)
 
     def adaptive(self):
         return self.settings.get("design") == "sequential"
@@ -142,21 +163,21 @@ def prepare_part(definition, plan, placement=None):
     return Part(definition, runners, settings, cases, fates)
 
 
-def _plan(part, budget, whole):
+def _plan(part, budget, whole, control):
     """The round loop's plan of a part: its fixed rounds, or the adaptive policy within `budget` (a
-    rounds.Budget: the part's share of the `whole` run's); a part run before resumes its policy."""
+    rounds.Budget: the part's share of the `whole` run's), its claims judged at the levels `control` (the run's
+    error_control.ErrorControl) gives them; a part run before resumes its policy."""
     definition, settings = part.definition, part.settings
     if not part.adaptive():
         # The write-ups' long runs alternate A-B, B-A: a drift over a round's minutes favours neither side.
         policy = round_policies.Alternating() if settings.get("as_written") else round_policies.EveryCase()
         return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name,
                               quiet_share=_quiet_share(settings))
-    settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
+    if math.isfinite(budget.seconds):  # not the tables' round, which the budget kept aside
+        settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
-        options = writeups.sequential_options(settings)
-        questions = adaptive.questions(definition, part.cases, part.runners, part.fates, options)
-        part.policy = round_policies.UntilDecided(questions, list(part.runners), budget, whole=whole,
-                                                  name=definition.name)
+        part.policy = round_policies.UntilDecided(part.questions, list(part.runners), budget, whole=whole,
+                                                  name=definition.name, control=control)
     else:
         part.policy.resume(budget)
     return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings))
@@ -174,10 +195,25 @@ def run_part(part, plan, context, budget=None, whole=None):
     KeyboardInterrupt."""
     definition, runners, settings, fates = part.definition, part.runners, part.settings, part.fates
     env, placement = context.env, context.placement
-    outcome = part.outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole), resume=part.outcome)
+    outcome = part.outcome = scheduler.run(part.cases, runners, _plan(part, budget, whole, context.control),
+                                           resume=part.outcome)
+    interrupted = outcome.interrupted
+    store_part(part, plan, context)
+    if interrupted:
+        raise KeyboardInterrupt(f"{definition.name} interrupted after {len(outcome.rows)} run(s)")
+    return 0 if all(r.get("status") == "ok" for r in outcome.rows) else 1
+
+
+def store_part(part, plan, context):
+    """Writes a part's document from its rows so far, its verdicts judged at the levels the run's error control
+    gives its claims now (the levels kept in its settings, so that a re-rendering judges alike)."""
+    definition, runners, settings, fates = part.definition, part.runners, part.settings, part.fates
+    env, placement, outcome = context.env, context.placement, part.outcome
     if part.adaptive():
         settings["samples"] = max((r["round"] + 1 for r in outcome.rows), default=0)
-        if part.policy.out_of_reach:
+        settings["family"] = context.control.statement()
+        settings["levels"] = context.control.levels_of(definition.name)
+        if part.policy is not None and part.policy.out_of_reach:
             settings["out_of_reach"] = dict(part.policy.out_of_reach)
     scenarios.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
@@ -200,9 +236,6 @@ def run_part(part, plan, context, budget=None, whole=None):
     context.notes[section["id"]] = {"how": _where(runners, placement, bool(plan.hosts and plan.hosts.compare_loopback)),
                                     **({"quick": True} if plan.quick else {})}
     _write_part(context.folder, definition, document_)
-    if outcome.interrupted:
-        raise KeyboardInterrupt(f"{definition.name} interrupted after {len(rows)} run(s)")
-    return 0 if all(r.get("status") == "ok" for r in rows) else 1
 
 
 def _write_part(directory, definition, document_):
@@ -217,19 +250,21 @@ def _write_part(directory, definition, document_):
 @dataclasses.dataclass
 class RunContext:
     """What the parts of one run share beyond the plan: the run's `folder`, its environment (the kernel's prices
-    among it), the remote placement (None on this machine) and what each section will say of how it ran that its
+    among it), the remote placement (None on this machine), what each section will say of how it ran that its
     samples do not (where the programs were placed, a quick run), kept in the run's document (a section's
-    "run")."""
+    "run"), and the error control every part's claims are judged under (error_control.ErrorControl)."""
     folder: str
     env: dict
     placement: object = None
     notes: dict = dataclasses.field(default_factory=dict)
+    control: object = None
 
 
-def _prepare_parts(plan, placement, failures):
+def _prepare_parts(plan, placement, failures, control):
     """The Parts of the scenarios to run, in the order they run: adaptive ones with the longest rounds first,
     so that what a quickly decided part leaves of the budget passes to the parts whose claims need more
-    rounds; then the fixed ones. A part that cannot be prepared is named in `failures`."""
+    rounds; then the fixed ones. Every adaptive part's claims join the run's error `control`. A part that
+    cannot be prepared is named in `failures`."""
     prepared = []
     for name in [p for p in plan.parts if p in catalogue.BY_PART]:
         try:
@@ -238,18 +273,35 @@ def _prepare_parts(plan, placement, failures):
             progress.log(f"{name} failed: {error!r}")
             failures.append(name)
     adaptive_parts = sorted((p for p in prepared if p.adaptive()), key=lambda p: -p.round_s())
-    _control_the_family(adaptive_parts)
+    for part in adaptive_parts:
+        part.questions = adaptive.questions(part.definition, part.cases, part.runners, part.fates, control)
+    if adaptive_parts:
+        sizes = control.sizes()
+        progress.log("bench: error control: " + "; ".join(
+            f"{n} claim(s) of {sequential.FAMILIES.get(name, name)}, at most {control.family_alpha * 100:g}% chance "
+            "that any of them is wrong" for name, n in sizes.items()))
+    for part in adaptive_parts:
+        part.settings["family"] = control.statement()
+        part.settings["alpha"] = control.family_alpha / max(len(control.family), 1)
     return adaptive_parts + [p for p in prepared if not p.adaptive()]
 
 
-def _control_the_family(adaptive_parts):
-    """Every adaptive part's claims judged as one family: each claim's sequence at the family's rate divided by
-    the number of claims the run judges (sequential.family_options), kept in each part's settings."""
-    claims = sum(len(adaptive.questions(p.definition, p.cases, p.runners, p.fates, sequential.DEFAULT))
-                 for p in adaptive_parts)
-    for part in adaptive_parts:
-        part.settings["family"] = {"claims": claims, "alpha": sequential.FAMILY_ALPHA, "rule": sequential.FAMILY_RULE}
-        part.settings["alpha"] = sequential.family_options(claims).alpha
+def _run_the_tables(prepared, run_one):
+    """The round of the cases no claim compares, for each adaptive part that has them, after the claims: their
+    rows fill the tables, and no claim waited for them."""
+    for part in prepared:
+        if part.adaptive() and part.policy is not None and part.tables_s() > 0:
+            part.policy.tables()
+            run_one(part, round_policies.Budget(math.inf))
+
+
+def _store_final_levels(prepared, plan, context):
+    """Each adaptive part's document again, at the levels the error control gives its claims once every part
+    ran: a claim decided in a later part can loosen the Holm level of an open one in an earlier part."""
+    for part in prepared:
+        if part.adaptive() and part.outcome is not None:
+            if part.settings.get("levels") != context.control.levels_of(part.definition.name):
+                store_part(part, plan, context)
 
 
 def _measure_quiet_level():
@@ -284,9 +336,10 @@ def run(plan, placement):
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
         costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
-        context = RunContext(folder, run_environment.environment(costs), placement)
+        control = error_control.ErrorControl(margin=plan.margin)
+        context = RunContext(folder, run_environment.environment(costs), placement, control=control)
         quiet = _measure_quiet_level() if placement is None and costs is not None else None
-        prepared = _prepare_parts(plan, placement, failures)
+        prepared = _prepare_parts(plan, placement, failures, control)
         for part in prepared if quiet is not None else []:
             part.settings["quiet"] = quiet
     except KeyboardInterrupt:
@@ -297,9 +350,12 @@ def run(plan, placement):
 
     def run_one(part, budget):
         name = part.definition.name
-        progress.log(f"==== {name}" + (" (again: its claims still open)" if part.outcome else "")
-                     + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s "
-                        "left)" if budget else ""))
+        if budget is not None and math.isinf(budget.seconds):
+            progress.log(f"==== {name} (the cases no claim compares, once)")
+        else:
+            progress.log(f"==== {name}" + (" (again: its claims still open)" if part.outcome else "")
+                         + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s "
+                            "left)" if budget else ""))
         try:
             return run_part(part, plan, context, budget, whole)
         except KeyboardInterrupt:
@@ -313,7 +369,15 @@ def run(plan, placement):
         return 1
 
     try:
-        codes = budget_across_parts.spend_budget(prepared, whole, run_one)
+        tables_s = sum(p.tables_s() for p in prepared if p.adaptive())
+        claims_budget = round_policies.Budget(max(whole.seconds - tables_s, 0.0), clock=whole.clock,
+                                              started=whole.started)
+        if tables_s:
+            progress.log(f"bench: about {tables_s:.0f} s of the budget kept for the cases no claim compares, "
+                         "which run once after the claims")
+        codes = budget_across_parts.spend_budget(prepared, claims_budget, run_one)
+        _run_the_tables(prepared, run_one)
+        _store_final_levels(prepared, plan, context)
     except KeyboardInterrupt:
         if not interrupted:
             raise  # between parts: main's line

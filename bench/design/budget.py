@@ -28,14 +28,16 @@ def spend_budget(parts, whole, run_one):
     """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
     (share_of). Then one loop over every write-up's open claims: while a pass adds rounds and budget is left,
     the parts stopped by their share with claims still open go on, the one nearest to deciding a claim first
-    (the fewest seconds to decide one at the spread seen), each with an equal split of what is left at its
-    turn (_later_share); one that would not get a round of its open claims' cases is passed over. A claim the
-    rest of the budget cannot decide is out of reach and holds no part in the loop (rounds.UntilDecided).
+    (the fewest seconds to decide one at the rounds seen), those with one of the write-ups' own claims open before
+    the others, each with an equal split of what is left at its turn (_later_share); one that would not get a
+    round of its open claims' cases is passed over. A part whose open claims were all set aside as out of reach
+    still wants the budget: it is spent on them rather than left (rounds.UntilDecided).
     `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code. Returns
     {index in parts: its last code}."""
     codes = {}
     turn = list(range(len(parts)))
     first_pass = True
+    set_aside_spent = False
     while turn:
         rows_before = _rows_run(parts)
         for index in turn:
@@ -51,9 +53,22 @@ def spend_budget(parts, whole, run_one):
             codes[index] = run_one(part, budget)
         first_pass = False
         more = _rows_run(parts) > rows_before and whole.left() > 0
-        turn = sorted((i for i, p in enumerate(parts) if p.wants_more()),
-                      key=lambda i: getattr(parts[i], "cheapest_s", lambda: 0.0)()) if more else []
+        wanting = [p for p in parts if p.wants_more()]
+        if not more and whole.left() > 0 and wanting and not set_aside_spent:
+            # Nothing within reach could use what is left: it goes to the claims set aside, not unspent.
+            set_aside_spent = more = True
+            for part in wanting:
+                getattr(part, "spend_set_aside", lambda: None)()
+        turn = sorted((i for i, p in enumerate(parts) if p.wants_more()), key=lambda i: _turn_order(parts[i])) \
+            if more else []
     return codes
+
+
+def _turn_order(part):
+    """A later pass's order: the parts with one of the write-ups' own claims open first, then the one nearest to
+    deciding a claim."""
+    summary = getattr(part, "wants_more_for_summary", lambda: False)()
+    return (not summary, getattr(part, "cheapest_s", lambda: 0.0)())
 
 
 def _rows_run(parts):

@@ -5,6 +5,7 @@ a part that raised is not run again, and nothing loops when no round fits."""
 
 import unittest
 
+from bench.analysis import sequential
 from bench.design import budget
 from bench.running import fake
 from bench.design import rounds
@@ -182,8 +183,8 @@ class PolicyPart:
         seen = len({r["round"] for r in rows if r["server"] == self.name})
         decided = self.needed is not None and seen >= self.needed
         return {"verdict": "holds" if decided else "open",
-                "sequence": {"rounds": seen, "rounds_to_decide": self.needed, "geomean_ratio": 1.0,
-                             "interval": [0.9, 1.1] if seen >= 3 else None}}
+                "sequence": {"rounds": seen, "rounds_to_decide": self.needed, "rounds_best_case": self.needed,
+                             "median_ratio": 1.0, "interval": [0.9, 1.1] if seen >= 3 else None}}
 
     def adaptive(self):
         return True
@@ -199,6 +200,9 @@ class PolicyPart:
 
     def wants_more(self):
         return self.policy.wants_more()
+
+    def spend_set_aside(self):
+        self.policy.spend_set_aside()
 
     def rounds(self):
         return len({r["round"] for r in self.outcome.rows}) if self.outcome else 0
@@ -216,23 +220,26 @@ class PolicyPart:
 
 class OutOfReachTest(unittest.TestCase):
     def test_a_claim_the_budget_cannot_decide_stops_and_leaves_its_minutes_to_one_it_can(self):
-        # The fan-out's round is 100 s and its claim needs more rounds than the rule's cap; the echo's round
-        # is 2 s and its claim needs 500 of them (1,000 s). Each part's first share is half of the 1,800 s.
-        # Spending its share, the fan-out would take 900 s and leave the echo too little; out of reach after
-        # rounds.OUT_OF_REACH_AFTER rounds, it takes 500 s and the echo decides.
+        # The fan-out's round is 100 s and its claim needs more rounds than the rule's cap even at its best; the
+        # echo's round is 2 s and its claim needs 500 of them (1,000 s). Each part's first share is half of the
+        # 1,800 s. Spending its share, the fan-out would take 900 s and leave the echo too little; set aside
+        # after its minimum rounds, it takes 300 s, the echo decides, and what is left then goes to the fan-out
+        # rather than unspent.
         clock = fake.FakeClock()
         fanout = PolicyPart("fanout", clock, 50, needed=None)
         echo = PolicyPart("echo", clock, 1, needed=500)
         whole = rounds.Budget(1800, clock=clock).start()
         budget.spend_budget([fanout, echo], whole, lambda part, budget: part.run(budget, whole))
-        self.assertEqual(fanout.rounds(), rounds.OUT_OF_REACH_AFTER)
         self.assertIn("fanout", fanout.policy.out_of_reach)
         self.assertEqual(echo.policy.lines["echo"]["verdict"], "holds")
+        self.assertEqual(echo.rounds(), 500)
+        self.assertEqual(fanout.rounds(), sequential.MIN_ROUNDS + 5)  # 300 s, then the 500 s the echo left
         self.assertLessEqual(clock.now, 1800)
+        self.assertGreater(clock.now, 1800 - 100)
 
-    def test_a_claim_out_of_reach_late_in_the_run_gets_no_more_rounds_however_late_its_part_runs(self):
-        # 100 s left when the echo starts, its claim needs 500 rounds of 2 s: after the rounds that estimate its
-        # spread it stops, and the rest of the budget is not spent on it.
+    def test_a_claim_out_of_reach_late_in_the_run_gets_the_rest_once_nothing_within_reach_can_use_it(self):
+        # 100 s left when the echo starts, its claim needs 500 rounds of 2 s: set aside after its minimum rounds,
+        # it still gets the rest of the budget, since no claim within reach is open to use it.
         clock = fake.FakeClock()
         fixed = StandInPart("fixed", clock, 850, adaptive=False)  # 2 rounds: 1,700 s
         echo = PolicyPart("echo", clock, 1, needed=500)
@@ -241,6 +248,7 @@ class OutOfReachTest(unittest.TestCase):
         def run_one(part, budget):
             return part.run(budget) if part is fixed else part.run(budget, whole)
         budget.spend_budget([fixed, echo], whole, run_one)
-        self.assertEqual(echo.rounds(), rounds.OUT_OF_REACH_AFTER)
+        self.assertIn("echo", echo.policy.out_of_reach)
         self.assertEqual(echo.policy.lines["echo"]["verdict"], "open")
-        self.assertLess(clock.now, 1800 - 80)
+        self.assertEqual(echo.rounds(), 50)
+        self.assertEqual(clock.now, 1800)

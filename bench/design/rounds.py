@@ -61,11 +61,15 @@ class Question:
     """A claim the adaptive policy follows under one runner: its `name` (for progress lines), its two `cells`
     (row fields a case's own fields match), the `runner` key whose runs judge it (None: every runner's), and
     `judge(rows)`, its verdict line from the rows so far (bench/analysis/verdict.py's: "open" until decided,
-    with its `sequence` decision)."""
+    with its `sequence` decision), at the levels the run's error control gives it at that moment. `family` is
+    its family in that control (sequential.SUMMARY: one of the write-ups' own claims, which come first), and
+    `key` its key there (None: not controlled)."""
     name: str
     cells: tuple
     runner: object
     judge: Callable
+    family: str = sequential.SUMMARY
+    key: object = None
 
 
 @dataclasses.dataclass
@@ -87,30 +91,41 @@ class Budget:
         return self.seconds - self.spent()
 
 
-# The rounds a claim runs before it may be found out of reach: its spread from fewer is too rough a guess.
-OUT_OF_REACH_AFTER = 5
-
-
 class UntilDecided:
-    """The adaptive design: every case in the first round (the tables' cases that no claim needs run once),
-    the cases of every question until `min_rounds` rounds (a paired interval for every claim), then, each
-    round, only the cases of the questions still open,
-    under the runners that judge them; every question is judged after every round and stops once decided. A
-    question that, from OUT_OF_REACH_AFTER rounds on, would need more rounds to decide at the spread seen
-    (its sequence's rounds_to_decide) than what is left of the `whole` run's budget buys at its cases' round
-    time is out of reach: it keeps its bound and gets no more rounds, so that the budget goes to the claims it
-    can still decide. The run stops when none is open, or when the next round, at its cases' last measured
-    durations, would not fit `budget` (sequential.should_start_round): it passes the budget by at most one
-    round's misestimate. `whole` is the budget of the whole run this part is a share of (None: `budget`)."""
+    """The adaptive design. Each round runs the cases of the claims still open (every claim's for the first
+    `min_rounds` rounds), under the runners that judge them; every claim is judged after every round, at the
+    levels the run's error control (`control`, an error_control.ErrorControl; None: each at its own) gives
+    it then, and stops once decided.
 
-    def __init__(self, questions, runners, budget, whole=None, min_rounds=sequential.MIN_ROUNDS, name=""):
+    Which claims get the budget, in order:
+      1. the open claims within reach; where their round does not fit what is left, the write-ups' own
+         (family sequential.SUMMARY) alone;
+      2. when none within reach is open, the claims set aside as out of reach: the budget that outlives the
+         open claims is spent on them rather than left.
+    A claim is out of reach only when even its best case cannot be decided: the rounds it would need if the
+    rounds to come looked like those seen moved to the far end of its interval (the largest difference still
+    plausible; sequence "rounds_best_case") cost more than is left of the `whole` run's budget.
+
+    The cases no claim compares (the tables' cells) run once, after the claims: tables() asks for that round,
+    which the pipeline runs when the budget is spent or every claim decided. The run stops when no claim is
+    open, or when the next round, at its cases' last measured durations, would not fit `budget`
+    (sequential.should_start_round): it passes the budget by at most one round's misestimate. `whole` is the
+    budget of the whole run this part is a share of (None: `budget`)."""
+
+    def __init__(self, questions, runners, budget, whole=None, min_rounds=sequential.MIN_ROUNDS, name="",
+                 control=None):
         self.questions, self.runners, self.budget, self.whole = list(questions), list(runners), budget, whole
-        self.min_rounds, self.name = min_rounds, name
+        self.min_rounds, self.name, self.control = min_rounds, name, control
         self.lines = {}  # question name -> its latest verdict line
         self.durations = {}  # (case label, runner key) -> seconds of its last run
         self.stopped = None  # why the run stopped
         self.out_of_budget = False  # it stopped with claims open because the next round did not fit
-        self.out_of_reach = {}  # question name -> {"rounds", "more", "round_s", "left_s"} when it was given up
+        self.out_of_reach = {}  # question name -> {"rounds", "more", "round_s", "left_s"} when it was set aside
+        self.rounds_run = 0  # rounds this policy chose cases for
+        self.tables_run = False  # the cases no claim compares have had their round
+        self._tables_next = False
+        self._stop_next = False  # the tables' round ran: the next call ends the run
+        self.set_aside_too = False  # whether the claims set aside as out of reach get rounds (spend_set_aside())
 
     def observe(self, case, runner, seconds):
         """The scheduler's report of one run: its case, runner key and duration."""
@@ -121,59 +136,133 @@ class UntilDecided:
         after the last) judges what is still open and runs only its cases."""
         self.budget, self.stopped, self.out_of_budget = budget, None, False
 
+    def spend_set_aside(self):
+        """From now on, the claims set aside as out of reach get rounds when none within reach is open: what
+        the budget across parts says once no claim within reach, in any part, can use what is left."""
+        if not self.set_aside_too and len(self.open(reachable=False)) > len(self.open()):
+            progress.log(f"{self.name}: no claim within reach can use the budget left: the "
+                         f"{len(self.open(reachable=False)) - len(self.open())} set aside as out of reach get it")
+        self.set_aside_too = True
+
+    def has_reachable(self):
+        """Whether an open claim is within reach."""
+        return bool(self.open())
+
+    def tables(self):
+        """The next run of this policy is one round of the cases no claim compares (the tables' cells), then
+        stops; nothing where they ran already."""
+        self.stopped, self._tables_next = None, not self.tables_run
+
+    def tables_s(self, cases):
+        """The expected seconds of the round of the cases no claim compares; 0 once it ran."""
+        return 0.0 if self.tables_run else self._expected(self._table_cases(cases))
+
     def next_round_s(self, cases):
-        """The expected seconds of the next round of `cases` past the minimum rounds: the open claims' cases."""
-        return self._expected(self._needed(cases, self.open()))
+        """The expected seconds of the next round: the cases of the claims that would get it."""
+        return self._expected(self._needed(cases, self._claimants()))
 
     def wants_more(self):
         """Whether more budget would be spent: the last one ran out with claims still open."""
-        return self.out_of_budget and bool(self.open())
+        return self.out_of_budget and bool(self.open(reachable=False))
 
-    def open(self):
-        return [q for q in self.questions if q.name not in self.out_of_reach
+    def wants_more_for_summary(self):
+        """Whether one of the write-ups' own claims is among those open."""
+        return any(q.family == sequential.SUMMARY for q in self.open(reachable=False))
+
+    def open(self, reachable=True):
+        """The questions still open; with `reachable`, those not set aside as out of reach."""
+        return [q for q in self.questions if (not reachable or q.name not in self.out_of_reach)
                 and ((self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN
                      or _all_set_aside(self.lines.get(q.name)))]
 
     def cheapest_s(self, cases):
-        """The fewest seconds that would decide one of the open questions over `cases` at the spread seen
+        """The fewest seconds that would decide one of the open questions over `cases` at the rounds seen
         (rounds still needed times its round's time); inf when none has an estimate."""
-        costs = [c for c in (self._to_decide_s(q, cases) for q in self.open()) if c is not None]
+        costs = [c for c in (self._to_decide_s(q, cases, "rounds_to_decide") for q in self.open()) if c is not None]
         return min(costs, default=math.inf)
 
     def cases(self, round_index, cases, rows):
         self.budget.start()
-        if round_index > 0:
-            for question in self.open():
-                self.lines[question.name] = question.judge(rows)
+        if self._tables_next:
+            self._tables_next, self.tables_run = False, True
+            chosen = self._table_cases(cases)
+            if chosen:
+                progress.log(f"{self.name}: the cases no claim compares, once, for the tables: "
+                             f"{len(chosen)} case(s)")
+                self._stop_next = True
+            return chosen
+        if self._stop_next:
+            self._stop_next = False
+            return []
+        if self.rounds_run > 0:
+            self._judge(rows)
             self._set_out_of_reach_aside(cases)
             progress.log(self._progress(round_index))
-        if round_index == 0:
-            chosen = list(cases)
+        if self.rounds_run < self.min_rounds:
+            chosen = self._needed(cases, self.questions)
         else:
-            chosen = self._needed(cases, self.questions if round_index < self.min_rounds else self.open())
-        if not chosen:
-            self.stopped = (f"every claim decided{' or out of reach' if self.out_of_reach else ''} after "
-                            f"{round_index} rounds")
+            chosen = self._needed(cases, self._claimants())
+        left = self.budget.seconds - self.budget.spent()
+        if chosen and not sequential.should_start_round(0, left, self._expected(chosen)):
+            summary = [q for q in self._claimants() if q.family == sequential.SUMMARY]
+            first = self._needed(cases, summary)
+            if first and first != chosen and sequential.should_start_round(0, left, self._expected(first)):
+                progress.log(f"{self.name}: the write-ups' own claims first: a round of every open claim does not "
+                             "fit what is left")
+                chosen = first
+        if not chosen and self.open(reachable=False) and not self.set_aside_too:
+            self.stopped = (f"only claims set aside as out of reach are open after {round_index} rounds: the "
+                            "budget goes to the claims within reach first")
+            self.out_of_budget = True  # it wants more, after the others
+        elif not chosen:
+            self.stopped = (f"every claim decided after {round_index} rounds" if not self.open(reachable=False)
+                            else f"no case left to run after {round_index} rounds")
         elif not sequential.should_start_round(self.budget.spent(), self.budget.seconds, self._expected(chosen)):
             self.stopped = (f"the next round (about {self._expected(chosen):.0f} s) does not fit the "
-                            f"{max(self.budget.left(), 0):.0f} s left; {len(self.open())} claim(s) open")
+                            f"{max(self.budget.left(), 0):.0f} s left; {len(self.open(reachable=False))} claim(s) "
+                            "open")
             self.out_of_budget = True
             chosen = []
         if self.stopped:
             progress.log(f"{self.name}: stopped: {self.stopped}")
+        else:
+            self.rounds_run += 1
         return chosen
+
+    def _judge(self, rows):
+        """Every open question judged at its levels now; where a look changed its family's levels (a claim's
+        anytime p-value passed its Holm level, which loosens the others'), the open ones again, until none
+        changes (each pass decides one more claim at least, so this ends)."""
+        pending = self.open(reachable=False)
+        while pending:
+            changed = False
+            for question in pending:
+                line = self.lines[question.name] = question.judge(rows)
+                p_value = (line.get("sequence") or {}).get("p_value")
+                if self.control is not None and question.key is not None and p_value is not None:
+                    changed = self.control.observe(question.key, p_value) or changed
+            pending = self.open(reachable=False) if changed else []
+
+    def _claimants(self):
+        """The questions the next round is for: the open ones within reach; where none is and `set_aside_too`,
+        those set aside, since the budget would otherwise be left unspent while they are open."""
+        reachable = self.open()
+        if reachable or not self.set_aside_too:
+            return reachable
+        return self.open(reachable=False)
 
     def _round_s(self, question, cases):
         """The expected seconds of one round of `question`'s cases."""
         return self._expected(self._needed(cases, [question]))
 
-    def _to_decide_s(self, question, cases):
-        """The seconds the rounds still needed to decide `question` at the spread seen take; None where its
-        sequence has no estimate yet; inf where no number of rounds within the rule's cap would decide it."""
+    def _to_decide_s(self, question, cases, estimate):
+        """The seconds the rounds still needed to decide `question` take, by its sequence's `estimate`
+        ("rounds_to_decide": as the rounds seen; "rounds_best_case": at the far end of its interval); None where
+        its sequence has no estimate yet; inf where no number of rounds within the rule's cap would decide it."""
         sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
-        if "rounds_to_decide" not in sequence or sequence.get("interval") is None:
+        if estimate not in sequence or sequence.get("rounds", 0) < 2:
             return None
-        needed, done = sequence["rounds_to_decide"], sequence.get("rounds", 0)
+        needed, done = sequence[estimate], sequence.get("rounds", 0)
         if needed is None:
             return math.inf
         return max(needed - done, 1) * self._round_s(question, cases)
@@ -181,17 +270,23 @@ class UntilDecided:
     def _set_out_of_reach_aside(self, cases):
         left = (self.whole or self.budget).left()
         for question in self.open():
-            sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
-            cost = self._to_decide_s(question, cases)
-            if sequence.get("rounds", 0) < OUT_OF_REACH_AFTER or cost is None or cost <= left:
+            cost = self._to_decide_s(question, cases, "rounds_best_case")
+            if cost is None or cost <= left:
                 continue
-            needed = sequence["rounds_to_decide"]
+            sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
+            needed = sequence["rounds_best_case"]
             self.out_of_reach[question.name] = {
                 "rounds": sequence["rounds"], "more": None if needed is None else needed - sequence["rounds"],
                 "round_s": round(self._round_s(question, cases), 1), "left_s": round(max(left, 0), 1)}
-            more = "more than the rule's cap" if needed is None else f"about {needed - sequence['rounds']} more"
-            progress.log(f"{self.name}: out of reach: {question.name}: {more} rounds would decide it, "
-                         f"{_minutes(left)} left; it keeps its bound and gets no more rounds")
+            more = "more than the rule's cap" if needed is None else f"at least {needed - sequence['rounds']} more"
+            progress.log(f"{self.name}: out of reach: {question.name}: even at the far end of its interval, {more} "
+                         f"rounds would decide it, {_minutes(left)} left; it gets rounds again only if the budget "
+                         "outlives the claims within reach")
+
+    def _table_cases(self, cases):
+        """The cases no question compares, under every runner."""
+        return [case for case in cases
+                if not any(_matches(case.fields, cell) for q in self.questions for cell in q.cells)]
 
     def _needed(self, cases, questions):
         """The cases of `questions`, each limited to the runners whose questions need it."""
@@ -214,18 +309,15 @@ class UntilDecided:
 
     def _progress(self, round_index):
         """After a round: the time spent and left of the part's budget and the whole's, and each open claim
-        with its current interval (from the minimum rounds on: before them none has one)."""
+        with its current interval and level (where its rounds bound it)."""
         whole = f"; the whole run's {_spent(self.whole)}" if self.whole is not None else ""
-        open_ = self.open()
-        reach = f", {len(self.out_of_reach)} out of reach" if self.out_of_reach else ""
+        open_ = self.open(reachable=False)
+        reach = f", {len(self.out_of_reach)} set aside as out of reach" if self.out_of_reach else ""
         lines = [f"{self.name}: {round_index} rounds; its budget {_spent(self.budget)}{whole}; {len(open_)} of "
                  f"{len(self.questions)} claims open{reach}"]
-        for question in open_ if round_index >= self.min_rounds else []:  # no interval before them
+        for question in open_:
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
-            interval = sequence.get("interval")
-            shown = (f"{sequence['geomean_ratio']:.3f} ({interval[0]:.3f} .. {interval[1]:.3f})" if interval
-                     else "too few rounds")
-            lines.append(f"  open: {question.name}: {shown}")
+            lines.append(f"  open: {question.name}: {_shown(sequence)}")
         return "\n".join(lines)
 
 
@@ -234,6 +326,17 @@ def _all_set_aside(line):
     of the claim, so it stays open for the rounds a quieter machine gives, whatever its verdict says."""
     aside = (line or {}).get("set_aside") or {}
     return aside.get("of") is not None and aside.get("rounds") == aside["of"]
+
+
+def _shown(sequence):
+    """An open claim's state for a progress line: "0.862 (0.731 .. 0.984) at 99.5%", or its rounds when they
+    do not bound it yet."""
+    interval, rounds = sequence.get("interval"), sequence.get("rounds", 0)
+    if not sequence.get("bounded") or not interval:
+        ratio = sequence.get("median_ratio")
+        return (f"{ratio:.3f}, " if ratio else "") + f"{rounds} rounds: not enough to bound it"
+    return (f"{sequence['median_ratio']:.3f} ({interval[0]:.3f} .. {interval[1]:.3f}) at "
+            f"{sequence['level'] * 100:.3g}%, {rounds} rounds")
 
 
 def _matches(fields, cell):

@@ -40,21 +40,24 @@ SAME_RUN_S = 6 * 3600
 METHODOLOGY = [
     "Every figure is a median over interleaved rounds of this run: each round runs every case once, in turn, so "
     "that a slow minute of the machine falls on all of them alike.",
-    "Two designs decide a verdict. **Adaptive** (the default, `--budget`): every case runs in the first 3 "
-    "rounds, then each round runs only the cases of the claims still open; after every round each open claim is "
-    "judged by a confidence sequence on its per-round log ratios (bench/analysis/sequential.py: Waudby-Smith et "
-    "al.'s asymptotic one, t-calibrated), valid however often it is looked at, and stops at the first round that "
-    "decides it: **holds** or **reversed** when its interval excludes 1, **equivalent within ±5%** (`--margin`) "
-    "when it lies inside the margin; a claim still undecided when its part's share of the budget is spent is "
-    "**open**, with the bound it reached (any difference is below X%) and the rounds that would decide it at the "
-    "spread seen. **Fixed** (`--rounds=N`): every case in every round, and one 95% t interval on the logs of "
+    "Two designs decide a verdict. **Adaptive** (the default, `--budget`): every claim's cases run in the first "
+    "3 rounds, then each round runs only the cases of the claims still open, the write-ups' own claims first; "
+    "after every round each open claim is judged by a confidence sequence for the median of its per-round ratio "
+    "A/B (bench/analysis/sign_sequence.py: a round falls above or below the true median like a fair coin, so it "
+    "holds for heavy-tailed rounds and however often it is looked at), and stops at the first round that decides "
+    "it: **holds** or **reversed** when its interval excludes 1, **equivalent within ±5%** (`--margin`) when it "
+    "lies inside the margin; a claim still undecided when the budget is spent is **open**, with the bound it "
+    "reached (any difference is below X%) and the rounds that would decide it, or, where its interval is wider "
+    "than a factor of 2, how many rounds it has. The cases no claim compares run once, after the claims. "
+    "**Fixed** (`--rounds=N`): every case in every round, and one 95% t interval on the logs of "
     "the per-round ratios (bench/analysis/verdict.py): **holds** or **reversed** when it excludes 1, "
     "**equivalent within ±2%** when it lies inside 0.98 .. 1.02, else **not separable on this machine**.",
-    "Ratio: the geometric mean of the per-round ratios A/B with the verdict's interval; rounds: those it rests "
-    "on; any difference below: the interval's farther end from 1. **Same configuration here** when both "
-    "sides ran the same effective configuration (read from the running processes), which is no experiment; "
-    "**not testable here** names the machine and command that can test it. Steal: the verdict's rounds whose "
-    "runs lost more than 5% of the machine's CPU time to the hypervisor (/proc/stat), of those measured.",
+    "Ratio: the median of the per-round ratios A/B with the verdict's interval and its level; rounds: those it "
+    "rests on; any difference below: the interval's farther end from 1. **Same configuration here** when both "
+    "sides ran the same effective configuration (read from the running processes), which is no experiment and "
+    "has no interval; **not testable here** names the machine and command that can test it. Steal: the "
+    "verdict's rounds whose runs lost more than 5% of the machine's CPU time to the hypervisor (/proc/stat), of "
+    "those measured.",
     "p: a sign-flip test of the same ratios, a check (n rounds cannot go below 2 / 2^n). Could detect: "
     "differences above it would have been seen at 80% power. Saturated: per round, the side whose CPU time "
     "reached 90% of wall time x the CPUs it may use (load, server, both, neither).",

@@ -11,7 +11,7 @@ import re
 from bench.reporting import history_report
 from bench.reporting import verdict_text
 
-SUMMARY_COLUMNS = ["question", "verdict", "under", "A vs B", "measured (medians)", "ratio A/B (95% CI)",
+SUMMARY_COLUMNS = ["question", "verdict", "under", "A vs B", "measured (medians)", "ratio A/B (interval, level)",
                    "the other loads and placements", "earlier runs"]
 
 

@@ -256,18 +256,26 @@ STEAL = Obj("a verdict's rounds with steal", {
     "max_steal": nullable("num"),
 })
 
-# The sequential rule's decision on a claim (sequential.decide_summary).
+# The sequential rule's decision on a claim (sequential.decide). The median ratio, its interval's level and
+# whether it bounds, the anytime p-value, the best case's rounds and the direction's level come with the sign
+# sequence; `tightest_at` with the runs stored before it.
 SEQUENCE = Obj("a sequential decision", {
     "outcome": Field(Enum("holds", "reversed", "equivalent", "open")),
     "rounds": Field("int"),
+    "median_ratio": opt("num"),
     "geomean_ratio": nullable("num"),
     "interval": nullable(ListOf("num")),
+    "level": opt("num"),
+    "bounded": opt("bool", nullable=False),
+    "p_value": opt("num", nullable=False),
     "sd_log": nullable("num"),
     "reach_pct": nullable("num"),
     "rounds_to_decide": nullable("int"),
+    "rounds_best_case": opt("int"),
     "margin": Field("num"),
     "alpha": Field("num"),
-    "tightest_at": Field("int"),
+    "direction_alpha": opt("num", nullable=False),
+    "tightest_at": opt("int", nullable=False),
     "rule": Field("str"),
 })
 
@@ -285,7 +293,7 @@ VERDICT = Obj("a verdict", {
     "per_round_max": opt("num"),
     "p_value": opt("num"),
     # The paired statistics (verdict.py, paired_ratio.py), absent from documents stored before them.
-    "test": opt(Enum("two-sided Mann-Whitney U", "paired t on log ratios", sequential.RULE)),
+    "test": opt(Enum("two-sided Mann-Whitney U", "paired t on log ratios", sequential.RULE, *sequential.OLDER_RULES)),
     "rounds_paired": opt("int"),
     "geomean_ratio": opt("num"),
     "ci95": opt(ListOf("num")),
@@ -350,13 +358,20 @@ SETTINGS = Obj("the settings", {
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "margin": opt("num", nullable=False),
     "budget_s": opt("num", nullable=False),
-    # The run's claims judged as one family: how many, the rate for all of them together and the rule; each
-    # claim's own rate; the claims the budget could not decide, given up (rounds.UntilDecided's out_of_reach).
+    # The run's claims under error control: how many, the rate for each family together and the rule, and
+    # the families (the write-ups' own claims, the others; absent from runs stored with one family); the levels
+    # each claim was judged at ([claim, alpha, direction alpha]); the fallback rate; the claims the budget
+    # could not decide even at their best case, set aside (rounds.UntilDecided's out_of_reach).
     "family": opt(Obj("the run's family of claims", {
         "claims": Field("int"),
         "alpha": Field("num"),
         "rule": Field("str"),
+        "families": opt(MapOf(Obj("a family of claims", {
+            "claims": Field("int"),
+            "what": Field("str"),
+        })), nullable=False),
     }), nullable=False),
+    "levels": opt(ListOf(ListOf(("str", "num"))), nullable=False),
     "alpha": opt("num", nullable=False),
     "out_of_reach": opt(MapOf(Obj("a claim out of reach", {
         "rounds": Field("int"),

@@ -61,9 +61,9 @@ def render(doc, report_path=None, width=160):
     rows = [(r["question"], r["verdict"], r["ratio"], r["others"]) for r in doc["summary"]]
     if not rows:
         lines.append("  (no write-up ran)")
-    header = ("claim (the write-up's own load, shared placement)", "verdict", "ratio A/B (95% CI)",
+    header = ("claim (the write-up's own load, shared placement)", "verdict", "ratio A/B (interval, level)",
               "other loads and placements")
-    widths = [min(max(len(r[i]) for r in rows + [header]), cap) for i, cap in enumerate((50, 29, 22))] if rows else []
+    widths = [min(max(len(r[i]) for r in rows + [header]), cap) for i, cap in enumerate((50, 29, 32))] if rows else []
     for row, full in zip([header] + rows, [None] + doc["summary"]) if rows else []:
         fixed = "  ".join(_cut(row[i], widths[i]).ljust(widths[i]) for i in range(3))
         lines.append(_cut(f"  {fixed}  {row[3]}", width))

@@ -9,10 +9,11 @@ and the terminal's summary (bench/reporting/markdown.py, html_report.py, termina
 import math
 
 NOT_TESTABLE = "not testable here"
+SAME_CONFIGURATION = "same configuration here"
 SETTLED = ("holds", "reversed")  # the interval says why; so it does for "equivalent within ..."
 
 # The verdict second: on a narrow screen it stays in sight beside its claim.
-VERDICT_COLUMNS = ["claim", "verdict", "measured here (A vs B, medians)", "ratio A/B (95% CI)", "per round",
+VERDICT_COLUMNS = ["claim", "verdict", "measured here (A vs B, medians)", "ratio A/B (interval, level)", "per round",
                    "rounds", "any difference below", "p (sign flip)", "could detect", "saturated (rounds)",
                    "steal (rounds)", "steady state (runs)", "why"]
 
@@ -32,14 +33,30 @@ def span(values):
 
 
 def ratio_interval(line):
-    """The paired ratio A/B with its 95% interval, "1.31 (1.28 .. 1.35)" (a sequential verdict's: the
-    confidence sequence's at the round it stopped); the ratio of medians where nothing paired."""
+    """The ratio A/B with its interval: a sequential verdict's median ratio and its confidence sequence's
+    interval at the round it stopped, with the interval's level, "0.849 (0.723 .. 0.997) at 99%"; "0.94, 6
+    rounds: not enough to bound it" where the interval is wider than a factor of 2; the ratio alone for a
+    comparison of one configuration with itself (no experiment, no interval); a fixed design's geometric mean
+    with its t interval; the ratio of medians where nothing paired."""
     sequence = line.get("sequence") or {}
+    if line.get("verdict") == SAME_CONFIGURATION:
+        return number(sequence.get("median_ratio") or sequence.get("geomean_ratio") or line.get("geomean_ratio")
+                      or line.get("ratio"))
+    if "bounded" in sequence:  # the sign sequence's: the median ratio
+        if not sequence["bounded"]:
+            return f"{number(sequence['median_ratio'])}, {unbounded(sequence['rounds'])}"
+        level = f" at {sequence['level'] * 100:.3g}%" if sequence.get("level") else ""
+        return ratio_with_interval(sequence["median_ratio"], sequence["interval"]) + level
     if sequence.get("interval"):
         return ratio_with_interval(sequence["geomean_ratio"], sequence["interval"])
     if line.get("ci95"):
         return ratio_with_interval(line["geomean_ratio"], line["ci95"])
     return f"{number(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
+
+
+def unbounded(rounds_):
+    """What a line says in place of an interval too wide to read: "6 rounds: not enough to bound it"."""
+    return f"{rounds_} round{'s' if rounds_ != 1 else ''}: not enough to bound it"
 
 
 def ratio_with_interval(ratio, interval):
@@ -86,7 +103,9 @@ def rounds(line):
 
 
 def percent(x):
-    """"12%", "4.5%", "520%": two significant digits, never in e-notation."""
+    """"12%", "4.5%", "520%": two significant digits, never in e-notation; "-" for None."""
+    if x is None:
+        return "-"
     return f"{x:.2g}%" if abs(x) < 99.5 else f"{x:.0f}%"
 
 
@@ -94,6 +113,8 @@ def bound(line):
     """"12%": any difference is below this, the farther end of the verdict's interval from 1 (a verdict stored
     without it: its t interval's)."""
     reach = line.get("reach_pct")
+    if "bounded" in (line.get("sequence") or {}) and not line["sequence"]["bounded"]:
+        return "-"  # its interval is too wide to bound anything; the t interval beside it is no bound either
     if reach is None and line.get("ci95") and min(line["ci95"]) > 0:
         reach = math.expm1(max(abs(math.log(x)) for x in line["ci95"])) * 100
     return percent(reach) if reach is not None else "-"
@@ -171,6 +192,13 @@ def error_control(run):
     if not family:
         return ("Each claim was judged at 5% on its own (a fixed design, or a run stored before error control "
                 "across claims): among twenty claims, one wrong verdict is what chance allows.")
+    if family.get("families"):
+        rate = f"{family['alpha'] * 100:g}%"
+        said = [f"at most {rate} chance that any of the {group['claims']} verdicts on {group['what']} is wrong, "
+                "together" for group in family["families"].values()]
+        return ("Error control: " + "; and ".join(said) + ". Holm's step-down on the claims' anytime p-values "
+                "decides a direction, equivalence is judged at the family's rate over its claims, and each interval "
+                "is at the level its line was judged at.")
     each = family["alpha"] / max(family["claims"], 1)
     return (f"Error control: at most {family['alpha'] * 100:g}% chance that any of these verdicts is wrong, together "
             f"({family['claims']} claims judged; Bonferroni: each claim's sequence at {each * 100:.2g}%).")

@@ -111,6 +111,8 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     every figure beside the verdict (medians, per-round span, steal, steady state) is of the rounds it paired;
     a sequential one's, of those up to its decision. A ratio that moved during the run says so (`drift`)."""
     a, b, figure = claim.a, claim.b, claim.figure
+    if options is not None:  # the levels its family judged this claim at
+        options = options.for_claim(_claim_text(claim, rows, placement))
     if placement is not None:
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
     cells_a, cells_b = _cells(rows, **a), _cells(rows, **b)
@@ -140,6 +142,16 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     if placement is not None:
         line["placement"] = placement
     return line
+
+
+def claim_rounds(line, rows):
+    """The per-round log ratios a verdict `line` was judged on, from its run's `rows`: its cells' figure over
+    the rounds both sides ran and the host did not disturb, in round order (every round, also those after a
+    sequential verdict stopped)."""
+    cells_a, cells_b = _cells(rows, **line["a"]), _cells(rows, **line["b"])
+    disturbed = verdict.disturbed_rounds(cells_a + cells_b)
+    cells_a, cells_b = ([r for r in cells if r.get("round") not in disturbed] for cells in (cells_a, cells_b))
+    return _log_ratios(cells_a, cells_b, line["figure"])[0]
 
 
 def _log_ratios(cells_a, cells_b, figure):
@@ -412,11 +424,14 @@ def section_of(head, rows, fates, claims, stored, tables):
 
 
 def sequential_options(settings):
-    """The sequential rule's options where the run was adaptive (settings "design": "sequential"), else None."""
+    """The sequential rule's options where the run was adaptive (settings "design": "sequential"), else None:
+    with the levels the run's error control judged each claim at (settings "levels": [[claim, alpha, direction
+    alpha], ...]), where it kept them."""
     if settings.get("design") != "sequential":
         return None
     return sequential.Options(margin=settings.get("margin", sequential.MARGIN),
-                              alpha=settings.get("alpha", sequential.ALPHA))
+                              alpha=settings.get("alpha", sequential.ALPHA),
+                              levels=tuple(tuple(level) for level in settings.get("levels", ())))
 
 
 def rounds_text(settings):

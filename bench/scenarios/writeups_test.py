@@ -227,7 +227,7 @@ class RoundsAVerdictRestsOnTest(unittest.TestCase):
         self.assertEqual(line["samples_b"], 5)
 
     def test_a_sequential_verdicts_figures_stop_at_its_decision(self):
-        ratios = [1.3, 1.31, 1.29, 1.3, 1.3, 1.3] + [0.5] * 10
+        ratios = [1.3, 1.31, 1.29, 1.3, 1.3, 1.3] * 2 + [0.5] * 10  # decided at its 7th round, at 5%
         line = writeups.claim_line(self.CLAIM, self.rows(ratios), fates("a", "b"), options=sequential.DEFAULT)
         self.assertEqual(line["verdict"], verdict.HOLDS)
         self.assertEqual(line["samples_a"], line["sequence"]["rounds"])

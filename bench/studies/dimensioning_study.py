@@ -17,8 +17,10 @@ gives the ratio two ways: over the whole run as the write-up counted it (msgs_pe
 steady state (steady_msgs_per_s: bench/analysis/steady_state.py), each with its paired 95% interval, and how
 many runs reached a steady state, in which class.
 
-The recommendation: the shortest length whose steady-state ratio agrees with the write-up-length ratio (each
-inside the other's 95% interval; servers kept, as the main job keeps them), the lengths that do not named; and what one minute of runs
+The recommendation: the shortest length whose steady-state ratio is equivalent to the longest length's (60 s or
+more: the write-up's own length where it ran) within +-5%, by an equivalence test (the 90% interval of the two
+ratios' ratio inside [1/1.05, 1.05]; servers kept, as the main job keeps them), the lengths that do not named,
+or that none does; and what one minute of runs
 buys at that length (the interval's half-width after a minute of rounds, from the sd seen) beside the same at
 the write-up's length: precision per minute with the bias, not without it.
 
@@ -133,26 +135,53 @@ def table(rows, claims):
     return lines
 
 
-def agrees(line, reference):
-    """Whether two lengths' ratios agree: each lies inside the other's 95% interval."""
-    return (reference["ci95"][0] <= line["geomean_ratio"] <= reference["ci95"][1]
-            and line["ci95"][0] <= reference["geomean_ratio"] <= line["ci95"][1])
+# Two lengths give the same answer when their ratios differ by less than this, both ways (as the verdicts'
+# equivalence margin: the write-ups' differences are 25% and more).
+EQUIVALENCE_MARGIN = 0.05
+
+
+def difference(line, reference):
+    """The ratio of two lengths' ratios, line / reference, with its 90% interval (the two one-sided tests at
+    5% each of an equivalence test: Schuirmann 1987), from each length's paired t interval, their standard
+    errors added in squares, Welch-Satterthwaite's degrees of freedom: {"ratio", "interval"}."""
+    def standard_error(found):
+        return math.log(found["ci95"][1] / found["ci95"][0]) / (2 * paired_ratio.t_quantile(0.975, found["rounds"] - 1))
+    se_line, se_reference = standard_error(line), standard_error(reference)
+    se = math.sqrt(se_line ** 2 + se_reference ** 2)
+    freedom = se ** 4 / (se_line ** 4 / (line["rounds"] - 1) + se_reference ** 4 / (reference["rounds"] - 1)) \
+        if se > 0 else max(line["rounds"], reference["rounds"]) - 1
+    d = math.log(line["geomean_ratio"] / reference["geomean_ratio"])
+    half = paired_ratio.t_quantile(0.95, freedom) * se
+    return {"ratio": math.exp(d), "interval": [math.exp(d - half), math.exp(d + half)]}
+
+
+def equivalent(line, reference, margin=EQUIVALENCE_MARGIN):
+    """Whether a length's ratio is the reference length's within +-`margin`: the 90% interval of their ratio
+    (difference()) lies inside [1 / (1 + margin), 1 + margin]. Two wide intervals that overlap do not pass:
+    the test asks the data to show the lengths agree, not fail to show they differ."""
+    low, high = difference(line, reference)["interval"]
+    return 1 / (1 + margin) <= low and high <= 1 + margin
 
 
 def recommend(lines, study, placement, figure="steady_msgs_per_s"):
-    """The shortest length (servers kept, as the main job keeps them) whose ratio agrees with the longest
-    length's (agrees): {"length", "reference_length", "reference", "chosen", "figure", "outside" (the lengths
-    that do not agree)}; None without a line."""
+    """The shortest length (servers kept, as the main job keeps them) whose ratio is equivalent within +-5% to
+    the longest length's (equivalent()), the longest being the write-up's or the nearest to it of 60 s and
+    more: {"length" (None where no shorter length passes: then the longest is what a claim needs),
+    "reference_length", "reference", "chosen", "figure", "difference" (the chosen's against the reference),
+    "outside" (the lengths that do not pass, with their difference)}; None without a line."""
     kept = sorted((l for l in lines if l["study"] == study and l["placement"] == placement and
                    l["servers"] == "kept" and l.get(figure)), key=lambda l: l["length"])
     if not kept:
         return None
     reference = kept[-1]
-    chosen = next(l for l in kept if agrees(l[figure], reference[figure]))
-    return {"length": chosen["length"], "reference_length": reference["length"],
-            "reference": reference[figure], "chosen": chosen[figure], "figure": figure,
-            "outside": [{"length": l["length"], "ratio": l[figure]["geomean_ratio"]} for l in kept
-                        if not agrees(l[figure], reference[figure])]}
+    shorter = kept[:-1]
+    chosen = next((l for l in shorter if equivalent(l[figure], reference[figure])), None)
+    return {"length": chosen["length"] if chosen else None, "reference_length": reference["length"],
+            "reference": reference[figure], "chosen": chosen[figure] if chosen else None, "figure": figure,
+            "difference": difference(chosen[figure], reference[figure]) if chosen else None,
+            "outside": [{"length": l["length"], "ratio": l[figure]["geomean_ratio"],
+                         "difference": difference(l[figure], reference[figure])}
+                        for l in shorter if not equivalent(l[figure], reference[figure])]}
 
 
 # ---------------------------------------------------------------------------------------------- the rendering
@@ -196,17 +225,34 @@ def markdown(doc):
                            f"| {classes} | {'-' if buys is None else f'{math.expm1(buys) * 100:.1f}'} |")
             found = (doc.get("recommendation") or {}).get(f"{study} {placement}")
             if found:
-                out += ["", f"**Recommended length: {found['length']:,} {UNIT[study]}**: the shortest whose "
-                        f"steady-state ratio ({_ratio_text(found['chosen'])}) agrees "
-                        f"with the {found['reference_length']:,}-{UNIT[study]} ratio "
-                        f"({_ratio_text(found['reference'])}): each inside the other's interval"
-                        + ("; lengths that do not: " + ", ".join(f"{o['length']:,} {UNIT[study]} ({o['ratio']:.3f})"
-                                                                 for o in found["outside"])
-                           if found["outside"] else "") + "."]
+                out += ["", _recommendation_text(found, study)]
             out.append("")
     if doc.get("charts"):
         out += ["![The ratio against the run's length](" + doc["charts"][0] + ")", ""]
     return "\n".join(out)
+
+
+def _recommendation_text(found, study):
+    """The recommendation in words: the length chosen and the equivalence test it passed, or that none did."""
+    unit = UNIT[study]
+    if "difference" not in found:  # a study stored before the equivalence test: its own words
+        return (f"**Recommended length: {found['length']:,} {unit}**: the shortest whose steady-state ratio "
+                f"({_ratio_text(found['chosen'])}) agrees with the {found['reference_length']:,}-{unit} ratio "
+                f"({_ratio_text(found['reference'])}): each inside the other's interval"
+                + ("; lengths that do not: " + ", ".join(f"{o['length']:,} {unit} ({o['ratio']:.3f})"
+                                                         for o in found["outside"]) if found["outside"] else "") + ".")
+    outside = ("; lengths that do not: " + ", ".join(
+        f"{o['length']:,} {unit} ({o['difference']['ratio']:.3f}, 90% interval {o['difference']['interval'][0]:.3f} .. "
+        f"{o['difference']['interval'][1]:.3f})" for o in found["outside"]) if found["outside"] else "")
+    if found["length"] is None:
+        return (f"**No shorter length is equivalent** to the {found['reference_length']:,}-{unit} ratio "
+                f"({_ratio_text(found['reference'])}) within ±{EQUIVALENCE_MARGIN * 100:g}%: a claim needs runs that "
+                f"long{outside}.")
+    low, high = found["difference"]["interval"]
+    return (f"**Recommended length: {found['length']:,} {unit}**: the shortest whose steady-state ratio "
+            f"({_ratio_text(found['chosen'])}) is equivalent to the {found['reference_length']:,}-{unit} ratio "
+            f"({_ratio_text(found['reference'])}) within ±{EQUIVALENCE_MARGIN * 100:g}%: their ratio "
+            f"{found['difference']['ratio']:.3f}, 90% interval {low:.3f} .. {high:.3f}{outside}.")
 
 
 def draw_chart(doc, out):
