@@ -239,10 +239,15 @@ def disturbed_rounds(rows, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OT
     return out
 
 
+def share_text(share):
+    """A share of the CPUs as a reader takes it: "31%", "4.5%", "100%" (never in e-notation)."""
+    return f"{share * 100:.2g}%" if share < 0.995 else f"{share * 100:.0f}%"
+
+
 def disturbance_text(found):
     """How a disturbance reads: "other programs took 31% of the CPUs (python3, pid 28796)", "the hypervisor
     took 25% of the CPUs (steal)"."""
-    share = f"{found['share'] * 100:.2g}%" if found.get("share") is not None else "a share"
+    share = share_text(found["share"]) if found.get("share") is not None else "a share"
     if found["why"] == "steal":
         return f"the hypervisor took {share} of the CPUs (steal)"
     top = found.get("top")

@@ -181,6 +181,9 @@ class DisturbanceTest(unittest.TestCase):
         self.assertEqual(verdict.disturbed_rounds([over_ssh]), {1: "other"})
         self.assertEqual(verdict.disturbance(old)["top"], None)
 
+    def test_a_share_reads_in_percent_never_in_e_notation(self):
+        self.assertEqual([verdict.share_text(x) for x in (0.31, 0.045, 1.0, 0.0)], ["31%", "4.5%", "100%", "0%"])
+
     def test_steal_comes_first(self):
         found = verdict.disturbance(noisy_row(0, 0.31, steal=0.25))
         self.assertEqual(found["why"], "steal")
@@ -194,7 +197,8 @@ class DisturbanceTest(unittest.TestCase):
         self.assertEqual(verdict.set_aside_text(aside),
                          "other programs took 31% of the CPUs in 12 of 12 rounds (yes, pid 4242)")
         self.assertIsNone(verdict.set_aside_of([noisy_row(0, 0.01)]))
-        self.assertEqual(verdict.disturbed_rounds(rows[:3] + [noisy_row(5, 0.01)]), {0: "other", 1: "other", 2: "other"})
+        self.assertEqual(verdict.disturbed_rounds(rows[:3] + [noisy_row(5, 0.01)]),
+                         {0: "other", 1: "other", 2: "other"})
 
     def test_a_program_named_after_the_top_one_counts_among_those_that_took_most(self):
         rows = [noisy_row(i, 0.31, top=("cc1plus", 7)) for i in range(3)]

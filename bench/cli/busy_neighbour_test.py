@@ -93,7 +93,7 @@ class BusyNeighbourTest(unittest.TestCase):
         self.assertEqual(len(named), NAMED_RUNS, log)
         self.assertIn("bench: the machine's quiet level: other programs took", log)
         for line in named:  # the top one by name and pid: the hog, unless a busier program ran too
-            self.assertRegex(line, r"^echo round \d+: .*; set aside: other programs took \d+% of the CPUs "
+            self.assertRegex(line, r"^echo round \d+: .*; set aside: other programs took [\d.]+% of the CPUs "
                                    r"\([^,]+, pid \d+\)$")
         with open(os.path.join(results, "busy", "echo_writeup.json")) as f:
             document = json.load(f)
@@ -108,7 +108,7 @@ class BusyNeighbourTest(unittest.TestCase):
               f"share {[round(r['noise']['neighbours']['share'], 3) for r in hogged]}, the hog's CPU s "
               f"{[round(named_pids(r, 'cpu_s')[pid], 2) for r in hogged]} in runs of "
               f"{[round(r['noise']['wall_s'], 2) for r in hogged]} s; lines: "
-              f"{[(line['claim'], line['verdict'], (line.get('sequence') or {}).get('rounds')) for line in document['verdicts']]}")
+              f"{[(v['claim'], v['verdict'], (v.get('sequence') or {}).get('rounds')) for v in document['verdicts']]}")
         self.assertIn("quiet_share", hogged[0]["noise"]["neighbours"])
         last_hogged = max(r["round"] for r in hogged)
         self.assertGreater(max(r["round"] for r in rows), last_hogged)  # rounds ran after it stopped
@@ -127,7 +127,8 @@ class BusyNeighbourTest(unittest.TestCase):
                     self.assertTrue(line["set_aside"]["top"], line)
                 # Judged from rounds after the hog: every round it took most in is set aside, and named.
                 cells = [r for r in hogged if r["noise"]["neighbours"]["top"]["pid"] == pid and (
-                    all(r.get(k) == v for k, v in line["a"].items()) or all(r.get(k) == v for k, v in line["b"].items()))]
+                    all(r.get(k) == v for k, v in line["a"].items())
+                    or all(r.get(k) == v for k, v in line["b"].items()))]
                 if cells:
                     self.assertGreaterEqual(line["set_aside"]["rounds"], len({r["round"] for r in cells}))
                     self.assertIn((pid, "yes"), [(t["pid"], t["name"]) for t in line["set_aside"]["top"]])

@@ -311,15 +311,15 @@ def _measure_quiet_level():
     quiet = noise.quiet_level()
     top = quiet["top"]
     named = f" ({top['name']}, pid {top['pid']})" if top else ""
-    level = verdict.neighbours_level(quiet["share"])
+    level, share = verdict.neighbours_level(quiet["share"]), verdict.share_text(quiet["share"])
     if quiet["share"] > verdict.QUIET_CAP:
-        progress.log(f"bench: this machine is busy: other programs took {quiet['share'] * 100:.2g}% of the CPUs "
-                     f"over {quiet['seconds']:g} s before the first round{named}; a round in which they take more "
-                     f"than {level * 100:.2g}% is set aside")
+        progress.log(f"bench: this machine is busy: other programs took {share} of the CPUs over "
+                     f"{quiet['seconds']:g} s before the first round{named}; a round in which they take more than "
+                     f"{verdict.share_text(level)} is set aside")
     else:
-        progress.log(f"bench: the machine's quiet level: other programs took {quiet['share'] * 100:.2g}% of the "
-                     f"CPUs over {quiet['seconds']:g} s{named}; a round in which they take more than "
-                     f"{level * 100:.2g}% is set aside")
+        progress.log(f"bench: the machine's quiet level: other programs took {share} of the CPUs over "
+                     f"{quiet['seconds']:g} s{named}; a round in which they take more than "
+                     f"{verdict.share_text(level)} is set aside")
     return quiet
 
 

@@ -5,6 +5,7 @@ said; then where the report is. From the run's document (bench/reporting/documen
     print(terminal.render(doc, "results/data/linux-x86_64-2cpu-20261203T0930Z/REPORT.md"))
 """
 
+from bench.analysis import verdict
 from bench.reporting import verdict_text
 
 
@@ -41,7 +42,7 @@ def disturbance(doc):
     who = "the hypervisor (steal)" if max(reasons, key=lambda r: (reasons[r], r)) == "steal" else "other programs"
     said = f"set aside (not counted): {counted}"
     if shares:
-        said += f"; {who} took {shares[len(shares) // 2] * 100:.2g}% of the CPUs in them"
+        said += f"; {who} took {verdict.share_text(shares[len(shares) // 2])} of the CPUs in them"
     tops = {}
     for _, aside in parts:
         for top in aside.get("top") or []:
