@@ -185,21 +185,114 @@ def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=seq
     return out
 
 
+# Rows that name their neighbours (noise.neighbours: the other programs, by process) are judged against the
+# machine's own quiet level (noise.neighbours.quiet_share, measured before the first round): a round is set
+# aside for "other" when the neighbours took more than NEIGHBOURS_ABOVE of the CPUs or QUIET_TIMES the quiet
+# level, whichever is higher, and their CPU came to more than MOVED_ABOVE of what the measured programs used
+# (what they could have moved: a short run's share alone is a few ticks). A level above QUIET_CAP is a busy
+# machine, not a quiet one, and counts as QUIET_CAP, so that a neighbour there from the start is still seen.
+# Rows without them (stored before, a server over SSH) keep the rule above: other_cpu_share over
+# DISTURBED_OTHER, which counts the kernel's own work too.
+NEIGHBOURS_ABOVE = 0.05
+QUIET_TIMES = 3
+QUIET_CAP = 0.05
+MOVED_ABOVE = 0.05
+
+
+def neighbours_level(quiet_share):
+    """The neighbours' share above which a round is disturbed, on a machine whose quiet level is `quiet_share`
+    (None: not measured, 0)."""
+    return max(NEIGHBOURS_ABOVE, QUIET_TIMES * min(quiet_share or 0.0, QUIET_CAP))
+
+
+def disturbance(row, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OTHER):
+    """Why one run (a row) disturbed its round, or None: {"why": "steal" or "other", "share": the share of the
+    CPUs the hypervisor or the other programs took, "top": the neighbour that took most ({"pid", "name",
+    "cpu_s"}; None where the row does not name them), and, where it does, "next": the two after it}."""
+    noise = row.get("noise") or {}
+    steal = noise.get("steal")
+    if steal is not None and steal > steal_above:
+        return {"why": "steal", "share": steal, "top": None}
+    near = noise.get("neighbours")
+    if not near:
+        other = noise.get("other_cpu_share")
+        return {"why": "other", "share": other, "top": None} if other is not None and other > other_above else None
+    share, measured = near.get("share"), (noise.get("server_cpu_s") or 0.0) + (noise.get("client_cpu_s") or 0.0)
+    if share is None or share <= neighbours_level(near.get("quiet_share")) or near["cpu_s"] <= MOVED_ABOVE * measured:
+        return None
+    return {"why": "other", "share": share, "top": near.get("top"), "next": near.get("next") or []}
+
+
 def disturbed_rounds(rows, steal_above=DISTURBED_STEAL, other_above=DISTURBED_OTHER):
     """The rounds of `rows` (a claim's runs of both sides) in which any run lost more than `steal_above` of the
-    machine's CPU time to the hypervisor, or saw other programs use more than `other_above` of it (a row's
-    noise, bench/running/noise.py): {round: "steal" or "other", the reason of its first run above a level}."""
+    machine's CPU time to the hypervisor, or saw other programs disturb it (disturbance(): rows that name their
+    neighbours against the quiet level, older ones other load over `other_above`): {round: "steal" or "other",
+    the reason of its first run disturbed}."""
     out = {}
     for row in rows:
-        noise, index = row.get("noise") or {}, row.get("round")
-        if index is None:
+        index = row.get("round")
+        if index is None or index in out:
             continue
-        steal, other = noise.get("steal"), noise.get("other_cpu_share")
-        if steal is not None and steal > steal_above:
-            out.setdefault(index, "steal")
-        elif other is not None and other > other_above:
-            out.setdefault(index, "other")
+        found = disturbance(row, steal_above, other_above)
+        if found is not None:
+            out[index] = found["why"]
     return out
+
+
+def share_text(share):
+    """A share of the CPUs as a reader takes it: "31%", "4.5%", "100%" (never in e-notation)."""
+    return f"{share * 100:.2g}%" if share < 0.995 else f"{share * 100:.0f}%"
+
+
+def disturbance_text(found):
+    """How a disturbance reads: "other programs took 31% of the CPUs (python3, pid 28796)", "the hypervisor
+    took 25% of the CPUs (steal)"."""
+    share = share_text(found["share"]) if found.get("share") is not None else "a share"
+    if found["why"] == "steal":
+        return f"the hypervisor took {share} of the CPUs (steal)"
+    top = found.get("top")
+    return f"other programs took {share} of the CPUs" + (f" ({top['name']}, pid {top['pid']})" if top else "")
+
+
+def set_aside_of(rows):
+    """What disturbed the rounds of `rows` that were set aside, None where none was: {"rounds", "of" (the
+    rounds of `rows`), "why": {reason: rounds}, "share" (the median of each set-aside round's largest share),
+    "top": the neighbours that took most over them (each run's three named, summed), [{"pid", "name",
+    "cpu_s"}], at most three}."""
+    by_round, seen = {}, set()
+    for row in rows:
+        if row.get("round") is None:
+            continue
+        seen.add(row["round"])
+        found = disturbance(row)
+        if found is not None:
+            by_round.setdefault(row["round"], []).append(found)
+    if not by_round:
+        return None
+    reasons = {}
+    for found in by_round.values():
+        reasons[found[0]["why"]] = reasons.get(found[0]["why"], 0) + 1
+    shares = [max(f["share"] for f in found if f["share"] is not None) for found in by_round.values()
+              if any(f["share"] is not None for f in found)]
+    tops = {}
+    for found in by_round.values():
+        for f in found:
+            for named in ([f["top"]] if f.get("top") else []) + f.get("next", []):
+                key = (named["pid"], named["name"])
+                tops[key] = tops.get(key, 0.0) + named["cpu_s"]
+    top = sorted(tops.items(), key=lambda item: (-item[1], item[0]))[:3]
+    return {"rounds": len(by_round), "of": len(seen), "why": dict(sorted(reasons.items())),
+            "share": statistics.median(shares) if shares else None,
+            "top": [{"pid": pid, "name": name, "cpu_s": round(cpu_s, 3)} for (pid, name), cpu_s in top]}
+
+
+def set_aside_text(aside):
+    """"other programs took 31% of the CPUs in 12 of 12 rounds (python3, pid 28796)": what set_aside_of found."""
+    why = max(aside["why"], key=lambda reason: (aside["why"][reason], reason))
+    said = disturbance_text({"why": why, "share": aside.get("share"), "top": None})
+    top = aside.get("top") or []
+    named = "; ".join(f"{t['name']}, pid {t['pid']}" for t in top[:1])
+    return f"{said} in {aside['rounds']} of {aside['of']} rounds" + (f" ({named})" if named else "")
 
 
 def steal_rounds(rows, level=STEAL_LEVEL):

@@ -136,5 +136,77 @@ class StealRoundsTest(unittest.TestCase):
         self.assertEqual(verdict.steal_rounds([])["max_steal"], None)
 
 
+def noisy_row(round_index, share, cpu_s=None, measured=(1.0, 0.9), quiet=None, top=("yes", 4242), steal=0.0):
+    """A row whose neighbours took `share` of the CPUs (cpu_s: their CPU, by default share x 2 CPUs x 2 s), the
+    measured programs `measured` (server, client) CPU seconds."""
+    cpu_s = share * 4 if cpu_s is None else cpu_s
+    near = {"cpu_s": cpu_s, "share": share, "top": {"pid": top[1], "name": top[0], "cpu_s": cpu_s} if top else None}
+    if quiet is not None:
+        near["quiet_share"] = quiet
+    return {"round": round_index, "status": "ok", "noise": {
+        "steal": steal, "other_cpu_share": 0.5, "server_cpu_s": measured[0], "client_cpu_s": measured[1],
+        "neighbours": near}}
+
+
+class DisturbanceTest(unittest.TestCase):
+    def test_a_neighbour_above_five_percent_of_the_cpus_sets_its_round_aside(self):
+        found = verdict.disturbance(noisy_row(3, 0.31))
+        self.assertEqual(found, {"why": "other", "share": 0.31, "top": {"pid": 4242, "name": "yes", "cpu_s": 1.24},
+                                 "next": []})
+        self.assertEqual(verdict.disturbance_text(found), "other programs took 31% of the CPUs (yes, pid 4242)")
+        self.assertIsNone(verdict.disturbance(noisy_row(3, 0.04)))
+
+    def test_the_kernel_s_own_work_does_not_count_where_the_row_names_its_neighbours(self):
+        # other_cpu_share 0.5 (softirq, kernel threads) in every noisy_row: only the neighbours decide.
+        self.assertIsNone(verdict.disturbance(noisy_row(0, 0.01)))
+
+    def test_the_threshold_rises_with_the_machine_s_quiet_level_up_to_a_cap(self):
+        self.assertEqual(verdict.neighbours_level(None), 0.05)
+        self.assertAlmostEqual(verdict.neighbours_level(0.03), 0.09)
+        self.assertAlmostEqual(verdict.neighbours_level(0.40), 0.15)  # busy from the start: still seen above 15%
+        self.assertIsNone(verdict.disturbance(noisy_row(0, 0.08, quiet=0.03)))
+        self.assertIsNotNone(verdict.disturbance(noisy_row(0, 0.10, quiet=0.03)))
+        self.assertIsNotNone(verdict.disturbance(noisy_row(0, 0.31, quiet=0.40)))
+
+    def test_a_short_run_is_judged_by_what_the_neighbours_could_have_moved(self):
+        # A few tenths of a second: 3 ticks of a daemon are 7% of the CPUs but 3% of what the measured programs ran.
+        self.assertIsNone(verdict.disturbance(noisy_row(0, 0.07, cpu_s=0.03, measured=(0.5, 0.5))))
+        self.assertIsNotNone(verdict.disturbance(noisy_row(0, 0.07, cpu_s=0.06, measured=(0.5, 0.5))))
+
+    def test_rows_stored_before_keep_the_other_load_rule(self):
+        old = {"round": 1, "noise": {"steal": 0.0, "other_cpu_share": 0.06}}
+        self.assertEqual(verdict.disturbed_rounds([old]), {1: "other"})
+        self.assertEqual(verdict.disturbed_rounds([{**old, "noise": {"steal": 0.0, "other_cpu_share": 0.04}}]), {})
+        over_ssh = {"round": 1, "noise": {"steal": 0.0, "other_cpu_share": 0.06, "neighbours": None}}
+        self.assertEqual(verdict.disturbed_rounds([over_ssh]), {1: "other"})
+        self.assertEqual(verdict.disturbance(old)["top"], None)
+
+    def test_a_share_reads_in_percent_never_in_e_notation(self):
+        self.assertEqual([verdict.share_text(x) for x in (0.31, 0.045, 1.0, 0.0)], ["31%", "4.5%", "100%", "0%"])
+
+    def test_steal_comes_first(self):
+        found = verdict.disturbance(noisy_row(0, 0.31, steal=0.25))
+        self.assertEqual(found["why"], "steal")
+        self.assertEqual(verdict.disturbance_text(found), "the hypervisor took 25% of the CPUs (steal)")
+
+    def test_what_set_the_rounds_aside_reads_as_a_finding(self):
+        rows = [noisy_row(i, 0.31) for i in range(12)] + [noisy_row(i, 0.02) for i in range(12)]
+        aside = verdict.set_aside_of(rows)
+        self.assertEqual((aside["rounds"], aside["of"], aside["why"], aside["share"]), (12, 12, {"other": 12}, 0.31))
+        self.assertEqual(aside["top"], [{"pid": 4242, "name": "yes", "cpu_s": 14.88}])
+        self.assertEqual(verdict.set_aside_text(aside),
+                         "other programs took 31% of the CPUs in 12 of 12 rounds (yes, pid 4242)")
+        self.assertIsNone(verdict.set_aside_of([noisy_row(0, 0.01)]))
+        self.assertEqual(verdict.disturbed_rounds(rows[:3] + [noisy_row(5, 0.01)]),
+                         {0: "other", 1: "other", 2: "other"})
+
+    def test_a_program_named_after_the_top_one_counts_among_those_that_took_most(self):
+        rows = [noisy_row(i, 0.31, top=("cc1plus", 7)) for i in range(3)]
+        for row in rows:
+            row["noise"]["neighbours"]["next"] = [{"pid": 4242, "name": "yes", "cpu_s": 0.5}]
+        self.assertEqual(verdict.set_aside_of(rows)["top"], [{"pid": 7, "name": "cc1plus", "cpu_s": 3.72},
+                                                            {"pid": 4242, "name": "yes", "cpu_s": 1.5}])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -13,6 +13,7 @@ import os
 import time
 
 from bench.analysis import histogram_merge
+from bench.analysis import verdict
 from bench.analysis import sequential
 from bench.analysis import judged_link
 from bench.cli import plan as run_plan
@@ -26,6 +27,7 @@ from bench.design import budget as budget_across_parts
 from bench.design import error_control
 from bench.base import checkout
 from bench.running import contest
+from bench.running import noise
 from bench.base import progress
 from bench.running import remote_placement
 from bench.design import rounds as round_policies
@@ -171,7 +173,8 @@ def _plan(part, budget, whole, control):
     if not part.adaptive():
         # The write-ups' long runs alternate A-B, B-A: a drift over a round's minutes favours neither side.
         policy = round_policies.Alternating() if settings.get("as_written") else round_policies.EveryCase()
-        return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name)
+        return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name,
+                              quiet_share=_quiet_share(settings))
     if math.isfinite(budget.seconds):  # not the tables' round, which the budget kept aside
         settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
@@ -179,7 +182,11 @@ def _plan(part, budget, whole, control):
                                                   name=definition.name, control=control)
     else:
         part.policy.resume(budget)
-    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name)
+    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings))
+
+
+def _quiet_share(settings):
+    return (settings.get("quiet") or {}).get("share")
 
 
 def run_part(part, plan, context, budget=None, whole=None):
@@ -212,6 +219,9 @@ def store_part(part, plan, context):
             settings["out_of_reach"] = dict(part.policy.out_of_reach)
     writeup_cases.note_failures(fates, outcome.failed_servers)
     rows = outcome.rows
+    aside = verdict.set_aside_of(judged_link.on_the_judged_link(rows))
+    if aside is not None:  # the run's last screen names it (terminal.py)
+        settings["set_aside"] = aside
     section = definition.section(judged_link.on_the_judged_link(rows), fates, settings)
     document_ = {"schema": result_schema.current(result_schema.WRITEUP), "part": definition.name,
                  "environment": env, "settings": settings,
@@ -313,6 +323,25 @@ def _store_final_levels(prepared, plan, context):
                 store_part(part, plan, context)
 
 
+def _measure_quiet_level():
+    """The machine's own level (noise.quiet_level: what other programs take while nothing of ours runs), said,
+    and kept in each part's settings: a round is set aside when its neighbours take clearly more
+    (verdict.disturbance)."""
+    quiet = noise.quiet_level()
+    top = quiet["top"]
+    named = f" ({top['name']}, pid {top['pid']})" if top else ""
+    level, share = verdict.neighbours_level(quiet["share"]), verdict.share_text(quiet["share"])
+    if quiet["share"] > verdict.QUIET_CAP:
+        progress.log(f"bench: this machine is busy: other programs took {share} of the CPUs over "
+                     f"{quiet['seconds']:g} s before the first round{named}; a round in which they take more than "
+                     f"{verdict.share_text(level)} is set aside")
+    else:
+        progress.log(f"bench: the machine's quiet level: other programs took {share} of the CPUs over "
+                     f"{quiet['seconds']:g} s{named}; a round in which they take more than "
+                     f"{verdict.share_text(level)} is set aside")
+    return quiet
+
+
 def run(plan, placement):
     """Runs the plan's parts (placed by `placement`: open_placement's, or None on this machine) within its budget
     into a run folder of their own, then writes the run's report and prints its summary. Returns the exit code:
@@ -329,7 +358,10 @@ def run(plan, placement):
         control = error_control.ErrorControl(margin=plan.margin)
         context = RunContext(folder, run_environment.environment(costs), placement, control=control,
                              definitions=catalogue.ALL + tuple(plan.yours))
+        quiet = _measure_quiet_level() if placement is None and costs is not None else None
         prepared = _prepare_parts(plan, placement, failures, control)
+        for part in prepared if quiet is not None else []:
+            part.settings["quiet"] = quiet
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
                      f"and checking the contestants); no round ran. The run's folder: {folder}")

@@ -171,7 +171,8 @@ class UntilDecided:
     def open(self, reachable=True):
         """The questions still open; with `reachable`, those not set aside as out of reach."""
         return [q for q in self.questions if (not reachable or q.name not in self.out_of_reach)
-                and (self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN]
+                and ((self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN
+                     or _all_set_aside(self.lines.get(q.name)))]
 
     def cheapest_s(self, cases):
         """The fewest seconds that would decide one of the open questions over `cases` at the rounds seen
@@ -317,6 +318,13 @@ class UntilDecided:
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
             lines.append(f"  open: {question.name}: {_shown(sequence)}")
         return "\n".join(lines)
+
+
+def _all_set_aside(line):
+    """Whether every round of a question's line was set aside (other programs, steal): nothing was decided
+    of the claim, so it stays open for the rounds a quieter machine gives, whatever its verdict says."""
+    aside = (line or {}).get("set_aside") or {}
+    return aside.get("of") is not None and aside.get("rounds") == aside["of"]
 
 
 def _shown(sequence):

@@ -21,6 +21,7 @@ import itertools
 import time
 from typing import Callable, Optional
 
+from bench.analysis import verdict
 from bench.base import progress
 from bench.design import rounds as round_policies
 
@@ -80,13 +81,16 @@ class Case:
 class Plan:
     """How a scenario is run: at most `rounds` rounds (None: until the policy chooses no case), the policy that
     chooses each round's cases (rounds.EveryCase: the fixed design; a policy with `observe(case, runner key,
-    seconds)` is told each run's duration on `clock`), the name progress lines carry, and `on_row`, called with
-    each row as it comes."""
+    seconds)` is told each run's duration on `clock`), the name progress lines carry, `on_row`, called with
+    each row as it comes, and `quiet_share`, the machine's quiet level measured before the first round
+    (bench/running/noise.py's quiet_level; None: not measured), which every row that names its neighbours
+    carries (noise.neighbours.quiet_share), so that whether its round is set aside is read from the rows alone."""
     rounds: Optional[int]
     policy: object = dataclasses.field(default_factory=round_policies.EveryCase)
     name: str = ""
     on_row: Optional[Callable] = None
     clock: Callable = time.monotonic
+    quiet_share: Optional[float] = None
 
 
 @dataclasses.dataclass
@@ -205,7 +209,18 @@ def _log(plan, round_index, case, key, row):
         said = f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.3g} {unit}"
     else:
         said = f"- {unit}"
+    found = verdict.disturbance(row)
+    if found is not None:  # a finding, said as it happens: the claims' verdicts leave this round out
+        said += f"; set aside: {verdict.disturbance_text(found)}"
     progress.log(f"{plan.name + ' ' if plan.name else ''}round {round_index + 1}{total}: {case.label()}{where}: {said}")
+
+
+def _with_quiet_level(row, quiet_share):
+    """The row, its neighbours' reading given the machine's quiet level where it was measured."""
+    near = (row.get("noise") or {}).get("neighbours")
+    if near is not None and quiet_share is not None:
+        near["quiet_share"] = quiet_share
+    return row
 
 
 def run(cases, runners, plan, resume=None):
@@ -230,7 +245,7 @@ def run(cases, runners, plan, resume=None):
                     if key in case.skip_runners:
                         continue
                     started = plan.clock()
-                    row = loop.run_case(round_index, case, key, runner)
+                    row = _with_quiet_level(loop.run_case(round_index, case, key, runner), plan.quiet_share)
                     if hasattr(plan.policy, "observe"):
                         plan.policy.observe(case, key, plan.clock() - started)
                     loop.outcome.rows.append(row)

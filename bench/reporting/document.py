@@ -153,6 +153,8 @@ def _scenario_section(definition, doc, kept):
     section["source"] = f"{definition.document}.json"
     if doc["settings"].get("family"):
         section["family"] = doc["settings"]["family"]
+    if doc["settings"].get("set_aside"):  # the rounds the host disturbed, for the run's last screen
+        section["set_aside"] = doc["settings"]["set_aside"]
     section["run"] = {**(kept.get(section["id"]) or {}), **({"partial": True} if doc.get("partial") else {})}
     return section
 

@@ -237,6 +237,18 @@ CONTESTANT = Obj("a contestant's fate", {
 })
 
 # The rounds of a verdict that ran with the hypervisor's steal above a level (verdict.steal_rounds).
+# A program beside ours, by its process: the one that took most of the CPU over a run or a run's rounds.
+NEIGHBOUR = Obj("another program", {
+    "pid": Field("int"),
+    "name": Field("str"),
+    "cpu_s": Field("num"),
+})
+QUIET = Obj("the machine's quiet level", {
+    "share": Field("num"),
+    "cpu_s": Field("num"),
+    "seconds": Field("num"),
+    "top": nullable(NEIGHBOUR),
+})
 STEAL = Obj("a verdict's rounds with steal", {
     "steal_level": Field("num"),
     "rounds_with_steal": Field("int"),
@@ -315,6 +327,11 @@ VERDICT = Obj("a verdict", {
         "steal_above": Field("num"),
         "other_above": Field("num"),
         "why": Field(MapOf("int")),
+        # Of how many rounds, the median share the set-aside rounds lost and the programs that took most
+        # (verdict.set_aside_of); absent from lines judged before the rows named their neighbours.
+        "of": opt("int", nullable=False),
+        "share": opt("num"),
+        "top": opt(ListOf(NEIGHBOUR), nullable=False),
     }), nullable=False),
     "drift": opt(Obj("a ratio's drift", {
         "at_rounds": Field(ListOf("int")),
@@ -362,6 +379,16 @@ SETTINGS = Obj("the settings", {
         "round_s": Field("num"),
         "left_s": Field("num"),
     })), nullable=False),
+    # The machine's quiet level measured before the first round (noise.quiet_level), and the rounds the host
+    # disturbed over the part's rows (verdict.set_aside_of), which the run's last screen names.
+    "quiet": opt(QUIET, nullable=False),
+    "set_aside": opt(Obj("the part's rounds set aside", {
+        "rounds": Field("int"),
+        "of": Field("int"),
+        "why": Field(MapOf("int")),
+        "share": nullable("num"),
+        "top": Field(ListOf(NEIGHBOUR)),
+    }), nullable=False),
     "pinned": opt("bool", nullable=False),
     "placements": opt(ListOf(Enum("shared", "split")), nullable=False, since=3),
     "seconds": opt("num", nullable=False),
@@ -442,6 +469,15 @@ NOISE = Obj("a run's noise", {
     "wall_s": Field("num"),
     "server": nullable(SWITCHES),
     "client": nullable(SWITCHES),
+    # The other programs by process (noise.py's neighbours) and the machine's quiet level the run measured
+    # before its first round; absent from rows stored before them, null on a server over SSH.
+    "neighbours": opt(Obj("the other programs over a run", {
+        "cpu_s": Field("num"),
+        "share": nullable("num"),
+        "top": nullable(NEIGHBOUR),
+        "next": Field(ListOf(NEIGHBOUR)),
+        "quiet_share": opt("num", nullable=False),
+    })),
 })
 
 # Every write-up row: one run of one client against one server in one round (contest.Runner.run_client).

@@ -5,6 +5,7 @@ said; then where the report is. From the run's document (bench/reporting/documen
     print(terminal.render(doc, "results/data/linux-x86_64-2cpu-20261203T0930Z/REPORT.md"))
 """
 
+from bench.analysis import verdict
 from bench.reporting import verdict_text
 
 
@@ -23,6 +24,34 @@ def _note(row):
     if row.get("earlier", "-") != "-":
         said.append(row["earlier"])
     return "; ".join(said)
+
+
+def disturbance(doc):
+    """The rounds the host disturbed, set aside in every part (its sections' `set_aside`), and by whom: "set
+    aside (not counted): echo 12 of 40 rounds, websocket 3 of 20; other programs took 31% of the CPUs in them;
+    most: python3 (pid 28796, 41 s of CPU)"; "" where none was."""
+    parts = [(s["id"], s["set_aside"]) for s in doc.get("sections", []) if s.get("set_aside")]
+    if not parts:
+        return ""
+    counted = ", ".join(f"{name} {aside['rounds']} of {aside['of']} rounds" for name, aside in parts)
+    reasons = {}
+    for _, aside in parts:
+        for why, n in aside["why"].items():
+            reasons[why] = reasons.get(why, 0) + n
+    shares = sorted(aside["share"] for _, aside in parts if aside.get("share") is not None)
+    who = "the hypervisor (steal)" if max(reasons, key=lambda r: (reasons[r], r)) == "steal" else "other programs"
+    said = f"set aside (not counted): {counted}"
+    if shares:
+        said += f"; {who} took {verdict.share_text(shares[len(shares) // 2])} of the CPUs in them"
+    tops = {}
+    for _, aside in parts:
+        for top in aside.get("top") or []:
+            key = (top["name"], top["pid"])
+            tops[key] = tops.get(key, 0.0) + top["cpu_s"]
+    if tops:
+        named = sorted(tops.items(), key=lambda item: (-item[1], item[0]))[:3]
+        said += "; most: " + ", ".join(f"{name} (pid {pid}, {cpu_s:.2g} s of CPU)" for (name, pid), cpu_s in named)
+    return said
 
 
 def render(doc, report_path=None, width=160):
@@ -44,6 +73,9 @@ def render(doc, report_path=None, width=160):
             lines.append(_cut(f"    {note}", width))
     if rows:
         lines.append(f"  {verdict_text.error_control(run)}")
+    disturbed = disturbance(doc)
+    if disturbed:
+        lines.append(_cut(f"  {disturbed}", width))
     if report_path:
         lines.append(f"report: {report_path} (and report.html beside it)")
     return "\n".join(lines)

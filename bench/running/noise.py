@@ -18,6 +18,17 @@ Where each number comes from, and how exact it is:
   other_cpu_s      busy - server - client - suite, at least 0: other programs, kernel threads, interrupts;
                    other_cpu_share divides it by every CPU's time over the run as /proc/stat counted it (the
                    same ticks, so that a run shorter than a few ticks still reads in [0, 1])
+  neighbours       the programs beside ours: every user-space process of this machine that is not this suite
+                   or one it started (the server's tree, the client and its children), kernel threads (PF_KTHREAD)
+                   left out, each one's utime + stime from /proc/PID/stat over the run (a process that started
+                   during the run counts whole; one that started and ended within it is missed): "cpu_s" their
+                   total, "share" that over every CPU's time (the same ticks as other_cpu_share), "top" the one
+                   that took most {"pid", "name" (its comm), "cpu_s"}, None when none took any, and "next" the
+                   two after it (on a busy machine a neighbour may not be the top one). Unlike "other",
+                   it holds none of the kernel's own work (softirq for loopback, kernel threads), which a short
+                   run on a quiet machine is full of. The scheduler adds "quiet_share", the machine's own level
+                   measured before the first round (quiet_level), from which a round is judged disturbed
+                   (bench/analysis/verdict.py). None on a server over SSH.
   server           context switches, voluntary (it blocked) and involuntary (preempted), summed over its
                    threads' /proc/PID/task/TID/status, and migrations from their /proc/PID/task/TID/sched
                    (se.nr_migrations; None where the kernel has no scheduler debug files). The kernel keeps
@@ -47,6 +58,11 @@ _TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 _SWITCHES = ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")
 _MIGRATIONS = "se.nr_migrations"
 _STAT_NAMES = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+PROC = "/proc"
+# proc(5)'s flags bit of a kernel thread (include/linux/sched.h).
+PF_KTHREAD = 0x00200000
+# How long quiet_level watches the machine with nothing of ours running.
+QUIET_S = 3.0
 
 
 def parse_stat(text):
@@ -176,13 +192,17 @@ def reading(ticks_before, ticks_after, ticks_per_s, wall_s, processes):
     """The row's `noise` (fields in the module's docstring) of two parse_stat readings of the server's host,
     whose clock ticks `ticks_per_s` a second, and `processes`: the measured processes' figures over the same run
     ("server_cpu_s" and "server"; "client_cpu_s", "suite_cpu_s" and "client" where they ran on that host), each
-    missing one None."""
+    missing one None; "neighbours" (neighbours(): "cpu_s", "top", "next") where that host's processes were read,
+    given its share here."""
     sides = {key: processes.get(key) for key in ("server_cpu_s", "client_cpu_s", "suite_cpu_s")}
     delta = {k: ticks_after[k] - ticks_before[k] for k in ticks_after if k != "cpus"}
     all_ticks = sum(delta.values())
     busy_s = (delta["user"] + delta["nice"] + delta["system"] + delta["irq"] + delta["softirq"]) / ticks_per_s
     server_s, client_s, suite_s = (value or 0.0 for value in sides.values())
     other = max(0.0, busy_s - server_s - client_s - suite_s)
+    near = processes.get("neighbours")
+    if near is not None:
+        near = {**near, "share": min(1.0, near["cpu_s"] * ticks_per_s / all_ticks) if all_ticks > 0 else None}
     return {
         "steal": delta["steal"] / all_ticks if all_ticks > 0 else 0.0,
         "busy_cpu_s": busy_s,
@@ -193,7 +213,81 @@ def reading(ticks_before, ticks_after, ticks_per_s, wall_s, processes):
         "wall_s": wall_s,
         "server": processes.get("server"),
         "client": processes.get("client"),
+        "neighbours": near,
     }
+
+
+def parse_task(text):
+    """(name, ppid, flags, utime + stime in ticks, start time in ticks) of a /proc/PID/stat text (proc(5):
+    the command between its parentheses, then fields 4, 9, 14, 15 and 22); None when the text is not one."""
+    name, close = text[text.find("(") + 1:text.rfind(")")], text.rfind(")")
+    fields = text[close + 1:].split()
+    if close < 0 or len(fields) < 20:
+        return None
+    return name, int(fields[1]), int(fields[6]), int(fields[11]) + int(fields[12]), int(fields[19])
+
+
+def processes(proc=PROC):
+    """{pid: parse_task} of every user-space process of this machine (kernel threads left out): one read of
+    each /proc/PID/stat, a few milliseconds for a few hundred processes."""
+    found = {}
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"{proc}/{entry.name}/stat", "rb") as f:
+                task = parse_task(f.read().decode("utf-8", "replace"))
+        except OSError:  # it ended while the folder was listed
+            continue
+        if task is not None and not task[2] & PF_KTHREAD:
+            found[int(entry.name)] = task
+    return found
+
+
+def ours(snapshot, roots):
+    """The pids of `snapshot` (processes()) that are `roots` or descend from one of them."""
+    children = {}
+    for pid, task in snapshot.items():
+        children.setdefault(task[1], []).append(pid)
+    found, todo = set(), [r for r in roots if r is not None]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo += children.get(pid, [])
+    return found
+
+
+def neighbours(before, after, excluded, ticks_per_s):
+    """{"cpu_s", "top", "next"} of the processes of `after` not in `excluded` (pids) since `before` (two
+    processes() readings): their CPU over the interval (one whose pid and start time are not in `before`
+    started within it and counts whole), the one that took most, {"pid", "name", "cpu_s"} (None when none took
+    any), and the two after it (a list)."""
+    used_by = []
+    for pid, (name, _, _, ticks, started) in after.items():
+        if pid in excluded:
+            continue
+        then = before.get(pid)
+        used = ticks - then[3] if then is not None and then[4] == started else ticks
+        if used > 0:
+            used_by.append((-used, pid, name))
+    named = [{"pid": pid, "name": name, "cpu_s": -used / ticks_per_s} for used, pid, name in sorted(used_by)[:3]]
+    return {"cpu_s": -sum(used for used, _, _ in used_by) / ticks_per_s, "top": named[0] if named else None,
+            "next": named[1:]}
+
+
+def quiet_level(seconds=QUIET_S, sleep=time.sleep, proc=PROC, stat_path=STAT):
+    """The machine's own level: the share of every CPU's time that other programs (neighbours) took over
+    `seconds` while this suite runs nothing, {"share", "cpu_s", "seconds", "top"}. Called before the first
+    round; what a round's neighbours take is judged against it."""
+    ticks, before = cpu_ticks(stat_path), processes(proc)
+    sleep(seconds)
+    after, ticks_after = processes(proc), cpu_ticks(stat_path)
+    excluded = ours(before, [os.getpid()]) | ours(after, [os.getpid()])
+    found = neighbours(before, after, excluded, _TICKS_PER_S)
+    all_ticks = sum(ticks_after[k] - ticks[k] for k in ticks if k != "cpus")
+    share = min(1.0, found["cpu_s"] * _TICKS_PER_S / all_ticks) if all_ticks > 0 else 0.0
+    return {"share": share, "cpu_s": found["cpu_s"], "seconds": seconds, "top": found["top"]}
 
 
 def _tree(pid):
@@ -227,6 +321,7 @@ class Probe:
         self._server_cpu = _cpu_of(self._server_pids)
         self._children = resource.getrusage(resource.RUSAGE_CHILDREN)
         self._self = resource.getrusage(resource.RUSAGE_SELF)
+        self._processes = processes()
         self._ticks = cpu_ticks(stat_path)
         self._started = time.monotonic()
 
@@ -234,6 +329,7 @@ class Probe:
         """The deltas since the probe was made, as the row's `noise` (fields in the module's docstring)."""
         ticks = cpu_ticks(self._stat_path)
         wall_s = time.monotonic() - self._started
+        now = processes()
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         own = resource.getrusage(resource.RUSAGE_SELF)
         pids = _tree(self._server_pid)
@@ -253,6 +349,10 @@ class Probe:
         server = None
         if pids:
             server = {**switches(self._threads, thread_counters(pids)), **fault_deltas(self._faults, faults(pids))}
+        # Ours: this suite, whatever it started (the servers, the client, its children), the server's tree.
+        roots = [os.getpid(), self._server_pid, *self._server_pids]
+        excluded = ours(self._processes, roots) | ours(now, roots)
+        near = neighbours(self._processes, now, excluded, _TICKS_PER_S)
         return reading(self._ticks, ticks, _TICKS_PER_S, wall_s, {
             "server_cpu_s": server_cpu, "server": server,
-            "client_cpu_s": client_cpu, "suite_cpu_s": suite_cpu, "client": client})
+            "client_cpu_s": client_cpu, "suite_cpu_s": suite_cpu, "client": client, "neighbours": near})

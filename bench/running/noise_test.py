@@ -2,7 +2,9 @@
 switches for each, a reaped client's switches and CPU land on the client (and on nothing where the clients
 are elsewhere), a thread that ends during the run is counted as gone, steal and the other load are fractions,
 and the parsing and arithmetic on /proc texts written here: steal's share, a thread's status and sched
-files, the switches of threads that came and went, the other load without the sides that are not there."""
+files, the switches of threads that came and went, the other load without the sides that are not there; the
+neighbours: a program that is not ours is named by pid and name with its CPU, one of ours (a child, this
+process) is not counted, kernel threads are left out, and the quiet level sees what ran while it watched."""
 
 import os
 import subprocess
@@ -11,6 +13,7 @@ import tempfile
 import unittest
 
 from bench.running import noise
+from bench.running import spinner
 
 # A stand-in server: answers each line of its input, and keeps one extra thread until told "stop"; told "grow", it
 # touches 16 MiB of new memory first.
@@ -269,6 +272,145 @@ class ReadingTest(unittest.TestCase):
     def test_no_tick_counted_is_no_share(self):
         reading = noise.reading(self.BEFORE, self.BEFORE, 100, 0.001, {"server_cpu_s": 0.0})
         self.assertEqual((reading["steal"], reading["other_cpu_share"]), (0.0, None))
+
+
+def start_spinner(orphan):
+    """A spinner (spinner.py: 0.2 s of CPU, then "spun", then it waits), as this process's child or, `orphan`,
+    started by a shell that exits at once, so that it is no descendant of this process: another program.
+    (process, its pid)."""
+    if not orphan:
+        child = subprocess.Popen(["/usr/bin/python3", "-c", spinner.PROGRAM], stdout=subprocess.PIPE, text=True)
+        return child, child.pid
+    shell = subprocess.Popen(["sh", "-c", '/usr/bin/python3 -c "$1" & echo $!', "sh", spinner.PROGRAM],
+                             stdout=subprocess.PIPE, text=True)
+    pid = int(shell.stdout.readline())
+    shell.wait()  # gone: the spinner is now another parent's
+    return shell, pid
+
+
+def stop_spinner(process, pid):
+    os.kill(pid, 15)
+    if process.pid == pid:
+        process.wait()
+    process.stdout.close()
+
+
+def fake_proc(folder, tasks):
+    """A /proc of `tasks` ({pid: stat text}) under `folder`."""
+    for pid, text in tasks.items():
+        os.makedirs(os.path.join(folder, str(pid)))
+        with open(os.path.join(folder, str(pid), "stat"), "w") as f:
+            f.write(text)
+    os.makedirs(os.path.join(folder, "self"))  # not a process: left out
+
+
+def stat_text(pid, name, ppid, flags, utime, stime, started):
+    # proc(5): pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+    # cutime cstime priority nice threads itrealvalue starttime ...
+    return (f"{pid} ({name}) S {ppid} {pid} {pid} 0 -1 {flags} 10 0 0 0 {utime} {stime} 0 0 20 0 1 0 {started} "
+            "1000 100 " + " ".join(["0"] * 30) + "\n")
+
+
+class NeighboursTest(unittest.TestCase):
+    def test_a_task_s_stat_gives_its_name_parent_flags_cpu_and_start(self):
+        self.assertEqual(noise.parse_task(stat_text(7, "tmux: server (1)", 1, 0x400100, 30, 12, 555)),
+                         ("tmux: server (1)", 1, 0x400100, 42, 555))
+        self.assertIsNone(noise.parse_task(""))
+        self.assertIsNone(noise.parse_task("7 (cut"))
+
+    def test_kernel_threads_are_left_out(self):
+        with tempfile.TemporaryDirectory() as folder:
+            fake_proc(folder, {2: stat_text(2, "kthreadd", 0, noise.PF_KTHREAD | 0x40, 5, 5, 1),
+                               40: stat_text(40, "ksoftirqd/0", 2, noise.PF_KTHREAD, 0, 900, 3),
+                               500: stat_text(500, "python3", 1, 0x400000, 100, 20, 900)})
+            self.assertEqual(noise.processes(folder), {500: ("python3", 1, 0x400000, 120, 900)})
+
+    def test_the_neighbours_cpu_is_each_one_s_delta_and_a_new_one_whole(self):
+        before = {10: ("sshd", 1, 0, 100, 5), 11: ("old", 1, 0, 50, 6), 12: ("ours", 1, 0, 10, 7)}
+        after = {10: ("sshd", 1, 0, 103, 5), 11: ("reused", 1, 0, 20, 99),  # pid 11 again, a new process
+                 12: ("ours", 1, 0, 500, 7), 13: ("hog", 1, 0, 250, 50)}
+        found = noise.neighbours(before, after, excluded={12}, ticks_per_s=100)
+        self.assertAlmostEqual(found["cpu_s"], 2.73)  # 3 + 20 + 250 ticks; pid 12 is ours
+        self.assertEqual(found["top"], {"pid": 13, "name": "hog", "cpu_s": 2.5})
+        self.assertEqual(found["next"], [{"pid": 11, "name": "reused", "cpu_s": 0.2},
+                                         {"pid": 10, "name": "sshd", "cpu_s": 0.03}])
+        self.assertEqual(noise.neighbours(before, before, set(), 100), {"cpu_s": 0.0, "top": None, "next": []})
+
+    def test_ours_are_the_roots_and_their_descendants(self):
+        snapshot = {1: ("init", 0, 0, 0, 0), 50: ("suite", 1, 0, 0, 0), 51: ("server", 50, 0, 0, 0),
+                    52: ("worker", 51, 0, 0, 0), 60: ("sshd", 1, 0, 0, 0)}
+        self.assertEqual(noise.ours(snapshot, [50, None]), {50, 51, 52})
+
+    def test_this_process_and_its_children_are_ours_and_an_orphan_is_not(self):
+        child, child_pid = start_spinner(orphan=False)
+        orphan, orphan_pid = start_spinner(orphan=True)
+        try:
+            mine = noise.ours(noise.processes(), [os.getpid()])
+            self.assertIn(os.getpid(), mine)
+            self.assertIn(child_pid, mine)
+            self.assertNotIn(orphan_pid, mine)
+        finally:
+            stop_spinner(child, child_pid)
+            stop_spinner(orphan, orphan_pid)
+
+    def test_a_run_names_a_program_beside_it_with_its_cpu(self):
+        probe = noise.Probe(None)
+        orphan, pid = start_spinner(orphan=True)  # started during the run: it counts whole
+        try:
+            self.assertEqual(orphan.stdout.readline().strip(), "spun")
+            name, _, _, ticks, _ = noise.processes()[pid]
+            reading = probe.finish()
+        finally:
+            stop_spinner(orphan, pid)
+        near = reading["neighbours"]
+        self.assertEqual(name, "python3")
+        # Its 0.2 s, in 10 ms ticks, at least; on a busy machine other programs add theirs, and may be the top.
+        self.assertGreaterEqual(near["cpu_s"], ticks / os.sysconf("SC_CLK_TCK"))
+        self.assertGreaterEqual(ticks / os.sysconf("SC_CLK_TCK"), spinner.SPUN_S - 0.02)
+        self.assertGreater(near["share"], 0)
+        self.assertLessEqual(near["share"], 1)
+        named = [near["top"]] + near["next"]
+        if pid in [n["pid"] for n in named]:
+            self.assertEqual(next(n["name"] for n in named if n["pid"] == pid), "python3")
+        else:  # busier programs took all three places
+            self.assertEqual(len(named), 3)
+            self.assertGreaterEqual(named[-1]["cpu_s"], ticks / os.sysconf("SC_CLK_TCK"))
+
+    def test_a_child_s_cpu_is_not_a_neighbour_s(self):
+        # Its spin is the client's (a reaped child), never a neighbour's: the top, when there is one, is another.
+        probe = noise.Probe(None)
+        child, pid = start_spinner(orphan=False)
+        try:
+            self.assertEqual(child.stdout.readline().strip(), "spun")
+            reading = probe.finish()
+        finally:
+            stop_spinner(child, pid)
+        self.assertNotEqual((reading["neighbours"]["top"] or {}).get("pid"), pid)
+
+    def test_the_quiet_level_counts_what_ran_while_it_watched(self):
+        spun = []
+
+        def watch(seconds):  # instead of sleeping: a program spins, and is still there at the end
+            orphan, pid = start_spinner(orphan=True)
+            spun.append((orphan, pid))
+            self.assertEqual(orphan.stdout.readline().strip(), "spun")
+            spun.append(noise.processes()[pid][3] / os.sysconf("SC_CLK_TCK"))
+
+        try:
+            level = noise.quiet_level(seconds=0.5, sleep=watch)
+        finally:
+            stop_spinner(*spun[0])
+        spun = spun[1:]
+        self.assertEqual(level["seconds"], 0.5)
+        self.assertGreaterEqual(level["cpu_s"], spun[0])
+        self.assertGreater(level["share"], 0)
+        self.assertIsNotNone(level["top"])
+
+    def test_a_reading_gives_the_neighbours_share_of_every_cpu_s_time(self):
+        near = {"cpu_s": 2.0, "top": {"pid": 9, "name": "yes", "cpu_s": 2.0}}
+        reading = noise.reading(ReadingTest.BEFORE, ReadingTest.AFTER, 100, 2.5, {"neighbours": near})
+        self.assertAlmostEqual(reading["neighbours"]["share"], 0.2)  # 200 of 1000 ticks
+        self.assertIsNone(noise.reading(ReadingTest.BEFORE, ReadingTest.AFTER, 100, 2.5, {})["neighbours"])
 
 
 if __name__ == "__main__":

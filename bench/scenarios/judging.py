@@ -106,6 +106,8 @@ def claim_line(claim, rows, fates, placement=None, options=None):
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
     cells_a, cells_b = _cells(rows, **a), _cells(rows, **b)
     disturbed = verdict.disturbed_rounds(cells_a + cells_b)
+    aside = verdict.set_aside_of(cells_a + cells_b) if disturbed else None
+    measured = all(any(r.get("status") == "ok" for r in cells) for cells in (cells_a, cells_b))
     cells_a, cells_b = ([r for r in cells if r.get("round") not in disturbed] for cells in (cells_a, cells_b))
     log_ratios, paired = _log_ratios(cells_a, cells_b, figure)
     used = _rounds_used(log_ratios, paired, claim.higher_is_better, options)
@@ -119,7 +121,10 @@ def claim_line(claim, rows, fates, placement=None, options=None):
         judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
     line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged,
             **_bound_and_steal(judged, cells_a + cells_b)}
-    _add_context(line, claim, (cells_a, cells_b, rounds_a, rounds_b), disturbed)
+    _add_context(line, claim, (cells_a, cells_b, rounds_a, rounds_b), disturbed, aside)
+    if line["verdict"] == verdict.NOT_MEASURED and disturbed and measured:
+        # Both sides ran, in rounds all set aside: a finding about the machine, and a claim still open.
+        line.update(verdict=verdict.OPEN, why=verdict.set_aside_text(line["set_aside"]))
     found = drift.drift(log_ratios, paired, margin=(options or sequential.DEFAULT).margin)
     if found is not None and line["verdict"] != verdict.NOT_MEASURED:
         line["drift"] = found
@@ -156,14 +161,17 @@ def _rounds_used(log_ratios, paired, higher_is_better, options):
     return set(paired[:max(sequential.first_decision(log_ratios, higher_is_better, options)["rounds"], 2)])
 
 
-def _add_context(line, claim, cells, disturbed):
-    """What a verdict line says beside its interval: the rounds set aside, each side's configuration as it ran
+def _add_context(line, claim, cells, disturbed, aside=None):
+    """What a verdict line says beside its interval: the rounds set aside (with `aside`, verdict.set_aside_of:
+    of how many, the share taken and the neighbours that took it), each side's configuration as it ran
     (and whether that makes the claim no experiment), which side was saturated, and the steady state."""
     cells_a, cells_b, rounds_a, rounds_b = cells
     if disturbed:
         line["set_aside"] = {"rounds": len(disturbed), "steal_above": verdict.DISTURBED_STEAL,
                              "other_above": verdict.DISTURBED_OTHER,
                              "why": dict(sorted(collections.Counter(disturbed.values()).items()))}
+        if aside is not None:
+            line["set_aside"].update(of=aside["of"], share=aside["share"], top=aside["top"])
     configuration = {f"{side}_{role}": config for side, cell in (("a", cells_a), ("b", cells_b))
                      for role, config in _configuration(cell).items()}
     if configuration:
