@@ -157,8 +157,8 @@ class EndToEndTest(unittest.TestCase):
         self.assertTrue(lines[-2].startswith("python-asyncio beats go in msgs/s under go-spammer, shared placement: "),
                         lines[-2])
         line = self.versus_run["doc"]["sections"][0]["verdicts"][0]
-        if line["verdict"] == "not measured":  # every round disturbed on a busy machine: the sentence says so
-            self.assertIn("not measured (", lines[-2])
+        if not (line.get("sequence") or {}).get("bounded"):  # too few rounds, or every one set aside: it says so
+            self.assertRegex(lines[-2], r"shared placement: (open|not measured)")
         else:
             self.assertRegex(lines[-2], r"over \d+ rounds, 95% together$")
         self.assertEqual(lines[-1], f"report: {self.versus_run['folder']}")
