@@ -1,6 +1,6 @@
 """Tests of rounds set aside as a finding, from a run's rows to its last screen: the progress line names who took
 the CPUs (bench/design/scheduler.py), a claim whose rounds were all set aside is open and says by whom, never
-"not measured" (writeups.claim_line), the adaptive policy keeps it open and gives it the next round
+"not measured" (judging.claim_line), the adaptive policy keeps it open and gives it the next round
 (rounds.UntilDecided), a claim whose contestant did not run stays "not measured", and the closing summary names
 the disturbance (bench/reporting/terminal.py)."""
 
@@ -13,9 +13,9 @@ from bench.analysis import verdict
 from bench.design import rounds
 from bench.design import scheduler
 from bench.reporting import terminal
-from bench.scenarios import writeups
+from bench.scenarios import judging
 
-CLAIM = writeups.Claim("A beats B", {"server": "a"}, {"server": "b"}, "msgs_per_s", higher_is_better=True,
+CLAIM = judging.Claim("A beats B", {"server": "a"}, {"server": "b"}, "msgs_per_s", higher_is_better=True,
                        names=("a", "b"))
 OPTIONS = sequential.Options(margin=0.05, alpha=0.05)
 
@@ -37,15 +37,15 @@ def rows_of(rounds_, busy, a=110.0, b=100.0):
 
 class ClaimLineTest(unittest.TestCase):
     def test_a_claim_whose_rounds_were_all_set_aside_is_open_and_says_by_whom(self):
-        line = writeups.claim_line(CLAIM, rows_of(12, busy=range(12)), [], options=OPTIONS)
+        line = judging.claim_line(CLAIM, rows_of(12, busy=range(12)), [], options=OPTIONS)
         self.assertEqual(line["verdict"], verdict.OPEN)
         self.assertEqual(line["why"], "other programs took 31% of the CPUs in 12 of 12 rounds (yes, pid 28796)")
         self.assertEqual(line["set_aside"]["top"], [{"pid": 28796, "name": "yes", "cpu_s": 29.76}])  # 24 runs
-        fixed = writeups.claim_line(CLAIM, rows_of(12, busy=range(12)), [])
+        fixed = judging.claim_line(CLAIM, rows_of(12, busy=range(12)), [])
         self.assertEqual(fixed["verdict"], verdict.OPEN)
 
     def test_rounds_after_the_neighbour_left_decide_it_and_the_line_counts_those_set_aside(self):
-        line = writeups.claim_line(CLAIM, rows_of(30, busy=range(10)), [], options=OPTIONS)
+        line = judging.claim_line(CLAIM, rows_of(30, busy=range(10)), [], options=OPTIONS)
         self.assertEqual(line["verdict"], verdict.HOLDS)
         self.assertEqual((line["set_aside"]["rounds"], line["set_aside"]["of"]), (10, 30))
         self.assertLessEqual(line["sequence"]["rounds"], 20)  # of the rounds after it
@@ -53,7 +53,7 @@ class ClaimLineTest(unittest.TestCase):
     def test_a_side_that_did_not_run_is_still_not_measured(self):
         rows = [r for r in rows_of(12, busy=range(12)) if r["server"] == "a"]
         fates = [{"name": "b", "status": "failed", "why": "did not start"}]
-        line = writeups.claim_line(CLAIM, rows, fates, options=OPTIONS)
+        line = judging.claim_line(CLAIM, rows, fates, options=OPTIONS)
         self.assertEqual(line["verdict"], verdict.NOT_MEASURED)
 
 
@@ -92,7 +92,7 @@ class RoundLoopTest(unittest.TestCase):
     def test_a_set_aside_run_says_so_and_the_claim_stays_open_for_the_quiet_rounds(self):
         busy = [0.31]
         question = rounds.Question("A beats B", (CLAIM.a, CLAIM.b), None,
-                                   lambda rows: writeups.claim_line(CLAIM, rows, [], options=OPTIONS))
+                                   lambda rows: judging.claim_line(CLAIM, rows, [], options=OPTIONS))
         policy = rounds.UntilDecided([question], [None], rounds.Budget(3600), name="echo")
         logged = io.StringIO()
         with contextlib.redirect_stderr(logged):
@@ -114,12 +114,12 @@ class RoundLoopTest(unittest.TestCase):
             if row["round"] == 2 and row["server"] == "b":
                 busy[0] = 0.0
         question = rounds.Question("A beats B", (CLAIM.a, CLAIM.b), None,
-                                   lambda rows: writeups.claim_line(CLAIM, rows, [], options=OPTIONS))
+                                   lambda rows: judging.claim_line(CLAIM, rows, [], options=OPTIONS))
         policy = rounds.UntilDecided([question], [None], rounds.Budget(3600), name="echo")
         with contextlib.redirect_stderr(io.StringIO()):
             outcome = scheduler.run([case("a"), case("b")], BusyRunner(busy),
                                     scheduler.Plan(rounds=40, policy=policy, name="echo", on_row=on_row))
-        line = writeups.claim_line(CLAIM, outcome.rows, [], options=OPTIONS)
+        line = judging.claim_line(CLAIM, outcome.rows, [], options=OPTIONS)
         self.assertEqual(line["verdict"], verdict.HOLDS)
         self.assertEqual((line["set_aside"]["rounds"], line["set_aside"]["why"]), (3, {"other": 3}))
         self.assertIn("every claim decided", policy.stopped)
