@@ -57,11 +57,14 @@ def estimate(line):
 
 def ratio_and_interval(line):
     """(ratio, interval) as a verdict gave them: a sequential one's at its decision (the sign sequence's median
-    ratio, with its interval only where that bounds it within a factor of 2), else the paired rounds' geometric
+    ratio, with its interval where the claim was decided or the interval bounds it within a factor of 2), else the
+    paired rounds' geometric
     mean and t interval (the ratio of medians where nothing paired); each None where absent."""
     sequence = line.get("sequence") or {}
     if "bounded" in sequence:  # the sign sequence's: the median ratio, and its interval where it bounds one
-        return sequence.get("median_ratio"), sequence["interval"] if sequence["bounded"] else None
+        shown = sequence["bounded"] or (sequence.get("outcome") != "open" and sequence.get("interval")
+                                        and sequence["interval"][0] and sequence["interval"][1] != math.inf)
+        return sequence.get("median_ratio"), sequence["interval"] if shown else None
     return (sequence.get("geomean_ratio") or line.get("geomean_ratio") or line.get("ratio"),
             sequence.get("interval") or line.get("ci95"))
 

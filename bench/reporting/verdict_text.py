@@ -32,26 +32,36 @@ def span(values):
     return f"{number(min(values))} .. {number(max(values))}" if values else "-"
 
 
-def ratio_interval(line):
+def ratio_interval(line, with_level=True):
     """The ratio A/B with its interval: a sequential verdict's median ratio and its confidence sequence's
     interval at the round it stopped, with the interval's level, "0.849 (0.723 .. 0.997) at 99%"; "0.94, 6
     rounds: not enough to bound it" where the interval is wider than a factor of 2; the ratio alone for a
     comparison of one configuration with itself (no experiment, no interval); a fixed design's geometric mean
-    with its t interval; the ratio of medians where nothing paired."""
+    with its t interval; the ratio of medians where nothing paired. Without `with_level`, no level (a sentence
+    that states its family's once)."""
     sequence = line.get("sequence") or {}
     if line.get("verdict") == SAME_CONFIGURATION:
         return number(sequence.get("median_ratio") or sequence.get("geomean_ratio") or line.get("geomean_ratio")
                       or line.get("ratio"))
     if "bounded" in sequence:  # the sign sequence's: the median ratio
-        if not sequence["bounded"]:
+        if not _finite(sequence):
             return f"{number(sequence['median_ratio'])}, {unbounded(sequence['rounds'])}"
-        level = f" at {sequence['level'] * 100:.3g}%" if sequence.get("level") else ""
+        level = f" at {sequence['level'] * 100:.3g}%" if sequence.get("level") and with_level else ""
         return ratio_with_interval(sequence["median_ratio"], sequence["interval"]) + level
     if sequence.get("interval"):
         return ratio_with_interval(sequence["geomean_ratio"], sequence["interval"])
     if line.get("ci95"):
         return ratio_with_interval(line["geomean_ratio"], line["ci95"])
     return f"{number(line['ratio'])} (of medians)" if line.get("ratio") is not None else "-"
+
+
+def _finite(sequence):
+    """Whether a sign sequence's interval is one to print: a decided line's always (it excludes 1, or lies within
+    the margin), an open line's where it bounds the ratio within a factor of 2."""
+    interval = sequence.get("interval")
+    if not interval or not interval[0] or interval[1] == math.inf:
+        return False
+    return sequence.get("bounded") or sequence.get("outcome") != "open"
 
 
 def unbounded(rounds_):
@@ -113,7 +123,7 @@ def bound(line):
     """"12%": any difference is below this, the farther end of the verdict's interval from 1 (a verdict stored
     without it: its t interval's)."""
     reach = line.get("reach_pct")
-    if "bounded" in (line.get("sequence") or {}) and not line["sequence"]["bounded"]:
+    if "bounded" in (line.get("sequence") or {}) and not _finite(line["sequence"]):
         return "-"  # its interval is too wide to bound anything; the t interval beside it is no bound either
     if reach is None and line.get("ci95") and min(line["ci95"]) > 0:
         reach = math.expm1(max(abs(math.log(x)) for x in line["ci95"])) * 100

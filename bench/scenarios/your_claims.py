@@ -99,10 +99,8 @@ def sentence(line, family=None):
     placement = line.get("placement") or (line.get("a") or {}).get("placement")
     where = f", {placement} placement" if placement and f", {placement} placement" not in text else ""
     shown = verdict_text.shown(line)
-    sequence = line.get("sequence") or {}
-    ratio = (verdict_text.ratio_with_interval(sequence["median_ratio"], sequence["interval"])
-             if sequence.get("bounded") else verdict_text.ratio_interval(line))
-    if ratio == "-":  # nothing paired: what the verdict is and why
+    ratio = verdict_text.ratio_interval(line, with_level=False)
+    if ratio == "-" or "not enough to bound it" in ratio:  # nothing paired, or too little: the verdict and why
         aside = line.get("set_aside") or {}
         kinds = ", ".join(f"{kind} {n}" for kind, n in (aside.get("why") or {}).items())
         said = f"{aside['rounds']} rounds set aside as disturbed ({kinds})" if aside.get("rounds") else None
