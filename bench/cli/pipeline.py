@@ -302,6 +302,12 @@ def _spend(prepared, whole, run_one):
                      "which run once after the claims")
     codes = budget_across_parts.spend_budget(prepared, claims_budget, run_one)
     _run_the_tables(prepared, run_one)
+    if whole.left() > 0 and any(p.wants_more() for p in prepared):
+        # The tables took less than was kept for them: what is left goes to the claims still open.
+        progress.log(f"bench: {whole.left():.0f} s left after the tables; the claims still open get them")
+        wanting = [p for p in prepared if p.wants_more()]
+        again = budget_across_parts.spend_budget(wanting, whole, run_one, first_pass=False)
+        codes.update({prepared.index(wanting[i]): code for i, code in again.items()})
     return codes
 
 

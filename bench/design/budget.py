@@ -24,19 +24,19 @@ def share_of(parts, index, whole):
     return rounds.Budget(max(share, 0.0), clock=whole.clock)
 
 
-def spend_budget(parts, whole, run_one):
+def spend_budget(parts, whole, run_one, first_pass=True):
     """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
     (share_of). Then one loop over every write-up's open claims: while a pass adds rounds and budget is left,
     the parts stopped by their share with claims still open go on, the one nearest to deciding a claim first
     (the fewest seconds to decide one at the rounds seen), those with one of the write-ups' own claims open before
-    the others, each with an equal split of what is left at its turn (_later_share); one that would not get a
-    round of its open claims' cases is passed over. A part whose open claims were all set aside as out of reach
+    the others, each with an equal split of what is left at its turn (_later_share), or all of what is left
+    where that split buys it no round but the rest does; one that would not get a round of its open claims'
+    cases from all that is left is passed over. A part whose open claims were all set aside as out of reach
     still wants the budget: it is spent on them rather than left (rounds.UntilDecided).
-    `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code. Returns
-    {index in parts: its last code}."""
+    `run_one(part, budget)` runs a part (budget None for a fixed one) and returns its exit code; without
+    `first_pass`, the parts go straight to the loop (they ran before). Returns {index in parts: its last code}."""
     codes = {}
     turn = list(range(len(parts)))
-    first_pass = True
     set_aside_spent = False
     while turn:
         rows_before = _rows_run(parts)
@@ -49,7 +49,10 @@ def spend_budget(parts, whole, run_one):
             else:
                 budget = _later_share(turn, index, whole)
                 if budget.seconds < part.next_round_s():
-                    continue
+                    if whole.left() < part.next_round_s():
+                        continue
+                    # Its equal split buys no round, but what is left does: it takes it rather than leave it.
+                    budget = rounds.Budget(max(whole.left(), 0.0), clock=whole.clock)
             codes[index] = run_one(part, budget)
         first_pass = False
         more = _rows_run(parts) > rows_before and whole.left() > 0

@@ -107,6 +107,16 @@ class SpendBudgetTest(unittest.TestCase):
         self.assertLessEqual(clock.now, 120)
         self.assertFalse(any(x is None for x in a.budgets))
 
+    def test_what_no_equal_split_buys_goes_whole_to_a_part_it_buys_a_round_for(self):
+        clock = fake.FakeClock()
+        a, b = StandInPart("a", clock, 30), StandInPart("b", clock, 30)
+        c = StandInPart("c", clock, 1, decide_after=1)
+        self.run_parts([a, b, c], 150, clock)
+        # First pass: a 50 s (1 round), b 60 s (2), c 1 s and decided. The 59 s left, split in two, buy no
+        # round of 30 s; whole, they buy a one: a takes them, and b finds 29 s, which buy it none.
+        self.assertEqual((a.rounds(), b.rounds()), (2, 2))
+        self.assertEqual(clock.now, 121)
+
     def test_fixed_parts_run_once_and_nothing_loops_when_no_round_fits(self):
         clock = fake.FakeClock()
         fixed = StandInPart("fixed", clock, 1, adaptive=False)

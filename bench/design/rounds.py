@@ -97,11 +97,11 @@ class UntilDecided:
     levels the run's error control (`control`, an error_control.ErrorControl; None: each at its own) gives
     it then, and stops once decided.
 
-    Which claims get the budget, in order:
-      1. the open claims within reach; where their round does not fit what is left, the write-ups' own
-         (family sequential.SUMMARY) alone;
-      2. when none within reach is open, the claims set aside as out of reach: the budget that outlives the
-         open claims is spent on them rather than left.
+    Which claims get the budget, in order (after the first `min_rounds`, which every claim's cases run):
+      1. the write-ups' own claims (family sequential.SUMMARY) open and within reach, alone;
+      2. the other open claims within reach;
+      3. when none within reach is open, the claims set aside as out of reach: the budget that outlives the
+         open claims is spent on them rather than left (spend_set_aside()).
     A claim is out of reach only when even its best case cannot be decided: the rounds it would need if the
     rounds to come looked like those seen moved to the far end of its interval (the largest difference still
     plausible; sequence "rounds_best_case") cost more than is left of the `whole` run's budget.
@@ -201,14 +201,6 @@ class UntilDecided:
             chosen = self._needed(cases, self.questions)
         else:
             chosen = self._needed(cases, self._claimants())
-        left = self.budget.seconds - self.budget.spent()
-        if chosen and not sequential.should_start_round(0, left, self._expected(chosen)):
-            summary = [q for q in self._claimants() if q.family == sequential.SUMMARY]
-            first = self._needed(cases, summary)
-            if first and first != chosen and sequential.should_start_round(0, left, self._expected(first)):
-                progress.log(f"{self.name}: the write-ups' own claims first: a round of every open claim does not "
-                             "fit what is left")
-                chosen = first
         if not chosen and self.open(reachable=False) and not self.set_aside_too:
             self.stopped = (f"only claims set aside as out of reach are open after {round_index} rounds: the "
                             "budget goes to the claims within reach first")
@@ -243,9 +235,14 @@ class UntilDecided:
             pending = self.open(reachable=False) if changed else []
 
     def _claimants(self):
-        """The questions the next round is for: the open ones within reach; where none is and `set_aside_too`,
-        those set aside, since the budget would otherwise be left unspent while they are open."""
+        """The questions the next round is for: the write-ups' own claims (family sequential.SUMMARY) open and
+        within reach, while there are any: they get rounds and budget before the other lines; then the other
+        open ones within reach; where none is and `set_aside_too`, those set aside, since the budget would
+        otherwise be left unspent while they are open."""
         reachable = self.open()
+        summary = [q for q in reachable if q.family == sequential.SUMMARY]
+        if summary:
+            return summary
         if reachable or not self.set_aside_too:
             return reachable
         return self.open(reachable=False)

@@ -5,6 +5,7 @@ claims' cases after them, and the budget."""
 
 import unittest
 
+from bench.analysis import sequential
 from bench.running import fake
 from bench.design import rounds
 from bench.design import scheduler
@@ -189,9 +190,9 @@ class ClockedRunner(FakeRunner):
         return super().run_client(entry, server, values, extra_args, bound_s, measured)
 
 
-def question(name, a, b, decided_after=None, runner="shared"):
+def question(name, a, b, decided_after=None, runner="shared", family=sequential.SUMMARY):
     """A claim on cells a and b ((server, client)) that is decided once `decided_after` rounds of its runner
-    hold both cells (never: None)."""
+    hold both cells (never: None), of `family`."""
     cells = ({"server": a[0], "client": a[1]}, {"server": b[0], "client": b[1]})
 
     def judge(rows):
@@ -200,7 +201,7 @@ def question(name, a, b, decided_after=None, runner="shared"):
         decided = decided_after is not None and len(seen) >= decided_after
         return {"verdict": "holds" if decided else "open",
                 "sequence": {"geomean_ratio": 1.1, "interval": [0.9, 1.3] if len(seen) >= 3 else None}}
-    return rounds.Question(name, cells, runner, judge)
+    return rounds.Question(name, cells, runner, judge, family=family)
 
 
 FIVE = [case("a", "x"), case("b", "x"), case("a", "y"), case("b", "y"), case("c", "z")]
@@ -231,6 +232,22 @@ class AdaptiveRoundsTest(unittest.TestCase):
         self.assertEqual([(r["round"], r["server"] + r["client"]) for r in outcome.rows[6:]],
                          [(3, "ay"), (3, "by"), (3, "cz")])
         self.assertEqual(policy.tables_s(FIVE), 0.0)
+
+    def test_the_write_ups_own_claims_get_the_rounds_first_then_the_others(self):
+        clock = fake.FakeClock()
+        questions = [question("other", ("a", "y"), ("b", "y"), family=sequential.OTHER),
+                     question("summary", ("a", "x"), ("b", "x"), decided_after=5)]
+        policy = adaptive(questions, 30, clock)
+        outcome = self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        by_round = {}
+        for row in outcome.rows:
+            by_round.setdefault(row["round"], []).append(row["server"] + row["client"])
+        # The first rounds give every claim a look; then the summary's claim alone until it is decided (after 5
+        # rounds), then the other.
+        self.assertEqual(by_round[0], ["ax", "bx", "ay", "by"])
+        self.assertEqual((by_round[3], by_round[4]), (["ax", "bx"], ["ax", "bx"]))
+        self.assertTrue(all(by_round[k] == ["ay", "by"] for k in by_round if k > 4))
+        self.assertIn("does not fit", policy.stopped)
 
     def test_a_decided_claims_cases_stop_and_the_open_ones_run_until_the_budget(self):
         clock = fake.FakeClock()

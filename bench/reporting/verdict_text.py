@@ -204,8 +204,10 @@ def error_control(run):
                 "across claims): among twenty claims, one wrong verdict is what chance allows.")
     if family.get("families"):
         rate = f"{family['alpha'] * 100:g}%"
-        said = [f"at most {rate} chance that any of the {group['claims']} verdicts on {group['what']} is wrong, "
-                "together" for group in family["families"].values()]
+        said = [f"at most {rate} chance that " + (f"any of the {group['claims']} verdicts on {group['what']} is "
+                                                   "wrong, together" if group["claims"] != 1 else
+                                                   f"the verdict on {group['what']} is wrong")
+                for group in family["families"].values()]
         return ("Error control: " + "; and ".join(said) + ". Holm's step-down on the claims' anytime p-values "
                 "decides a direction, equivalence is judged at the family's rate over its claims, and each interval "
                 "is at the level its line was judged at.")
