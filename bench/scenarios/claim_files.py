@@ -1,26 +1,33 @@
-"""Claims as data: the write-ups' own (bench/registry/writeups/*.toml) and a user's (--claims=FILE, --versus=A,B),
-read into judging.Claim values that the one judging path (judging.py, adaptive.py) takes alike.
+"""Claims as data: the write-ups' own (bench/registry/writeups/*.toml), the detail scenarios'
+(bench/registry/details/*.toml) and a user's (--claims=FILE, --versus=A,B), read into judging.Claim values that
+the one judging path (judging.py, adaptive.py) takes alike.
 
     writeup = claim_files.writeup("echo")            # its quote, settings, loads and claims, as stored
     claims = writeup.claims(rows)                    # judging.Claim (and not-testable lines), for these rows
+    claims = claim_files.detail("echo").claims(rows) # the echo-models scenario's comparisons, for these rows
     questions = claim_files.user_file("my.toml", entries, placements)   # ClaimFileError naming a wrong field
     questions = claim_files.versus("asyncio-echo", "go", entries, placements, load=None)
 
 A write-up file holds `scenario`, `quote`, its load's `settings` (and what `quick` changes), the `run_length`
 (which setting and where its value came from), `as_written` (settings and contestants), its `load`s and its
 `claim`s; each claim is judged under every load the run measured (`{load}` in its text is the load's words),
-a claim with `each_load = false` once. A user's file holds `question`s: `a` and `b` (registry server entries, or
-tables of a case's row fields), `load` (a registry client), `figure`, `better`, `placement`, `text`, and the
-load's `settings`. docs/your-own-claims.md has every field.
+a claim with `each_load = false` once. A detail file holds its `part` and `claim`s whose cells depend on what
+the rows ran: a claim is made once per binding of its `for_each` (`{name}` in any of its fields is the bound
+value), where the rows ran its `if_ran` cells, with its `best` (the candidate of the best median) chosen from the
+rows. A user's file holds `question`s: `a` and `b` (registry server entries, or tables of a case's row fields),
+`load` (a registry client), `figure`, `better`, `placement`, `text`, and the load's `settings`.
+docs/your-own-claims.md has every field.
 """
 
 import dataclasses
 import os
+import statistics
 import tomllib
 
 from bench.scenarios import judging
 
 WRITEUPS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry", "writeups")
+DETAILS = os.path.join(os.path.dirname(WRITEUPS), "details")
 
 # What each scenario measures that a claim may compare: {figure: (which way is better, in words)}, its default
 # first. A latency percentile is not among them: the write-ups' loads report no per-message latency.
@@ -111,6 +118,102 @@ def writeup(name, folder=WRITEUPS):
                    quick=data.get("quick", {}), run_length=data.get("run_length", {}),
                    as_written=data.get("as_written", {}), loads=tuple(data.get("load", ())),
                    claim_tables=tuple(data.get("claim", ())), not_testable=tuple(data.get("not_testable", ())))
+
+
+# ------------------------------------------------------------------------------------------- detail scenarios
+
+@dataclasses.dataclass(frozen=True)
+class Detail:
+    """One detail scenario's file: its `part` and `claim` tables as stored."""
+    part: str
+    claim_tables: tuple
+
+    def claims(self, rows):
+        """The claims over `rows`: each table's, in the file's order, one per binding of its `for_each` (the
+        first key outermost) where the rows ran its `if_ran` cells and each of its `best` has a candidate."""
+        return [_claim(claim, {}) for table in self.claim_tables for claim in _bound(table, rows)]
+
+
+def _values(source, rows):
+    """A `for_each` or `best` source's values: a list as written, or a table `{ ran = FIELD }`: the values the
+    rows have of that field (whatever their status), in their order, or only those `among` a list (in its
+    order), then the `also` list's, whether they ran or not. `ran` a list of fields: each distinct combination,
+    as a table of them."""
+    if isinstance(source, list):
+        return list(source)
+    fields = source["ran"]
+    if isinstance(fields, list):
+        found = [dict(zip(fields, v)) for v in dict.fromkeys(tuple(r.get(f) for f in fields) for r in rows)]
+    else:
+        found = list(dict.fromkeys(r.get(fields) for r in rows))
+    if "among" in source:
+        found = [v for v in source["among"] if v in found]
+    return found + list(source.get("also", ()))
+
+
+def _fill(value, env):
+    """`value` with each `{name}` of `env` replaced: a string, or each string of a table or list."""
+    if isinstance(value, dict):
+        return {k: _fill(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, env) for v in value]
+    if isinstance(value, str):
+        for key, said in env.items():
+            value = value.replace("{" + key + "}", str(said))
+    return value
+
+
+def _median(rows, figure, cell):
+    """The median of `figure` over the rows of one cell that ran; None when none did."""
+    values = [r.get(figure) for r in rows if r.get("status") == "ok" and all(r.get(k) == v for k, v in cell.items())]
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _best(spec, env, rows):
+    """The candidate a `best` table chooses: of its candidates (the one field given as a list or a `ran`
+    table), the one whose cell (with the table's other fields) has the `highest` or `lowest` median of the
+    figure; a cell with no median, or a median of 0 (a case that measured nothing), is never the best, and
+    where none has one the first candidate is. None where there is no candidate."""
+    spec = _fill(dict(spec), env)
+    higher = "highest" in spec
+    figure = spec.pop("highest") if higher else spec.pop("lowest")
+    field = next(k for k, v in spec.items() if not isinstance(v, str))
+    candidates = _values(spec.pop(field), rows)
+    if not candidates:
+        return None
+    found = [(m, c) for c in candidates if (m := _median(rows, figure, {**spec, field: c}))]
+    if not found:
+        return candidates[0]
+    top = (max if higher else min)(m for m, _ in found)
+    return next(c for m, c in found if m == top)
+
+
+def _bound(table, rows):
+    """A detail claim table bound to the rows: one claim table, its placeholders filled, per binding of its
+    `for_each`, where the rows ran its `if_ran` cells and each of its `best` has a candidate."""
+    bindings = [{}]
+    for name, source in table.get("for_each", {}).items():
+        values = _values(source, rows)
+        bindings = [{**env, **(v if isinstance(v, dict) else {name: v})} for env in bindings for v in values]
+    out = []
+    for env in bindings:
+        if not all(_ran(_fill(cell, env), rows) for cell in table.get("if_ran", ())):
+            continue
+        bests = {name: _best(spec, env, rows) for name, spec in table.get("best", {}).items()}
+        if None in bests.values():
+            continue
+        env = {**env, **bests}
+        env = _fill(env, env)  # a value that names a best ("{curl}")
+        out.append({k: _fill(v, env) for k, v in table.items() if k not in ("for_each", "if_ran", "best")})
+    return out
+
+
+def detail(name, folder=DETAILS):
+    """The detail scenario `name`'s claims file (echo, websocket, httpfanout), read."""
+    with open(os.path.join(folder, f"{name}.toml"), "rb") as f:
+        data = tomllib.load(f)
+    return Detail(part=data["part"], claim_tables=tuple(data.get("claim", ())))
 
 
 # ---------------------------------------------------------------------------------------------- a user's own

@@ -3,10 +3,9 @@
 ratio, its interval and a verdict: judging.judge), and the medians of every case over its rounds.
 
     page = {"id": "echo-models", "title": "Echo models: ...", "notes": [...], "figures": FIGURES}
-    section = detail_sections.section(page, rows, fates, claims(rows), stored=None)
+    claims = claim_files.detail("echo").claims(rows)   # its comparisons (bench/registry/details/echo.toml)
+    section = detail_sections.section(page, rows, fates, claims, stored=None)
 """
-
-import statistics
 
 from bench.analysis import medians
 from bench.reporting import tables
@@ -34,34 +33,6 @@ def summary(rows, figures):
             entry[figure] = medians.median([r.get(figure) for r in ok])
         entry["failed_runs"] = len(mine) - len(ok)
         out.append(entry)
-    return out
-
-
-def lookup(rows, figure, **cell):
-    """The median of `figure` over the rows of one cell that ran; None when none did."""
-    values = [r.get(figure) for r in rows if r.get("status") == "ok"
-              and all(r.get(k) == v for k, v in cell.items())]
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
-def uring_against_best(rows, models, loads, latency_load, names):
-    """At each of `loads`, the uring server model against the best other of threads, poll and epoll (the least
-    median server CPU per message, and at `latency_load` the least median p50): the targets the uring model was
-    built to meet. `names(model)` are the contestant names whose fates explain a missing cell."""
-    others = [m for m in ("threads", "poll", "epoll") if m in models]
-    if "uring" not in models or not others:
-        return []
-    out = []
-    for load in loads:
-        for figure, what in (("server_cpu_us_per_msg", "server CPU per message"), ("p50_us", "p50 latency")):
-            if figure == "p50_us" and load != latency_load:
-                continue
-            best = min(others, key=lambda m: lookup(rows, figure, server=m, client=load) or float("inf"))
-            out.append(judging.Claim(f"netbench-uring has less {what} than netbench-{best}, the best other model "
-                                      f"({load})", {"server": "uring", "client": load},
-                                      {"server": best, "client": load}, figure, higher_is_better=False,
-                                      names=names("uring") + names(best)))
     return out
 
 

@@ -29,11 +29,11 @@ CPU us per written message (wait4 rusage of the whole client process, the same w
 latency where the mode measures it, errors, the netbench server's system calls per message (its
 stop line's count over the messages of that run; none for Go) and //echo:client's (its --json count over the
 messages it wrote; none for the spammer). The comparisons are judged as the write-ups' claims are (the paired
-ratio per round, its interval, a verdict): each model's server CPU per message against Go's at the same load,
-//echo:client against the spammer against the same server, the whole system (//echo:client + the fastest
-netbench server against spammer + Go), the uring server against the best of the other models (by median) in
-server CPU per message and, ping-pong, in p50, and //echo:client --model=uring against --model=epoll in client
-CPU and system calls per message.
+ratio per round, its interval, a verdict), as bench/registry/details/echo.toml states them: each model's server
+CPU per message against Go's at the same load, //echo:client against the spammer against the same server, the
+whole system (//echo:client + the fastest netbench server against spammer + Go), the uring server against the
+best of the other models (by median) in server CPU per message and, ping-pong, in p50, and //echo:client
+--model=uring against --model=epoll in client CPU and system calls per message.
 """
 
 import re
@@ -41,11 +41,11 @@ import re
 from bench.running import measured_run
 from bench.design import scheduler
 from bench.running import server_process
+from bench.scenarios import claim_files
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
 from bench.scenarios import server_syscalls
 from bench.scenarios import writeup_cases
-from bench.scenarios.judging import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 LOADS = ["stream3", "stream3-go", "pingpong3", "stream64", "rate"]
@@ -190,47 +190,11 @@ def cases(entries, runners, settings):
     return out, fates
 
 
-def claims(rows):
-    """Each model's server CPU per message against Go's at each load; //echo:client against the spammer
-    against each server, in CPU per message and msgs/s; the whole system, //echo:client with the fastest
-    netbench server (by median msgs/s) against the spammer with Go."""
-    present = list(dict.fromkeys(r["server"] for r in rows))
-    models = [m for m in SERVER_MODELS if m in present]
-    out = [Claim(f"netbench-{m} spends less server CPU per message than Go ({load})",
-                 {"server": m, "client": load}, {"server": "go", "client": load}, "server_cpu_us_per_msg",
-                 higher_is_better=False, names=(SERVERS[m], "go"))
-           for load in ("rate", "stream3", "pingpong3", "stream64") for m in models]
-    for name in models + ["go"]:
-        mine, spammer = {"server": name, "client": "stream3"}, {"server": name, "client": "stream3-go"}
-        out.append(Claim(f"//echo:client spends less CPU per message than the spammer (server {name})", mine,
-                         spammer, "client_cpu_us_per_msg", higher_is_better=False, names=(ECHO_CLIENT, SPAMMER)))
-        out.append(Claim(f"//echo:client writes more msgs/s than the spammer (server {name})", mine, spammer,
-                         "msgs_per_s", higher_is_better=True, names=(ECHO_CLIENT, SPAMMER)))
-    if models:
-        best = max(models, key=lambda m: detail_sections.lookup(rows, "msgs_per_s", server=m, client="stream3") or 0)
-        out.append(Claim(f"//echo:client + netbench-{best} beat the spammer + Go in msgs/s",
-                         {"server": best, "client": "stream3"}, {"server": "go", "client": "stream3-go"},
-                         "msgs_per_s", higher_is_better=True, names=(ECHO_CLIENT, SERVERS[best], SPAMMER, "go")))
-    out += detail_sections.uring_against_best(rows, models, ("stream3", "pingpong3", "stream64"), "pingpong3",
-                                              lambda m: (SERVERS[m],))
-    return out + client_model_claims(rows)
-
-
-def client_model_claims(rows):
-    """//echo:client --model=uring against --model=epoll (and against epoll writing 16 messages a call) at the
-    epoll server, in client CPU and system calls per message, where both ran."""
-    loads = {r["client"] for r in rows}
-    out = []
-    for uring, epoll in (("uring3", "epoll3"), ("uring3", "epoll3-batch16"), ("uring64", "epoll64")):
-        if uring not in loads or epoll not in loads:
-            continue
-        for figure, what in (("client_cpu_us_per_msg", "spends less CPU"),
-                             ("client_syscalls_per_msg", "makes fewer system calls")):
-            out.append(Claim(f"//echo:client --model=uring {what} per message than --model=epoll "
-                             f"({uring} against {epoll}, server epoll)", {"server": "epoll", "client": uring},
-                             {"server": "epoll", "client": epoll}, figure, higher_is_better=False,
-                             names=(ECHO_CLIENT,)))
-    return out
+# The comparisons, as data: each model's server CPU per message against Go's at each load; //echo:client against
+# the spammer against each server, in CPU per message and msgs/s; the whole system, //echo:client with the fastest
+# netbench server (by median msgs/s) against the spammer with Go; the uring server against the best other model;
+# //echo:client --model=uring against --model=epoll.
+CLAIMS = claim_files.detail("echo")
 
 
 def notes(settings):
@@ -251,7 +215,7 @@ def notes(settings):
 def section(rows, fates, settings, stored=None):
     page = {"id": "echo-models", "title": "Echo models: netbench's servers and client against Go's",
             "notes": [notes(settings)], "figures": FIGURES}
-    return detail_sections.section(page, rows, fates, claims(rows), stored)
+    return detail_sections.section(page, rows, fates, CLAIMS.claims(rows), stored)
 
 
 DEFINITION = definition.Definition(

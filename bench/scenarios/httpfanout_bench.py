@@ -17,18 +17,18 @@ by the write-ups' runner in the one round loop (bench/design/scheduler.py).
 Per case: the median over repetitions of the wall time of one fan-out (netbench and Go time themselves; curl's
 is timed around its process, or the pair's), the client's CPU per request (wait4 rusage of the whole client
 process over all its repetitions), the origin's CPU per request, and failed requests. The comparisons are judged
-as the write-ups' claims are: at each target and scheme, the fastest netbench model (by median) against Go and
-against the faster curl row.
+as the write-ups' claims are, as bench/registry/details/httpfanout.toml states them: at each target and
+scheme, the fastest netbench model (by median) against Go and against the faster curl row.
 """
 
 import os
 import re
 
 from bench.design import scheduler
+from bench.scenarios import claim_files
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
 from bench.scenarios import writeup_cases
-from bench.scenarios.judging import Claim
 
 NETBENCH_MODELS = ["threads", "poll", "epoll"]
 TARGETS = ["origin-0ms", "origin-50ms", "nginx"]
@@ -80,25 +80,9 @@ def cases(entries, runners, settings):
     return out, fates
 
 
-def claims(rows):
-    """At each target and scheme, the fastest netbench model (by median wall time) against Go and against the
-    faster of the two curl rows."""
-    out = []
-    for target, scheme in dict.fromkeys((r["server"], r["scheme"]) for r in rows):
-        def wall(client):
-            value = detail_sections.lookup(rows, "wall_s_median", server=target, scheme=scheme, client=client)
-            return float("inf") if value is None else value
-
-        models = [f"netbench-{m}" for m in NETBENCH_MODELS if any(r["client"] == f"netbench-{m}" for r in rows)]
-        if not models:
-            continue
-        best, curl = min(models, key=wall), min(("curl", "curl-2x250"), key=wall)
-        cell = {"server": target, "scheme": scheme}
-        for other in ("go", curl):
-            out.append(Claim(f"{best} fetches faster than {other} ({target}, {scheme})", {**cell, "client": best},
-                             {**cell, "client": other}, "wall_s_median", higher_is_better=False,
-                             names=(best, other, target)))
-    return out
+# The comparisons, as data: at each target and scheme, the fastest netbench model (by median wall time) against Go
+# and against the faster of the two curl rows.
+CLAIMS = claim_files.detail("httpfanout")
 
 
 def notes(settings):
@@ -112,7 +96,7 @@ def notes(settings):
 def section(rows, fates, settings, stored=None):
     page = {"id": "httpfanout-models", "title": "HTTP fan-out models: netbench's clients against Go and curl",
             "notes": [notes(settings)], "figures": FIGURES}
-    return detail_sections.section(page, rows, fates, claims(rows), stored)
+    return detail_sections.section(page, rows, fates, CLAIMS.claims(rows), stored)
 
 
 DEFINITION = definition.Definition(

@@ -26,20 +26,20 @@ both clients), latency percentiles for echo, the netbench server's system calls 
 count over the messages written in that run; none for Go). //websocket:client only exits 0 after every
 connection's close handshake, which the server answers after reading every message before it: written ==
 received, which the netbench servers' own counts (each case's stop line) check. The comparisons are judged as
-the write-ups' claims are: //websocket:client against the Go client at each server, the netbench model with
-the least server CPU per message against Go's server, and the uring model against the best other model
-(echo4-pipe, nb4-pipe).
+the write-ups' claims are, as bench/registry/details/websocket.toml states them: //websocket:client against the
+Go client at each server, the netbench model with the least server CPU per message against Go's server, and the
+uring model against the best other model (echo4-pipe, nb4-pipe).
 """
 
 from bench.running import binaries
 from bench.running import measured_run
 from bench.design import scheduler
 from bench.running import server_process
+from bench.scenarios import claim_files
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
 from bench.scenarios import echo_bench
 from bench.scenarios import server_syscalls
-from bench.scenarios.judging import Claim
 
 SERVER_MODELS = ["threads", "poll", "epoll", "uring"]
 SINK_LOADS = ["nb1", "nb4", "go1", "go4", "nb4-pipe"]
@@ -147,31 +147,10 @@ def cases(entries, runners, settings):
     return out, fates
 
 
-def claims(rows):
-    """//websocket:client against the Go client at each server, in msgs/s and client CPU per message; at each
-    load the netbench model with the least server CPU per message (by median) against Go's server."""
-    present = list(dict.fromkeys(r["server"] for r in rows))
-    models = [m for m in SERVER_MODELS if m in present]
-    out = []
-    names = ("netbench-ws-client", "go-xnet-client")
-    for name in models + ["go"]:
-        for n in ("1", "4"):
-            mine, go = {"server": name, "client": "nb" + n}, {"server": name, "client": "go" + n}
-            out.append(Claim(f"//websocket:client writes more msgs/s than the Go client ({n} client(s), server "
-                             f"{name})", mine, go, "msgs_per_s", higher_is_better=True, names=names))
-            out.append(Claim(f"//websocket:client spends less CPU per message than the Go client ({n} client(s), "
-                             f"server {name})", mine, go, "client_cpu_us_per_msg", higher_is_better=False,
-                             names=names))
-    for load in ("nb1", "go1", "nb4", "go4"):
-        if not models:
-            break
-        best = min(models, key=lambda m: detail_sections.lookup(rows, "server_cpu_us_per_msg", server=m,
-                                                                client=load) or float("inf"))
-        out.append(Claim(f"netbench-{best} spends less server CPU per message than Go x/net (load {load})",
-                         {"server": best, "client": load}, {"server": "go", "client": load}, "server_cpu_us_per_msg",
-                         higher_is_better=False, names=(f"netbench-{best}-sink", "go-wsserver-sink")))
-    return out + detail_sections.uring_against_best(rows, models, ("nb4-pipe", "echo4-pipe", "echo1"), "echo1",
-                                                    lambda m: (f"netbench-{m}-sink",))
+# The comparisons, as data: //websocket:client against the Go client at each server, in msgs/s and client CPU per
+# message; at each load the netbench model with the least server CPU per message (by median) against Go's server;
+# the uring model against the best other model.
+CLAIMS = claim_files.detail("websocket")
 
 
 def keeps_up(rows):
@@ -210,7 +189,7 @@ def section(rows, fates, settings, stored=None):
             "notes": [notes(settings)], "figures": FIGURES,
             "tables": [detail_sections.as_table("Written against received by the netbench servers (their stop "
                                                 "lines)", keeps_up(rows))]}
-    return detail_sections.section(page, rows, fates, claims(rows), stored)
+    return detail_sections.section(page, rows, fates, CLAIMS.claims(rows), stored)
 
 
 DEFINITION = definition.Definition(
