@@ -142,9 +142,7 @@ class Part:
         measured runs once it has some, else from the definition's expected run time."""
         if self.policy is not None and self.policy.durations:
             return self.policy.tables_s(self.cases)
-        cells = [cell for q in self.questions for cell in q.cells]
-        tables = [c for c in self.cases if not any(all(c.fields.get(k) == v for k, v in cell.items())
-                                                    for cell in cells)]
+        tables = round_policies.table_cases(self.cases, self.questions)
         return self.definition.round_s(self.settings, tables, self.runners)
 
     def adaptive(self):
@@ -264,11 +262,11 @@ class RunContext:
     definitions: tuple = catalogue.ALL
 
 
-def _prepare_parts(plan, placement, failures, control):
+def _prepare_parts(plan, placement, failures, control, quiet=None):
     """The Parts of the scenarios to run, in the order they run: adaptive ones with the longest rounds first,
     so that what a quickly decided part leaves of the budget passes to the parts whose claims need more
-    rounds; then the fixed ones. Every adaptive part's claims join the run's error `control`. A part that
-    cannot be prepared is named in `failures`."""
+    rounds; then the fixed ones. Every adaptive part's claims join the run's error `control`, and every part
+    keeps the machine's `quiet` level in its settings. A part that cannot be prepared is named in `failures`."""
     prepared = []
     by_part = plan.definitions()
     for name in [p for p in plan.parts if p in by_part]:
@@ -288,6 +286,8 @@ def _prepare_parts(plan, placement, failures, control):
     for part in adaptive_parts:
         part.settings["family"] = control.statement()
         part.settings["alpha"] = control.family_alpha / max(len(control.family), 1)
+    for part in prepared if quiet is not None else []:  # the machine's quiet level, kept in each part's settings
+        part.settings["quiet"] = quiet
     return adaptive_parts + [p for p in prepared if not p.adaptive()]
 
 
@@ -365,9 +365,7 @@ def run(plan, placement):
         context = RunContext(folder, run_environment.environment(costs), placement, control=control,
                              definitions=catalogue.ALL + tuple(plan.yours))
         quiet = _measure_quiet_level() if placement is None and costs is not None else None
-        prepared = _prepare_parts(plan, placement, failures, control)
-        for part in prepared if quiet is not None else []:
-            part.settings["quiet"] = quiet
+        prepared = _prepare_parts(plan, placement, failures, control, quiet)
     except KeyboardInterrupt:
         progress.log("bench: interrupted (Ctrl-C) before the first round (measuring the kernel's costs, building "
                      f"and checking the contestants); no round ran. The run's folder: {folder}")
@@ -376,12 +374,7 @@ def run(plan, placement):
 
     def run_one(part, budget):
         name = part.definition.name
-        if budget is not None and math.isinf(budget.seconds):
-            progress.log(f"==== {name} (the cases no claim compares, once)")
-        else:
-            progress.log(f"==== {name}" + (" (again: its claims still open)" if part.outcome else "")
-                         + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s "
-                            "left)" if budget else ""))
+        progress.log(_banner(part, budget, whole))
         try:
             return run_part(part, plan, context, budget, whole)
         except KeyboardInterrupt:
@@ -413,12 +406,27 @@ def run(plan, placement):
     progress.log(f"suite finished in {time.monotonic() - started:.0f} s"
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
-        print(terminal.render(doc, os.path.join(folder, "REPORT.md")), flush=True)
-        if plan.versus:
-            for said in versus_sentences(doc):
-                print(said, flush=True)
-            print(f"report: {folder}", flush=True)
+        _print_summary(doc, plan, folder)
     return 1 if failures else 0
+
+
+def _banner(part, budget, whole):
+    """The line that opens a part's turn: the tables' round, or its share of the `whole` run's budget."""
+    name = part.definition.name
+    if budget is not None and math.isinf(budget.seconds):
+        return f"==== {name} (the cases no claim compares, once)"
+    return (f"==== {name}" + (" (again: its claims still open)" if part.outcome else "")
+            + (f" (adaptive: {budget.seconds:.0f} s of the budget's {max(whole.left(), 0):.0f} s left)"
+               if budget else ""))
+
+
+def _print_summary(doc, plan, folder):
+    """The run's closing screen, and with --versus the sentences to paste and the report's folder."""
+    print(terminal.render(doc, os.path.join(folder, "REPORT.md")), flush=True)
+    if plan.versus:
+        for said in versus_sentences(doc):
+            print(said, flush=True)
+        print(f"report: {folder}", flush=True)
 
 
 def versus_sentences(doc):

@@ -154,7 +154,7 @@ class UntilDecided:
 
     def tables_s(self, cases):
         """The expected seconds of the round of the cases no claim compares; 0 once it ran."""
-        return 0.0 if self.tables_run else self._expected(self._table_cases(cases))
+        return 0.0 if self.tables_run else self._expected(table_cases(cases, self.questions))
 
     def next_round_s(self, cases):
         """The expected seconds of the next round: the cases of the claims that would get it."""
@@ -184,7 +184,7 @@ class UntilDecided:
         self.budget.start()
         if self._tables_next:
             self._tables_next, self.tables_run = False, True
-            chosen = self._table_cases(cases)
+            chosen = table_cases(cases, self.questions)
             if chosen:
                 progress.log(f"{self.name}: the cases no claim compares, once, for the tables: "
                              f"{len(chosen)} case(s)")
@@ -279,11 +279,6 @@ class UntilDecided:
                          f"rounds would decide it, {_minutes(left)} left; it gets rounds again only if the budget "
                          "outlives the claims within reach")
 
-    def _table_cases(self, cases):
-        """The cases no question compares, under every runner."""
-        return [case for case in cases
-                if not any(_matches(case.fields, cell) for q in self.questions for cell in q.cells)]
-
     def _needed(self, cases, questions):
         """The cases of `questions`, each limited to the runners whose questions need it."""
         out = []
@@ -333,6 +328,11 @@ def _shown(sequence):
         return (f"{ratio:.3f}, " if ratio else "") + f"{rounds} rounds: not enough to bound it"
     return (f"{sequence['median_ratio']:.3f} ({interval[0]:.3f} .. {interval[1]:.3f}) at "
             f"{sequence['level'] * 100:.3g}%, {rounds} rounds")
+
+
+def table_cases(cases, questions):
+    """The cases no question of `questions` compares: the tables' cells, which run once, after the claims."""
+    return [case for case in cases if not any(_matches(case.fields, cell) for q in questions for cell in q.cells)]
 
 
 def _matches(fields, cell):
