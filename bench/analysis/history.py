@@ -9,6 +9,7 @@ another program). Run lengths are not part of it: how long a run is changes the 
     entry = history.entry(line, part, commands, run)      # one run's verdict of one claim, keyed
     pooled = history.pool([entry, ...])                   # random effects over the runs
     history.relation(this_line, earlier_entry)            # "agree", "differ" or "conflict"
+    history.design(document)                              # which design judged a stored part's claims
 
 Each run's ratio enters as its log and the standard error of its mean log ratio: a sequential verdict's sd_log
 over the square root of its rounds; a fixed one's from its 95% t interval. The pooling is
@@ -20,13 +21,36 @@ between-run and the pooled variance) where a new machine's ratio would fall. Pur
 
 import math
 
-HOLDS, REVERSED = "holds", "reversed"
+HOLDS, REVERSED, OPEN = "holds", "reversed", "open"
+# The fixed design's word for open in documents stored before the two designs shared one.
+OLDER_OPEN = "not separable on this machine"
 AGREE, DIFFER, CONFLICT = "agree", "differ", "conflict"
 # A whole run's rate that a steady-state figure stands in for: the same claim.
 SAME_FIGURE = {"steady_msgs_per_s": "msgs_per_s"}
 # Where a line has no placement, it ran shared (placements came later).
 DEFAULT_PLACEMENT = "shared"
 CONFIDENCE = 0.95
+
+# The designs that have judged stored runs, oldest first; the last is this version's. A run of an older design
+# stays in the history (its ratio is the same quantity), but is never the one cited as what `bench` does now.
+FIXED = "fixed rounds, each claim at 5% alone"
+MEAN_ALONE = "the mean's sequence, each claim at 5% alone"
+MEAN_TOGETHER = "the mean's sequence, one family at 5%"
+MEDIAN_FAMILIES = "the median's sign sequence, two families at 5% each"
+CURRENT_DESIGN = MEDIAN_FAMILIES
+
+
+def design(document):
+    """Which design judged a part's document (a write-up's JSON): read from its settings and its verdicts'
+    sequences, since the documents have named their rule and family from the start of each design."""
+    from bench.analysis import sequential
+    settings = document.get("settings") or {}
+    if settings.get("design") != "sequential":
+        return FIXED
+    rules = {(line.get("sequence") or {}).get("rule") for line in document.get("verdicts", [])}
+    if sequential.RULE in rules:
+        return MEDIAN_FAMILIES
+    return MEAN_TOGETHER if settings.get("family") else MEAN_ALONE
 
 
 def key(line, part, commands):
@@ -73,13 +97,15 @@ def entry(line, part, commands, run):
     """One run's verdict of one claim: its key, words, verdict, ratio, interval (as the verdict gave it),
     estimate and `run` (label, time, machine)."""
     ratio, interval = ratio_and_interval(line)
-    return {"key": key(line, part, commands), "claim": line.get("claim"), "verdict": line.get("verdict"),
+    said = line.get("verdict")
+    return {"key": key(line, part, commands), "claim": line.get("claim"), "verdict": OPEN if said == OLDER_OPEN else said,
             "small": bool(line.get("small")), "ratio": ratio, "interval": interval, "estimate": estimate(line),
             "run": run}
 
 
 def relation(verdict, earlier):
     """"agree" (the same verdict), "conflict" (one holds where the other is reversed) or "differ"."""
+    verdict, earlier = (OPEN if v == OLDER_OPEN else v for v in (verdict, earlier))
     if verdict == earlier:
         return AGREE
     return CONFLICT if {verdict, earlier} == {HOLDS, REVERSED} else DIFFER

@@ -51,7 +51,21 @@ class EstimateTest(unittest.TestCase):
 
 
 class RelationTest(unittest.TestCase):
+    def test_the_design_is_read_from_the_documents_settings_and_rule(self):
+        from bench.analysis import sequential
+        old_rule = {"sequence": {"rule": sequential.OLDER_RULES[0]}}
+        self.assertEqual(history.design({"settings": {"samples": 10}, "verdicts": []}), history.FIXED)
+        self.assertEqual(history.design({"settings": {"design": "fixed"}, "verdicts": [old_rule]}), history.FIXED)
+        self.assertEqual(history.design({"settings": {"design": "sequential"}, "verdicts": [old_rule]}),
+                         history.MEAN_ALONE)
+        self.assertEqual(history.design({"settings": {"design": "sequential", "family": {"claims": 22}},
+                                         "verdicts": [{}, old_rule]}), history.MEAN_TOGETHER)
+        self.assertEqual(history.design({"settings": {"design": "sequential", "family": {"claims": 22}},
+                                         "verdicts": [{"sequence": {"rule": sequential.RULE}}]}),
+                         history.CURRENT_DESIGN)
+
     def test_relations(self):
+        self.assertEqual(history.relation("open", history.OLDER_OPEN), history.AGREE)
         self.assertEqual(history.relation("holds", "holds"), history.AGREE)
         self.assertEqual(history.relation("holds", "reversed"), history.CONFLICT)
         self.assertEqual(history.relation("holds", "open"), history.DIFFER)

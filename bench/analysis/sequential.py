@@ -26,7 +26,7 @@ keeps the family's rate (Holm 1979 needs nothing of the dependence between the c
     sequential.holm_levels({"a": 0.001, "b": 0.02, "c": 0.4}, 0.05)   # {"a": 0.0167, "b": 0.025, "c": 0.05}
 
 simulate() runs the budgeted round loop on synthetic or resampled rounds, as the suite runs it on real ones,
-for the tests that check the family's rate (bench/design/family_error_test.py).
+for the tests that check the family's rate (bench/studies/family_error.py).
 """
 
 import bisect

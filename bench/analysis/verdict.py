@@ -8,7 +8,8 @@ and the smallest difference the run could have detected. The verdict follows fro
     EQUIVALENT    the whole interval lies within 1 +- EQUIVALENCE_MARGIN (0.98 .. 1.02), even if it excludes 1
     HOLDS         the interval excludes 1 on the claim's side (A better)
     REVERSED      the interval excludes 1 on the other side (B better)
-    NOT_SEPARABLE the interval holds 1 (it says how many rounds would resolve the difference seen)
+    NOT_SEPARABLE the interval holds 1 (it says how many rounds would resolve the difference seen): "open", the
+                  word the sequential design uses for a claim its rounds did not decide
     NOT_MEASURED  a side has no samples here (a contestant skipped or failed; `why` says which)
 
 and, for a claim about a system this machine is not, NOT_TESTABLE (see `not_testable()`). With fewer than two
@@ -28,7 +29,10 @@ from bench.analysis import sequential
 
 HOLDS = "holds"
 REVERSED = "reversed"
-NOT_SEPARABLE = "not separable on this machine"
+# One word for a claim the rounds did not decide, whichever design ran them; documents stored before say
+# "not separable on this machine" (OLDER_NOT_SEPARABLE), which means the same.
+NOT_SEPARABLE = "open"
+OLDER_NOT_SEPARABLE = "not separable on this machine"
 NOT_MEASURED = "not measured"
 NOT_TESTABLE = "not testable here"
 EQUIVALENT = "equivalent within \u00b12%"

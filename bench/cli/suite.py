@@ -34,6 +34,7 @@ from bench.registry import registry
 from bench.reporting import document
 from bench.reporting import history_report
 from bench.reporting import markdown
+from bench.reporting import readme_answer
 from bench.reporting import report
 from bench.reporting import result_files
 from bench.reporting import terminal
@@ -239,21 +240,10 @@ def rerender(folder=""):
     return 0
 
 
-# README.md's first screen holds the headline's answer across the stored runs between these lines, written by
-# --history (history_report.answer_lines); readme_answer_test checks that it matches the stored runs.
-README_BEGIN = "<!-- the answer across the stored runs: written by `bazel run //:bench -- --history` -->"
-README_END = "<!-- end of the answer across the stored runs -->"
-
-
-def readme_with_answer(text, runs):
-    """README.md's `text` with the block between README_BEGIN and README_END set to the stored runs' answer."""
-    begin, end = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
-    return text[:begin] + "\n" + "\n".join(history_report.answer_lines(runs)) + "\n" + text[end:]
-
-
 def show_history():
-    """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; the
-    headline's answer across the runs stored in the checkout written to README.md."""
+    """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; README.md's
+    answers and its sample of a run's closing summary written from the runs stored in the checkout
+    (bench/reporting/readme_answer.py)."""
     parent = result_files.parent_from(os.environ)
     runs = history_report.stored_runs(history_report.parents_with(parent))
     text = markdown.history_alone(history_report.across(runs), len(runs))
@@ -263,11 +253,12 @@ def show_history():
     readme = os.path.join(checkout.repo_root(), "README.md")
     with open(readme) as f:
         before = f.read()
-    after = readme_with_answer(before, history_report.stored_runs([checkout.stored_runs()]))
+    after = readme_answer.with_blocks(before, history_report.stored_runs([checkout.stored_runs()]),
+                                      checkout.repo_root())
     if after != before:
         result_files.write_text(readme, after)
     progress.log(f"bench --history: {len(runs)} stored runs; wrote {path}"
-                 + (" and README.md's answer" if after != before else ""))
+                 + (" and README.md's answers" if after != before else ""))
     return 0
 
 

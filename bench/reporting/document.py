@@ -51,7 +51,8 @@ METHODOLOGY = [
     "than a factor of 2, how many rounds it has. The cases no claim compares run once, after the claims. "
     "**Fixed** (`--rounds=N`): every case in every round, and one 95% t interval on the logs of "
     "the per-round ratios (bench/analysis/verdict.py): **holds** or **reversed** when it excludes 1, "
-    "**equivalent within ±2%** when it lies inside 0.98 .. 1.02, else **not separable on this machine**.",
+    "**equivalent within ±2%** when it lies inside 0.98 .. 1.02, else **open** (runs stored before named it "
+    "**not separable on this machine**).",
     "Ratio: the median of the per-round ratios A/B with the verdict's interval and its level; rounds: those it "
     "rests on; any difference below: the interval's farther end from 1. **Same configuration here** when both "
     "sides ran the same effective configuration (read from the running processes), which is no experiment and "

@@ -21,7 +21,7 @@ from bench.base import checkout
 JUDGED = ("holds", "reversed", "open", "not separable on this machine", "same configuration here")
 
 
-def _judged(verdict):
+def judged(verdict):
     return verdict in JUDGED or str(verdict).startswith("equivalent within")
 
 
@@ -43,13 +43,14 @@ def stored_runs(parents):
     return sorted(runs, key=lambda r: r["run"]["time"] or "")
 
 
-def _commands(document):
+def commands(document):
     """{contestant: its command} of a part's document or a report's section (their contestants' fates)."""
     return {f["name"]: f.get("command") for f in document.get("contestants", [])}
 
 
 def _read_run(folder):
-    entries, run = [], {"label": os.path.basename(folder), "time": None, "machine": None, "commit": None}
+    entries, run = [], {"label": os.path.basename(folder), "time": None, "machine": None, "commit": None,
+                        "design": None}
     for path in sorted(glob.glob(os.path.join(folder, "*_writeup.json"))):
         try:
             doc = result_schema.load(path)
@@ -59,10 +60,11 @@ def _read_run(folder):
         if run["time"] is None or env.get("timestamp_utc", "") < run["time"]:
             run.update(time=env.get("timestamp_utc"), commit=env.get("git_commit"),
                        machine=f"{env.get('cpu_model', '?')}, {env.get('cores', '?')} cores")
+        run["design"] = run["design"] or history.design(doc)
         part = os.path.basename(path)[:-len(".json")]
-        commands = _commands(doc)
-        entries += [history.entry(line, part, commands, run) for line in doc["verdicts"]
-                    if _judged(line.get("verdict")) and line.get("a")]
+        named = commands(doc)
+        entries += [history.entry(line, part, named, run) for line in doc["verdicts"]
+                    if judged(line.get("verdict")) and line.get("a")]
     return {"folder": folder, "run": run, "entries": entries}
 
 
@@ -77,11 +79,11 @@ def of_run(doc, directory, runs):
     claims = []
     for section in [s for s in doc["sections"] if s["kind"] == "writeup"]:
         part = section["source"][:-len(".json")]
-        commands = _commands(section)
+        named = commands(section)
         for index, line in enumerate(section["verdicts"]):
-            if not (_judged(line.get("verdict")) and line.get("a")):
+            if not (judged(line.get("verdict")) and line.get("a")):
                 continue
-            now = history.entry(line, part, commands, mine["run"])
+            now = history.entry(line, part, named, mine["run"])
             before = [e for r in earlier for e in r["entries"] if e["key"] == now["key"]]
             claims.append({"section": section["id"], "index": index, "claim": line["claim"],
                            "verdict": verdict_text.shown(line), "ratio": now["ratio"], "interval": now["interval"],
@@ -92,6 +94,7 @@ def of_run(doc, directory, runs):
 
 def _earlier(found, verdict):
     return {"run": found["run"]["label"], "time": found["run"]["time"], "machine": found["run"]["machine"],
+            "design": found["run"].get("design"),
             "verdict": found["verdict"] + (", by less than the margin" if found["small"] else ""),
             "ratio": found["ratio"], "interval": found["interval"],
             "relation": history.relation(verdict, found["verdict"])}
@@ -109,7 +112,7 @@ def counted(claim):
                                                    if pooled else "")
 
 
-HISTORY_COLUMNS = ["claim", "run", "machine", "verdict", "ratio A/B (interval)", "against this run"]
+HISTORY_COLUMNS = ["claim", "run", "machine", "judged by", "verdict", "ratio A/B (interval)", "against this run"]
 POOLED_COLUMNS = ["claim", "runs", "pooled ratio (95% CI)", "I²", "a new machine (95% prediction)"]
 
 
@@ -119,13 +122,21 @@ def rows(history_doc):
     for claim in history_doc["claims"]:
         if not claim["earlier"]:
             continue
-        per_run.append([claim["claim"], "this run", "-", claim["verdict"], verdict_text.ratio_with_interval(claim["ratio"], claim["interval"]),
-                        "-"])
-        per_run += [[claim["claim"], e["run"], e["machine"] or "-", e["verdict"], verdict_text.ratio_with_interval(e["ratio"], e["interval"]),
-                     e["relation"]] for e in claim["earlier"]]
+        per_run.append([claim["claim"], "this run", "-", "-", claim["verdict"],
+                        verdict_text.ratio_with_interval(claim["ratio"], claim["interval"]), "-"])
+        per_run += [[claim["claim"], e["run"], e["machine"] or "-", design_words(e.get("design")), e["verdict"],
+                     verdict_text.ratio_with_interval(e["ratio"], e["interval"]), e["relation"]]
+                    for e in claim["earlier"]]
         if claim.get("pooled"):
             pooled.append(pooled_row(claim["claim"], claim["pooled"]))
     return per_run, pooled
+
+
+def design_words(design):
+    """A run's design as the history's column says it: "this version's", or the older design's name."""
+    if design is None:
+        return "-"
+    return "this version's" if design == history.CURRENT_DESIGN else f"older: {design}"
 
 
 def pooled_row(claim, found):
@@ -181,8 +192,8 @@ def headline_key(directory):
     index = summary_line(doc, row) if section else None
     if index is None:
         return None
-    commands = _commands(section)
-    return history.key(section["verdicts"][index], section["source"][:-len(".json")], commands)
+    named = commands(section)
+    return history.key(section["verdicts"][index], section["source"][:-len(".json")], named)
 
 
 def answer_lines(runs):

@@ -126,13 +126,17 @@ def history_alone(claims, runs_read):
     per_run, pooled = [], []
     for claim in claims:
         per_run += [[claim["claim"], e["run"]["label"], e["run"]["machine"] or "-", e["run"]["time"] or "-",
-                     e["verdict"], verdict_text.ratio_with_interval(e["ratio"], e["interval"])] for e in claim["runs"]]
+                     history_report.design_words(e["run"].get("design")), e["verdict"],
+                     verdict_text.ratio_with_interval(e["ratio"], e["interval"])] for e in claim["runs"]]
         if claim["pooled"]:
             pooled.append(history_report.pooled_row(claim["claim"], claim["pooled"]))
     return "\n".join([f"# netbench: every claim across the {runs_read} stored runs", "",
                       "Each claim that two or more stored runs ran (the same cells, figure and contestants' "
                       "commands), newest run first.", "",
-                      table(["claim", "run", "machine", "time", "verdict", "ratio A/B (interval)"], per_run),
+                      "A run judged by an older design keeps its place: its ratio measures the same thing, its "
+                      "verdict was reached by that design's rule (\"judged by\").", "",
+                      table(["claim", "run", "machine", "time", "judged by", "verdict", "ratio A/B (interval)"],
+                            per_run),
                       POOLED_INTRO.replace("this one included", "every one"), "",
                       table(history_report.POOLED_COLUMNS, pooled)])
 

@@ -5,6 +5,8 @@ said; then where the report is. From the run's document (bench/reporting/documen
     print(terminal.render(doc, "results/data/linux-x86_64-2cpu-20261203T0930Z/REPORT.md"))
 """
 
+import textwrap
+
 from bench.analysis import verdict
 from bench.reporting import verdict_text
 
@@ -72,7 +74,7 @@ def render(doc, report_path=None, width=160):
         if note:
             lines.append(_cut(f"    {note}", width))
     if rows:
-        lines.append(f"  {verdict_text.error_control(run)}")
+        lines += textwrap.wrap(verdict_text.error_control(run), width, initial_indent="  ", subsequent_indent="    ")
     disturbed = disturbance(doc)
     if disturbed:
         lines.append(_cut(f"  {disturbed}", width))

@@ -1,0 +1,149 @@
+"""README.md's first screen, computed: each write-up's question answered across the stored runs, and what the
+newest run of this version printed at its end. `bazel run //:bench -- --history` writes both blocks from the
+stored documents; readme_answer_test fails when either differs from what the stored runs give now.
+
+    text = readme_answer.with_blocks(readme_text, history_report.stored_runs([checkout.stored_runs()]))
+
+The answer to a question is its headline claim (the write-up's own load, server and placement) pooled over
+every stored run that ran it, by random effects (bench/analysis/history.py), in the words a report uses for a
+verdict; beside it the newest run judged by this version's design, with its link. A question about a system
+this machine is not (macOS, more cores) is "not testable here", as the run says.
+"""
+
+import json
+import os
+import textwrap
+
+from bench.analysis import history
+from bench.reporting import history_report
+from bench.reporting import terminal
+from bench.reporting import verdict_text
+
+WIDTH = 120
+COMMAND = "`bazel run //:bench -- --history`"
+ANSWERS = ("the answers across the stored runs", f"<!-- the answers across the stored runs: written by {COMMAND} -->",
+           "<!-- end of the answers across the stored runs -->")
+SAMPLE = ("the newest run's closing summary",
+          f"<!-- the newest run's closing summary: written by {COMMAND} -->",
+          "<!-- end of the newest run's closing summary -->")
+
+
+def with_blocks(text, runs, root=""):
+    """README.md's `text` with its two blocks set to what the stored `runs` give; `root` is the checkout the
+    links are relative to (the runs' folders are absolute)."""
+    newest = newest_of_this_design(runs)
+    text = _replaced(text, ANSWERS, answer_lines(runs, newest, root))
+    return _replaced(text, SAMPLE, sample_lines(newest, root))
+
+
+def _replaced(text, block, lines):
+    _, begin, end = block
+    if begin not in text or end not in text:
+        raise ValueError(f"README.md has no block for {block[0]} (its markers: {begin} ... {end})")
+    start, stop = text.index(begin) + len(begin), text.index(end)
+    return text[:start] + "\n" + "\n".join(lines) + "\n" + text[stop:]
+
+
+def _report(run):
+    try:
+        with open(os.path.join(run["folder"], "report.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def newest_of_this_design(runs):
+    """(run, its report document) of the newest stored run with a report that this version's design judged;
+    (None, None) where none was."""
+    for run in reversed(runs):
+        if run["run"].get("design") == history.CURRENT_DESIGN:
+            doc = _report(run)
+            if doc and doc.get("summary") and not doc["run"].get("quick"):
+                return run, doc
+    return None, None
+
+
+def _folder(run, root):
+    return os.path.relpath(run["folder"], root) if root else run["folder"]
+
+
+def pooled_verdict(pooled, entries, margin=0.05):
+    """The verdict words of a pooled ratio: "holds" or "reversed" where its 95% interval leaves out 1 (the
+    claim's side read from a stored run that decided it), "equivalent within ±5%" where it lies inside the
+    margin, "open" otherwise."""
+    low, high = pooled["interval"]
+    if 1 / (1 + margin) < low and high < 1 + margin:
+        return f"equivalent within ±{margin * 100:g}%"
+    if low <= 1 <= high:
+        return "open"
+    above = low > 1
+    for found in entries:
+        if found["verdict"] in (history.HOLDS, history.REVERSED) and found["ratio"]:
+            holds_above = (found["ratio"] > 1) == (found["verdict"] == history.HOLDS)
+            return history.HOLDS if above == holds_above else history.REVERSED
+    return "open"
+
+
+def _answer(section, doc, runs, newest, root):
+    """The lines of one write-up's answer: its question, its headline claim across the runs, the newest run."""
+    rows = [r for r in doc["summary"] if r["section"] == section["id"]]
+    untestable, headline = [], None
+    for row in rows:
+        index = history_report.summary_line(doc, row)
+        line = section["verdicts"][index] if index is not None else {}
+        if row["verdict"] == "not testable here":
+            untestable.append(row["question"])
+        elif headline is None and line.get("a") and history_report.judged(line.get("verdict")):
+            headline = (row, line)
+    said = []
+    if headline:
+        row, line = headline
+        wanted = history.key(line, section["source"][:-len(".json")], history_report.commands(section))
+        entries = [e for run in reversed(runs) for e in run["entries"] if e["key"] == wanted]
+        pooled = history.pool(entries)
+        said.append(f"{row['question']}: ")
+        if pooled:
+            prediction = pooled["prediction"]
+            said[-1] += (f"**{pooled_verdict(pooled, entries)}** across {pooled['runs']} stored runs, A/B "
+                         f"{verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}"
+                         + (f"; a new machine's run would fall in {prediction[0]:.3g} .. {prediction[1]:.3g}"
+                            if prediction else "") + ".")
+        said.append(f"The [newest run]({_folder(newest, root)}/REPORT.md) of this version "
+                    f"({newest['run']['time'][:10]}): **{row['verdict']}**, {row['ratio']}"
+                    + (f", {row['rounds']} rounds" if row.get("rounds") else "") + ".")
+    if untestable:
+        said.append("Not testable on this machine: " + "; ".join(untestable) + ".")
+    words = " ".join(said) or "no stored run of this version judged it."
+    return _wrapped(f"- **{section['title']}** {words}", "  ")
+
+
+def _wrapped(text, indent=""):
+    """`text` wrapped at WIDTH, never inside an interval or a link's words."""
+    kept = text.replace(" .. ", "\0..\0").replace("[newest run]", "[newest\0run]")
+    return [line.replace("\0", " ") for line in textwrap.wrap(kept, WIDTH, subsequent_indent=indent,
+                                                              break_long_words=False, break_on_hyphens=False)]
+
+
+def answer_lines(runs, newest=None, root=""):
+    """The answers block: one item per write-up of the newest run of this version, [] where there is none."""
+    run, doc = newest if newest is not None else newest_of_this_design(runs)
+    if doc is None:
+        return ["No stored run of this version yet: `bazel run //:bench` makes one."]
+    out = []
+    for section in [s for s in doc["sections"] if s["kind"] == "writeup"]:
+        out += _answer(section, doc, runs, run, root)
+    older = sum(1 for r in runs if r["run"].get("design") not in (None, history.CURRENT_DESIGN))
+    out += ["", *_wrapped(
+        f"Pooled by random effects over the stored runs that ran each claim ({older} of the {len(runs)} stored runs "
+        "were judged by an older design; [every claim, every run](results/data/HISTORY.md)). A run holds each "
+        "family of its verdicts to 5%; a pooled interval is a 95% one.")]
+    return out
+
+
+def sample_lines(newest, root=""):
+    """The sample block: the newest run of this version's closing summary as the terminal printed it."""
+    run, doc = newest
+    if doc is None:
+        return []
+    report = os.path.join(_folder(run, root), "REPORT.md")
+    return ["```text", *terminal.render(doc, report, width=WIDTH).strip("\n").splitlines(), "```"]
