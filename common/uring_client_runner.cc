@@ -288,8 +288,8 @@ class UringClientLoop {
       Prepare();
       if (remaining_ == 0) break;
       // No timer, no timeout: a timeout costs an hrtimer armed and cancelled per enter, dearer
-      // on these VMs than the system call (docs/uring-bench-results.md); Go and Abort come
-      // through the eventfd.
+      // on these VMs than the system call (docs/notes/2026-12-02-uring-bench-results.md); Go and
+      // Abort come through the eventfd.
       // A send that the socket takes at once completes inside the enter that submits it, and its
       // completion alone would end the wait: a ping-pong would take two enters per message, one
       // for the send and one for the answer. When every send of the pass leaves its slot waiting
