@@ -15,7 +15,7 @@ def share_of(parts, index, whole):
     least one round of the part's every case where that much is left (its table). A part whose claims are
     decided early leaves the rest of its share to the parts after it. Equal, not in proportion to a round's
     length: a write-up with long rounds (the fan-out's JVM runs) decides its large differences in few rounds,
-    while the echo's 1 s runs are the noisiest and need the most of them."""
+    while the echo's short runs are the noisiest and need the most of them."""
     later = parts[index:]
     fixed = sum(p.round_s() * p.settings["samples"] for p in later if not p.adaptive())
     adaptive_parts = sum(1 for p in later if p.adaptive())

@@ -1,6 +1,6 @@
 """The schema of the stored result documents (results/README.md explains every field), and their validation
 when a run writes them and whenever one is read. A document names its schema and version
-("netbench.writeup/2"); an older version still validates against the fields it had, and any mismatch is
+("netbench.writeup/4"); an older version still validates against the fields it had, and any mismatch is
 reported with the path of the field that differs, so an old run that no longer fits says where.
 
     errors = result_schema.validate(document)             # [] when it matches
@@ -703,7 +703,7 @@ def other_tool(document):
 
 
 def current(name):
-    """The tag a new document of `name` carries: "netbench.writeup/2"."""
+    """The tag a new document of `name` carries: "netbench.writeup/4"."""
     return f"{name}/{CURRENT_VERSION[name]}"
 
 
