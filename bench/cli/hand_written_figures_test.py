@@ -78,6 +78,11 @@ def figures(text):
     return found
 
 
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def _repo_root():
     from bench.base import checkout
     return checkout.repo_root()
@@ -87,7 +92,7 @@ class HandWrittenFiguresTest(unittest.TestCase):
     def test_no_page_quotes_a_measured_figure_outside_a_generated_block(self):
         root = _repo_root()
         found = [f"{os.path.relpath(page, root)}:{number}: {kind} {figure!r}"
-                 for page in pages(root) for number, kind, figure in figures(open(page).read())]
+                 for page in pages(root) for number, kind, figure in figures(_read(page))]
         self.assertEqual(found, [], "measured figures written by hand; let a program write them (a generated "
                                     "block, a study's page) or link to the stored run:\n" + "\n".join(found))
 
@@ -112,7 +117,7 @@ if __name__ == "__main__":
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         root = _repo_root()
         for page in pages(root):
-            for number, kind, figure in figures(open(page).read()):
+            for number, kind, figure in figures(_read(page)):
                 print(f"{os.path.relpath(page, root)}:{number}: {kind} {figure}")
         sys.exit(0)
     unittest.main()

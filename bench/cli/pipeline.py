@@ -115,6 +115,7 @@ class Part:
     outcome: object = None
     policy: object = None
     questions: list = dataclasses.field(default_factory=list)
+    others_wait: bool = False  # its claims other than the write-ups' own wait for theirs (hold_others)
 
     def wants_more(self):
         """Adaptive and stopped by its budget with claims open: more of the budget would be spent on it."""
@@ -136,6 +137,16 @@ class Part:
     def wants_more_for_summary(self):
         """Whether one of the write-ups' own claims is among its open ones."""
         return self.policy is not None and self.policy.wants_more_for_summary()
+
+    def summary_within_reach(self):
+        """Whether one of the write-ups' own claims is open and within reach among its claims."""
+        return self.policy is not None and self.policy.summary_within_reach()
+
+    def hold_others(self, held):
+        """Its claims other than the write-ups' own wait (`held`) or go (rounds.UntilDecided.hold_others)."""
+        self.others_wait = held
+        if self.policy is not None:
+            self.policy.hold_others(held)
 
     def tables_s(self):
         """About how long its round of the cases no claim compares takes (0 once it ran): from the policy's
@@ -178,6 +189,7 @@ def _plan(part, budget, whole, control):
     if part.policy is None:
         part.policy = round_policies.UntilDecided(part.questions, list(part.runners), budget, whole=whole,
                                                   name=definition.name, control=control)
+        part.policy.hold_others(part.others_wait)
     else:
         part.policy.resume(budget)
     return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings))

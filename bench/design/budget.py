@@ -6,6 +6,7 @@ the suite's Part has (adaptive, round_s, next_round_s, cheapest_s, wants_more, o
     codes = budget.spend_budget(parts, rounds.Budget(1800).start(), run_one)   # run_one(part, budget) -> code
 """
 
+from bench.base import progress
 from bench.design import rounds
 
 
@@ -26,7 +27,10 @@ def share_of(parts, index, whole):
 
 def spend_budget(parts, whole, run_one, first_pass=True):
     """Runs every part once, in order, the adaptive ones each within its share of the `whole` run's budget
-    (share_of). Then one loop over every write-up's open claims: while a pass adds rounds and budget is left,
+    (share_of). The write-ups' own claims come first across the whole run: until none is open and within reach
+    in any part, the parts run those alone (hold_others), and a part whose own are decided stops and leaves the
+    rest of its share to the others; then the other claims get what is left. Then one loop over every write-up's
+    open claims: while a pass adds rounds and budget is left,
     the parts stopped by their share with claims still open go on, the one nearest to deciding a claim first
     (the fewest seconds to decide one at the rounds seen), those with one of the write-ups' own claims open before
     the others, each with an equal split of what is left at its turn (_later_share), or all of what is left
@@ -38,6 +42,7 @@ def spend_budget(parts, whole, run_one, first_pass=True):
     codes = {}
     turn = list(range(len(parts)))
     set_aside_spent = False
+    holding = _hold_others(parts, True)
     while turn:
         rows_before = _rows_run(parts)
         for index in turn:
@@ -57,14 +62,34 @@ def spend_budget(parts, whole, run_one, first_pass=True):
         first_pass = False
         more = _rows_run(parts) > rows_before and whole.left() > 0
         wanting = [p for p in parts if p.wants_more()]
-        if not more and whole.left() > 0 and wanting and not set_aside_spent:
+        if holding and (not more or not any(_summary_within_reach(p) for p in wanting)):
+            # Every write-up's own claims are decided or out of reach, or what is left buys none of them a round:
+            # the other claims get what is left.
+            holding = _hold_others(parts, False)
+            more = whole.left() > 0 and bool(wanting)
+            if more:
+                progress.log(f"bench: the write-ups' own claims have had their rounds; the other claims get the "
+                             f"{whole.left():.0f} s left")
+        elif not more and whole.left() > 0 and wanting and not set_aside_spent:
             # Nothing within reach could use what is left: it goes to the claims set aside, not unspent.
             set_aside_spent = more = True
             for part in wanting:
                 getattr(part, "spend_set_aside", lambda: None)()
-        turn = sorted((i for i, p in enumerate(parts) if p.wants_more()), key=lambda i: _turn_order(parts[i])) \
+        turn = sorted((i for i, p in enumerate(parts) if p.wants_more()
+                       and (not holding or _summary_within_reach(p))), key=lambda i: _turn_order(parts[i])) \
             if more else []
     return codes
+
+
+def _hold_others(parts, held):
+    """Every part's claims other than the write-ups' own wait (`held`) or go; whether any part holds some."""
+    for part in parts:
+        getattr(part, "hold_others", lambda held: None)(held)
+    return held
+
+
+def _summary_within_reach(part):
+    return getattr(part, "summary_within_reach", lambda: False)()
 
 
 def _turn_order(part):

@@ -68,6 +68,42 @@ class StandInPart:
         return 0
 
 
+class StandInWithOwnClaim(StandInPart):
+    """A part with one of the write-ups' own claims, decided after `own_after` rounds, and other claims never
+    decided: while the others wait (hold_others), it stops once its own is decided, wanting more."""
+
+    def __init__(self, name, clock, seconds, own_after):
+        super().__init__(name, clock, seconds)
+        self.own_after, self.others_wait, self.own_rounds_when_released = own_after, False, None
+
+    def hold_others(self, held):
+        if self.others_wait and not held:
+            self.own_rounds_when_released = self.rounds()
+        self.others_wait = held
+
+    def summary_within_reach(self):
+        return self.rounds() < self.own_after
+
+    def wants_more_for_summary(self):
+        return self.summary_within_reach()
+
+    def run(self, budget):
+        self.budgets.append(budget.seconds)
+        self.outcome = self.outcome or Outcome()
+        spent, self.stopped_by_budget = 0.0, False
+        while True:
+            if self.others_wait and not self.summary_within_reach():
+                self.stopped_by_budget = True  # it wants more once the others go
+                break
+            if spent + self.seconds > budget.seconds:
+                self.stopped_by_budget = True
+                break
+            self.clock.now += self.seconds
+            spent += self.seconds
+            self.outcome.rows.append(self.name)
+        return 0
+
+
 class SpendBudgetTest(unittest.TestCase):
     def run_parts(self, parts, whole_s, clock):
         whole = rounds.Budget(whole_s, clock=clock).start()
@@ -93,6 +129,26 @@ class SpendBudgetTest(unittest.TestCase):
         self.assertEqual(fanout.rounds(), 29)  # 295 s of the 300 s
         self.assertLessEqual(clock.now, 300)
         self.assertEqual(codes, {0: 0, 1: 0})
+
+    def test_the_writeups_own_claims_get_the_budget_before_any_part_spends_on_its_others(self):
+        clock = fake.FakeClock()
+        fanout = StandInWithOwnClaim("fanout", clock, 10, own_after=2)  # its own decided in 2 rounds of 10 s
+        echo = StandInWithOwnClaim("echo", clock, 1, own_after=200)  # its own needs 200 rounds of 1 s
+        self.run_parts([fanout, echo], 300, clock)
+        # The fan-out's own claim is decided in 20 s of its 150 s share; it stops, and echo's share is the 280 s
+        # left, so its own claim gets its 200 rounds. Then the other claims share the last 80 s.
+        self.assertEqual(fanout.own_rounds_when_released, 2)
+        self.assertEqual(echo.own_rounds_when_released, 200)
+        self.assertGreater(fanout.rounds(), 2, "the others get what is left once the own claims are decided")
+        self.assertLessEqual(clock.now, 300)
+        self.assertGreater(clock.now, 290, "no budget is left while a claim is open")
+        # Without holding the others back, the fan-out would spend its whole share first, and echo's own
+        # claim would not get its 200 rounds.
+        clock = fake.FakeClock()
+        fanout = StandInPart("fanout", clock, 10)
+        echo = StandInPart("echo", clock, 1, decide_after=200)
+        self.run_parts([fanout, echo], 300, clock)
+        self.assertLess(echo.rounds(), 200)
 
     def test_the_left_budget_is_split_among_the_open_parts(self):
         clock = fake.FakeClock()

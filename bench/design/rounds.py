@@ -99,7 +99,9 @@ class UntilDecided:
 
     Which claims get the budget, in order (after the first `min_rounds`, which every claim's cases run):
       1. the write-ups' own claims (family sequential.SUMMARY) open and within reach, alone;
-      2. the other open claims within reach;
+      2. the other open claims within reach, once no part of the run has one of the write-ups' own claims open
+         and within reach: while `others_wait` (hold_others(), which the budget across parts sets), the part
+         stops instead and leaves its budget to the parts whose own claims are still open;
       3. when none within reach is open, the claims set aside as out of reach: the budget that outlives the
          open claims is spent on them rather than left (spend_set_aside()).
     A claim is out of reach only when even its best case cannot be decided: the rounds it would need if the
@@ -125,6 +127,8 @@ class UntilDecided:
         self._tables_next = False
         self._stop_next = False  # the tables' round ran: the next call ends the run
         self.set_aside_too = False  # whether the claims set aside as out of reach get rounds (spend_set_aside())
+        self.others_wait = False  # whether the other claims wait for the write-ups' own, run-wide (hold_others())
+        self._wanted_before_tables = False  # out_of_budget when tables() was asked for
 
     def observe(self, case, runner, seconds):
         """The scheduler's report of one run: its case, runner key and duration."""
@@ -143,14 +147,25 @@ class UntilDecided:
                          f"{len(self.open(reachable=False)) - len(self.open())} set aside as out of reach get it")
         self.set_aside_too = True
 
+    def hold_others(self, held):
+        """Whether the claims other than the write-ups' own wait: the budget across parts holds them back while
+        any part has one of the write-ups' own claims open and within reach, and then lets them go."""
+        self.others_wait = held
+
+    def summary_within_reach(self):
+        """Whether one of the write-ups' own claims is open and within reach."""
+        return any(q.family == sequential.SUMMARY for q in self.open())
+
     def has_reachable(self):
         """Whether an open claim is within reach."""
         return bool(self.open())
 
     def tables(self):
         """The next run of this policy is one round of the cases no claim compares (the tables' cells), then
-        stops; nothing where they ran already."""
+        stops, wanting more where it wanted more before (what the tables leave goes back to the open claims);
+        nothing where they ran already."""
         self.stopped, self._tables_next = None, not self.tables_run
+        self._wanted_before_tables = self.out_of_budget
 
     def tables_s(self, cases):
         """The expected seconds of the round of the cases no claim compares; 0 once it ran."""
@@ -192,6 +207,8 @@ class UntilDecided:
             return chosen
         if self._stop_next:
             self._stop_next = False
+            # resume() cleared it for the tables' round; the claims open before it still want the budget.
+            self.out_of_budget = self._wanted_before_tables and bool(self.open(reachable=False))
             return []
         if self.rounds_run > 0:
             self._judge(rows)
@@ -201,7 +218,11 @@ class UntilDecided:
             chosen = self._needed(cases, self.questions)
         else:
             chosen = self._needed(cases, self._claimants())
-        if not chosen and self.open(reachable=False) and not self.set_aside_too:
+        if not chosen and self.others_wait and self.open():
+            self.stopped = (f"its own claims decided or out of reach after {round_index} rounds: the other "
+                            f"{len(self.open())} wait until every write-up's own claims are")
+            self.out_of_budget = True  # it wants more, once the others go
+        elif not chosen and self.open(reachable=False) and not self.set_aside_too:
             self.stopped = (f"only claims set aside as out of reach are open after {round_index} rounds: the "
                             "budget goes to the claims within reach first")
             self.out_of_budget = True  # it wants more, after the others
@@ -236,13 +257,15 @@ class UntilDecided:
 
     def _claimants(self):
         """The questions the next round is for: the write-ups' own claims (family sequential.SUMMARY) open and
-        within reach, while there are any: they get rounds and budget before the other lines; then the other
-        open ones within reach; where none is and `set_aside_too`, those set aside, since the budget would
+        within reach, while there are any: they get rounds and budget before the other lines; then, unless the
+        others wait for another part's (`others_wait`), the other open ones within reach; where none is and `set_aside_too`, those set aside, since the budget would
         otherwise be left unspent while they are open."""
         reachable = self.open()
         summary = [q for q in reachable if q.family == sequential.SUMMARY]
         if summary:
             return summary
+        if self.others_wait:
+            return []
         if reachable or not self.set_aside_too:
             return reachable
         return self.open(reachable=False)

@@ -3,6 +3,7 @@ that does not start, servers that die (a round whose every run failed ends the l
 round, servers of their own per run, and a policy that chooses fewer cases, and the adaptive policy (rounds.UntilDecided) on a fake clock: the minimum rounds, only the open
 claims' cases after them, and the budget."""
 
+import math
 import unittest
 
 from bench.analysis import sequential
@@ -316,6 +317,36 @@ class AdaptiveRoundsTest(unittest.TestCase):
                          + [last_round + 3] * 2)
         self.assertEqual({r["server"] + r["client"] for r in later}, {"ay", "by"})
         self.assertTrue(policy.wants_more())
+
+    def test_after_the_tables_round_a_run_with_open_claims_still_wants_the_budget_left(self):
+        clock = fake.FakeClock()
+        policy = adaptive([question("open", ("a", "y"), ("b", "y"))], 10, clock)
+        outcome = self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        self.assertTrue(policy.wants_more())
+        policy.tables()
+        policy.resume(rounds.Budget(math.inf, clock=clock))  # as the pipeline runs the tables' round
+        scheduler.run(FIVE, {"shared": ClockedRunner(clock)},
+                      scheduler.Plan(rounds=None, policy=policy, clock=clock), resume=outcome)
+        self.assertTrue(policy.wants_more(), "what the tables leave goes back to the open claim")
+
+    def test_while_the_others_wait_a_part_stops_once_its_own_claims_are_decided(self):
+        clock = fake.FakeClock()
+        questions = [question("other", ("a", "y"), ("b", "y"), family=sequential.OTHER),
+                     question("summary", ("a", "x"), ("b", "x"), decided_after=5)]
+        policy = adaptive(questions, 100, clock)
+        policy.hold_others(True)
+        outcome = self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        # The first rounds give every claim a look; then the summary's claim alone until it is decided, and
+        # the part stops there, wanting more, with most of its budget left.
+        self.assertEqual(max(r["round"] for r in outcome.rows), 4)
+        self.assertIn("wait", policy.stopped)
+        self.assertTrue(policy.wants_more())
+        self.assertFalse(policy.summary_within_reach())
+        policy.hold_others(False)
+        policy.resume(rounds.Budget(10, clock=clock))
+        scheduler.run(FIVE, {"shared": ClockedRunner(clock)},
+                      scheduler.Plan(rounds=None, policy=policy, clock=clock), resume=outcome)
+        self.assertEqual({r["server"] + r["client"] for r in outcome.rows if r["round"] > 4}, {"ay", "by"})
 
     def test_a_run_whose_claims_are_all_decided_wants_no_more(self):
         clock = fake.FakeClock()
