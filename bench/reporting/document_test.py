@@ -187,8 +187,9 @@ class SectionFromDataTest(unittest.TestCase):
         self.assertIn('data-verdict="holds"', page)
         self.assertIn("(chart not drawn: Echo rate)", page)  # no file: said, not a broken image
         self.assertNotIn("http://", page.replace("http://www.w3.org", ""))  # nothing fetched from a network
-        self.assertIn("holds", terminal.render(doc).splitlines()[-2])
-        self.assertIn("judged at 5% on its own", terminal.render(doc).splitlines()[-1])
+        lines = terminal.render(doc).splitlines()
+        self.assertTrue(any(line.strip().startswith(row["question"][:40]) and "holds" in line for line in lines))
+        self.assertIn("judged at 5% on its own", " ".join(line.strip() for line in lines))
 
 
 if __name__ == "__main__":
