@@ -12,6 +12,9 @@ the tables appended to them and the targets they stated) and its schema as
 
 A run's document `netbench.report/1` had no chart data: read as version 2, its sections keep the charts they
 name (already drawn), and re-rendering it draws none.
+
+One word changed for every document: the fixed design said "not separable on this machine" where the
+sequential one says "open", the same state; read, an older document says "open" too (`OLDER_WORDS`).
 """
 
 import re
@@ -57,12 +60,25 @@ def _fanout_rows(cases):
     return rows
 
 
+# The verdict words documents stored before said, and today's word for the same state.
+OLDER_WORDS = {"not separable on this machine": "open"}
+
+
+def _today_s_words(lines):
+    """Verdict lines (or summary rows) with their older words replaced."""
+    return [{**line, "verdict": OLDER_WORDS.get(line.get("verdict"), line.get("verdict"))}
+            if isinstance(line, dict) and line.get("verdict") in OLDER_WORDS else line for line in lines]
+
+
 def _micro_rows(cases):
     return [{**case, "round": 0, "status": "ok"} for case in cases]  # every case stored was measured
 
 
 def upgrade(document):
-    """`document` in the current schema where it is an older detail scenario's; otherwise as it was."""
+    """`document` in the current schema where it is an older detail scenario's, and in today's verdict words;
+    otherwise as it was."""
+    if isinstance(document, dict) and isinstance(document.get("verdicts"), list):
+        document = {**document, "verdicts": _today_s_words(document["verdicts"])}
     if not isinstance(document, dict) or not str(document.get("schema", "")).startswith("netbench.bench/"):
         return document
     part = PARTS.get(document.get("benchmark"))
@@ -85,7 +101,16 @@ def upgrade(document):
 
 
 def report(document):
-    """A run's document (report.json) in today's schema: version 1 only lacks its sections' chart data."""
-    if isinstance(document, dict) and document.get("schema") == "netbench.report/1":
-        return {**document, "schema": "netbench.report/2"}
+    """A run's document (report.json) in today's schema and words: version 1 only lacks its sections' chart
+    data."""
+    if not isinstance(document, dict):
+        return document
+    if document.get("schema") == "netbench.report/1":
+        document = {**document, "schema": "netbench.report/2"}
+    if isinstance(document.get("sections"), list):
+        document = {**document, "sections": [{**s, "verdicts": _today_s_words(s["verdicts"])}
+                                             if isinstance(s, dict) and isinstance(s.get("verdicts"), list) else s
+                                             for s in document["sections"]]}
+    if isinstance(document.get("summary"), list):
+        document = {**document, "summary": _today_s_words(document["summary"])}
     return document

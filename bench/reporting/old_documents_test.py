@@ -74,6 +74,17 @@ class ConversionTest(unittest.TestCase):
         writeup = {"schema": "netbench.writeup/3", "part": "echo"}
         self.assertIs(old_documents.upgrade(writeup), writeup)
 
+    def test_the_fixed_designs_older_word_for_open_reads_as_open(self):
+        older = "not separable on this machine"
+        writeup = {"schema": "netbench.writeup/4", "verdicts": [{"verdict": older, "why": "w"}, {"verdict": "holds"}]}
+        self.assertEqual([v["verdict"] for v in old_documents.upgrade(writeup)["verdicts"]], ["open", "holds"])
+        self.assertEqual(writeup["verdicts"][0]["verdict"], older, "the document read is not changed")
+        run = {"schema": "netbench.report/2", "summary": [{"verdict": older}],
+               "sections": [{"id": "echo", "verdicts": [{"verdict": older, "why": "w"}]}]}
+        converted = old_documents.report(run)
+        self.assertEqual((converted["summary"][0]["verdict"], converted["sections"][0]["verdicts"][0]),
+                         ("open", {"verdict": "open", "why": "w"}))
+
     def test_the_stored_detail_runs_load_converted(self):
         paths = (glob.glob(os.path.join(data_root(), "data", "*", "*_bench.json"))
                  + glob.glob(os.path.join(data_root(), "data", "*", "microbenchmarks.json")))

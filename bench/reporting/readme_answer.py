@@ -16,6 +16,7 @@ import textwrap
 
 from bench.analysis import history
 from bench.reporting import history_report
+from bench.reporting import old_documents
 from bench.reporting import terminal
 from bench.reporting import verdict_text
 
@@ -47,7 +48,7 @@ def _replaced(text, block, lines):
 def _report(run):
     try:
         with open(os.path.join(run["folder"], "report.json")) as f:
-            return json.load(f)
+            return old_documents.report(json.load(f))
     except (OSError, ValueError):
         return None
 
