@@ -25,7 +25,7 @@ class ReadmeAnswerTest(unittest.TestCase):
     def test_the_readme_answers_are_the_ones_the_stored_runs_give(self):
         text = _readme()
         runs = history_report.stored_runs([checkout.stored_runs()])
-        self.assertEqual(text, readme_answer.with_blocks(text, runs, checkout.repo_root()),
+        self.assertEqual(text, readme_answer.with_blocks(text, runs),
                          "README.md's answers are stale: run `bazel run //:bench -- --history`")
 
     def test_the_first_screen_answers_every_writeup_after_the_two_commands(self):

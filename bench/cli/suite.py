@@ -253,8 +253,7 @@ def show_history():
     readme = os.path.join(checkout.repo_root(), "README.md")
     with open(readme) as f:
         before = f.read()
-    after = readme_answer.with_blocks(before, history_report.stored_runs([checkout.stored_runs()]),
-                                      checkout.repo_root())
+    after = readme_answer.with_blocks(before, history_report.stored_runs([checkout.stored_runs()]))
     if after != before:
         result_files.write_text(readme, after)
     progress.log(f"bench --history: {len(runs)} stored runs; wrote {path}"

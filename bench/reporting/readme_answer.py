@@ -21,6 +21,7 @@ from bench.reporting import terminal
 from bench.reporting import verdict_text
 
 WIDTH = 120
+STORED = "results/data"
 COMMAND = "`bazel run //:bench -- --history`"
 ANSWERS = ("the answers across the stored runs", f"<!-- the answers across the stored runs: written by {COMMAND} -->",
            "<!-- end of the answers across the stored runs -->")
@@ -29,12 +30,11 @@ SAMPLE = ("the newest run's closing summary",
           "<!-- end of the newest run's closing summary -->")
 
 
-def with_blocks(text, runs, root=""):
-    """README.md's `text` with its two blocks set to what the stored `runs` give; `root` is the checkout the
-    links are relative to (the runs' folders are absolute)."""
+def with_blocks(text, runs):
+    """README.md's `text` with its two blocks set to what the checkout's stored `runs` give."""
     newest = newest_of_this_design(runs)
-    text = _replaced(text, ANSWERS, answer_lines(runs, newest, root))
-    return _replaced(text, SAMPLE, sample_lines(newest, root))
+    text = _replaced(text, ANSWERS, answer_lines(runs, newest))
+    return _replaced(text, SAMPLE, sample_lines(newest))
 
 
 def _replaced(text, block, lines):
@@ -64,8 +64,10 @@ def newest_of_this_design(runs):
     return None, None
 
 
-def _folder(run, root):
-    return os.path.relpath(run["folder"], root) if root else run["folder"]
+def _folder(run):
+    """The run's folder as README.md links it: the runs it reads are the checkout's stored ones (their paths
+    may be Bazel's runfiles, resolved)."""
+    return f"{STORED}/{os.path.basename(run['folder'])}"
 
 
 def pooled_verdict(pooled, entries, margin=0.05):
@@ -85,7 +87,7 @@ def pooled_verdict(pooled, entries, margin=0.05):
     return "open"
 
 
-def _answer(section, doc, runs, newest, root):
+def _answer(section, doc, runs, newest):
     """The lines of one write-up's answer: its question, its headline claim across the runs, the newest run."""
     rows = [r for r in doc["summary"] if r["section"] == section["id"]]
     untestable, headline = [], None
@@ -109,7 +111,7 @@ def _answer(section, doc, runs, newest, root):
                          f"{verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}"
                          + (f"; a new machine's run would fall in {prediction[0]:.3g} .. {prediction[1]:.3g}"
                             if prediction else "") + ".")
-        said.append(f"The [newest run]({_folder(newest, root)}/REPORT.md) of this version "
+        said.append(f"The [newest run]({_folder(newest)}/REPORT.md) of this version "
                     f"({newest['run']['time'][:10]}): **{row['verdict']}**, {row['ratio']}"
                     + (f", {row['rounds']} rounds" if row.get("rounds") else "") + ".")
     if untestable:
@@ -125,14 +127,14 @@ def _wrapped(text, indent=""):
                                                               break_long_words=False, break_on_hyphens=False)]
 
 
-def answer_lines(runs, newest=None, root=""):
+def answer_lines(runs, newest=None):
     """The answers block: one item per write-up of the newest run of this version, [] where there is none."""
     run, doc = newest if newest is not None else newest_of_this_design(runs)
     if doc is None:
         return ["No stored run of this version yet: `bazel run //:bench` makes one."]
     out = []
     for section in [s for s in doc["sections"] if s["kind"] == "writeup"]:
-        out += _answer(section, doc, runs, run, root)
+        out += _answer(section, doc, runs, run)
     older = sum(1 for r in runs if r["run"].get("design") not in (None, history.CURRENT_DESIGN))
     out += ["", *_wrapped(
         f"Pooled by random effects over the stored runs that ran each claim ({older} of the {len(runs)} stored runs "
@@ -141,10 +143,10 @@ def answer_lines(runs, newest=None, root=""):
     return out
 
 
-def sample_lines(newest, root=""):
+def sample_lines(newest):
     """The sample block: the newest run of this version's closing summary as the terminal printed it."""
     run, doc = newest
     if doc is None:
         return []
-    report = os.path.join(_folder(run, root), "REPORT.md")
+    report = os.path.join(_folder(run), "REPORT.md")
     return ["```text", *terminal.render(doc, report, width=WIDTH).strip("\n").splitlines(), "```"]
