@@ -218,9 +218,10 @@ class UntilDecided:
             chosen = self._needed(cases, self.questions)
         else:
             chosen = self._needed(cases, self._claimants())
-        if not chosen and self.others_wait and self.open():
+        waiting = self.open(reachable=not self.set_aside_too)  # what would get the rounds once the others go
+        if not chosen and self.others_wait and waiting:
             self.stopped = (f"its own claims decided or out of reach after {round_index} rounds: the other "
-                            f"{len(self.open())} wait until every write-up's own claims are")
+                            f"{len(waiting)} wait until every write-up's own claims are")
             self.out_of_budget = True  # it wants more, once the others go
         elif not chosen and self.open(reachable=False) and not self.set_aside_too:
             self.stopped = (f"only claims set aside as out of reach are open after {round_index} rounds: the "

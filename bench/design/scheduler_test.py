@@ -348,6 +348,18 @@ class AdaptiveRoundsTest(unittest.TestCase):
                       scheduler.Plan(rounds=None, policy=policy, clock=clock), resume=outcome)
         self.assertEqual({r["server"] + r["client"] for r in outcome.rows if r["round"] > 4}, {"ay", "by"})
 
+    def test_claims_set_aside_wait_with_the_others_and_still_want_the_budget(self):
+        clock = fake.FakeClock()
+        questions = [question("other", ("a", "y"), ("b", "y"), family=sequential.OTHER),
+                     question("summary", ("a", "x"), ("b", "x"), decided_after=3)]
+        policy = adaptive(questions, 100, clock)
+        policy.out_of_reach["other"] = {"rounds": 1000}  # set aside: its best case needs more than is left
+        policy.spend_set_aside()
+        policy.hold_others(True)
+        self.run_adaptive(policy, clock, {"shared": ClockedRunner(clock)})
+        self.assertIn("wait", policy.stopped)
+        self.assertTrue(policy.wants_more(), "the claim set aside gets what is left once the others go")
+
     def test_a_run_whose_claims_are_all_decided_wants_no_more(self):
         clock = fake.FakeClock()
         policy = adaptive([question("q", ("a", "x"), ("b", "x"), decided_after=3)], 1000, clock)
