@@ -113,4 +113,8 @@ def report(document):
                                              for s in document["sections"]]}
     if isinstance(document.get("summary"), list):
         document = {**document, "summary": _today_s_words(document["summary"])}
+    history = document.get("history")
+    if isinstance(history, dict) and isinstance(history.get("claims"), list):
+        claims = [{**c, "earlier": _today_s_words(c.get("earlier") or [])} for c in _today_s_words(history["claims"])]
+        document = {**document, "history": {**history, "claims": claims}}
     return document

@@ -80,10 +80,13 @@ class ConversionTest(unittest.TestCase):
         self.assertEqual([v["verdict"] for v in old_documents.upgrade(writeup)["verdicts"]], ["open", "holds"])
         self.assertEqual(writeup["verdicts"][0]["verdict"], older, "the document read is not changed")
         run = {"schema": "netbench.report/2", "summary": [{"verdict": older}],
-               "sections": [{"id": "echo", "verdicts": [{"verdict": older, "why": "w"}]}]}
+               "sections": [{"id": "echo", "verdicts": [{"verdict": older, "why": "w"}]}],
+               "history": {"claims": [{"verdict": older, "earlier": [{"verdict": older}, {"verdict": "holds"}]}]}}
         converted = old_documents.report(run)
         self.assertEqual((converted["summary"][0]["verdict"], converted["sections"][0]["verdicts"][0]),
                          ("open", {"verdict": "open", "why": "w"}))
+        claim = converted["history"]["claims"][0]
+        self.assertEqual((claim["verdict"], [e["verdict"] for e in claim["earlier"]]), ("open", ["open", "holds"]))
 
     def test_the_stored_detail_runs_load_converted(self):
         paths = (glob.glob(os.path.join(data_root(), "data", "*", "*_bench.json"))
