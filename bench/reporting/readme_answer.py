@@ -113,7 +113,8 @@ def _answer(section, doc, runs, newest):
                             if prediction else "") + ".")
         said.append(f"The [newest run]({_folder(newest)}/REPORT.md) of this version "
                     f"({newest['run']['time'][:10]}): **{row['verdict']}**, {row['ratio']}"
-                    + (f", {row['rounds']} rounds" if row.get("rounds") else "") + ".")
+                    + (f", {row['rounds']} rounds" if row.get("rounds") else "")
+                    + (f" ({row['measured']})" if row.get("measured") not in (None, "-") else "") + ".")
     if untestable:
         said.append("Not testable on this machine: " + "; ".join(untestable) + ".")
     words = " ".join(said) or "no stored run of this version judged it."
