@@ -4,7 +4,6 @@ verdicts the page shows, in its summary and in each section, are the ones in the
 column's heading sorts the table. tools/bootstrap.sh installs chromium."""
 
 import html.parser
-import json
 import os
 import re
 import shutil
@@ -14,6 +13,7 @@ import unittest
 
 from bench.reporting import document
 from bench.reporting import html_report
+from bench.reporting import result_schema
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 STORED = os.path.join(DATA, "linux-x86_64-2cpu")
@@ -98,8 +98,7 @@ class ReportPageTest(unittest.TestCase):
         shown = Verdicts()
         shown.feed(self.dom)
         for part in ("echo", "websocket", "fanout"):
-            with open(os.path.join(STORED, f"{part}_writeup.json")) as f:
-                stored = json.load(f)["verdicts"]
+            stored = result_schema.load(os.path.join(STORED, f"{part}_writeup.json"))["verdicts"]  # today's words
             with self.subTest(part=part):
                 self.assertCountEqual(shown.sections[part], [v["verdict"] for v in stored])
                 headlines = [stored[[v["claim"] for v in stored].index(

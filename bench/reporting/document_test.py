@@ -16,6 +16,7 @@ from bench.reporting import document
 from bench.reporting import html_report
 from bench.reporting import markdown
 from bench.reporting import report
+from bench.reporting import result_schema
 from bench.reporting import terminal
 from bench.scenarios import catalogue
 from bench.scenarios import judging
@@ -29,8 +30,8 @@ def stored_runs():
 
 
 def stored_verdicts(directory, part):
-    with open(os.path.join(directory, f"{part}_writeup.json")) as f:
-        return json.load(f)["verdicts"]
+    """A part's stored verdicts as the suite reads them (older words in today's: old_documents)."""
+    return result_schema.load(os.path.join(directory, f"{part}_writeup.json"))["verdicts"]
 
 
 class StoredRunsTest(unittest.TestCase):
