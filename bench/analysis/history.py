@@ -21,9 +21,11 @@ between-run and the pooled variance) where a new machine's ratio would fall. Pur
 
 import math
 
-HOLDS, REVERSED, OPEN = "holds", "reversed", "open"
+from bench.analysis import verdict
+
+HOLDS, REVERSED, OPEN = verdict.HOLDS, verdict.REVERSED, verdict.OPEN
 # The fixed design's word for open in documents stored before the two designs shared one.
-OLDER_OPEN = "not separable on this machine"
+OLDER_OPEN = verdict.OLDER_NOT_SEPARABLE
 AGREE, DIFFER, CONFLICT = "agree", "differ", "conflict"
 # A whole run's rate that a steady-state figure stands in for: the same claim.
 SAME_FIGURE = {"steady_msgs_per_s": "msgs_per_s"}

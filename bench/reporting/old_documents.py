@@ -19,6 +19,8 @@ sequential one says "open", the same state; read, an older document says "open" 
 
 import re
 
+from bench.analysis import verdict
+
 PARTS = {"echo_bench": "echo-models", "websocket_bench": "websocket-models",
          "httpfanout_bench": "httpfanout-models", "microbenchmarks": "micro"}
 REGISTRY = "bench/registry/contestants.json"
@@ -61,7 +63,7 @@ def _fanout_rows(cases):
 
 
 # The verdict words documents stored before said, and today's word for the same state.
-OLDER_WORDS = {"not separable on this machine": "open"}
+OLDER_WORDS = {verdict.OLDER_NOT_SEPARABLE: verdict.OPEN}
 
 
 def _today_s_words(lines):

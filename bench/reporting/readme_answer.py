@@ -10,13 +10,13 @@ verdict; beside it the newest run judged by this version's design, with its link
 this machine is not (macOS, more cores) is "not testable here", as the run says.
 """
 
-import json
 import os
 import textwrap
 
 from bench.analysis import history
+from bench.base import generated_block
+from bench.reporting import document
 from bench.reporting import history_report
-from bench.reporting import old_documents
 from bench.reporting import terminal
 from bench.reporting import verdict_text
 
@@ -38,17 +38,13 @@ def with_blocks(text, runs):
 
 
 def _replaced(text, block, lines):
-    _, begin, end = block
-    if begin not in text or end not in text:
-        raise ValueError(f"README.md has no block for {block[0]} (its markers: {begin} ... {end})")
-    start, stop = text.index(begin) + len(begin), text.index(end)
-    return text[:start] + "\n" + "\n".join(lines) + "\n" + text[stop:]
+    what, begin, end = block
+    return generated_block.replaced(text, begin, end, lines, f"{what} in README.md")
 
 
 def _report(run):
     try:
-        with open(os.path.join(run["folder"], "report.json")) as f:
-            return old_documents.report(json.load(f))
+        return document.load(os.path.join(run["folder"], document.FILE))
     except (OSError, ValueError):
         return None
 

@@ -28,6 +28,7 @@ import statistics
 from bench.analysis import judged_link
 from bench.analysis import sequential
 from bench.analysis import verdict
+from bench.base import generated_block
 from bench.scenarios import judging
 
 DATA = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
@@ -169,17 +170,17 @@ MEAN_RULE_RUNS = 300
 def measured():
     """{"stored": [(run label, {family: claims}, rates)], "synthetic": [(name, rates)], "mean_rule": (run
     label, its share of MEAN_RULE_RUNS simulated runs that claim a difference)}: every rate the table shows."""
-    stored = []
+    stored, newest = [], None
     for folder, doc in adaptive_runs():
         claims = stored_claims(folder, doc)
+        newest = newest or (os.path.basename(folder), claims)
         families = {f: sum(c["family"] == f for c in claims) for f in sequential.FAMILIES}
         stored.append((os.path.basename(folder), families, false_claim_rates(centred_claims(claims, statistics.median))))
     synthetic = [(name, false_claim_rates(synthetic_claims(draw))) for name, draw in SYNTHETIC]
     mean_rule = None
-    if stored:
-        folder, doc = adaptive_runs()[0]
-        mean_rule = (os.path.basename(folder), mean_sequence_rate(centred_claims(stored_claims(folder, doc),
-                                                                                 statistics.fmean), MEAN_RULE_RUNS))
+    if newest:
+        label, claims = newest
+        mean_rule = (label, mean_sequence_rate(centred_claims(claims, statistics.fmean), MEAN_RULE_RUNS))
     return {"stored": stored, "synthetic": synthetic, "mean_rule": mean_rule}
 
 
@@ -206,10 +207,7 @@ def table_lines(found):
 
 def with_table(text, lines):
     """docs/methodology.md's `text` with its block set to `lines`."""
-    if BEGIN not in text or END not in text:
-        raise ValueError(f"docs/methodology.md has no block for the global-null rates ({BEGIN} ... {END})")
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    return text[:start] + "\n" + "\n".join(lines) + "\n" + text[stop:]
+    return generated_block.replaced(text, BEGIN, END, lines, "docs/methodology.md's global-null rates")
 
 
 def page():
