@@ -1,24 +1,20 @@
 """The schema of the stored result documents and their validation, when a run writes them and whenever one is
 read. The schema is JSON Schema (draft 2020-12), one file per document kind and version in results/schema/
 (`netbench.writeup-4.schema.json` for a "netbench.writeup/4" document; results/README.md explains every field), so
-that any JSON Schema tool, in any language, can check a stored run. Here python3-jsonschema checks it, and every
-mismatch is reported with the path of the field that differs (`rows[3].msgs_per_s: expected a number or null`),
-so an old run that no longer fits says where.
+that any JSON Schema tool, in any language, can check a stored run. Here python3-jsonschema checks it
+(schema_validator.py), and every mismatch is reported with the path of the field that differs
+(`rows[3].msgs_per_s: expected a number or null`: schema_errors.py), so an old run that no longer fits says where.
 
     errors = result_schema.validate(document)             # [] when it matches
     document = result_schema.load("results/data/linux-x86_64-2cpu/echo_writeup.json")   # SchemaError if not
     result_schema.check(document)                         # SchemaError naming the first mismatches
 """
 
-import functools
 import json
-import os
-import pathlib
-
-import jsonschema
 
 from bench.reporting import old_documents
 from bench.reporting import schema_errors
+from bench.reporting import schema_validator
 
 WRITEUP = "netbench.writeup"
 BENCH = "netbench.bench"
@@ -46,9 +42,6 @@ OTHER_TOOLS = {"netbench.soak": "bench/studies/soak.py",
 # (old_documents.py).
 
 
-FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "schema")
-
-
 class SchemaError(ValueError):
     """A document that does not match its schema; `errors` lists every mismatch as "path: what"."""
 
@@ -59,97 +52,8 @@ class SchemaError(ValueError):
 
 
 def file_name(name, version):
-    """The schema file of a document kind and version: "netbench.writeup-4.schema.json"."""
+    """The schema file of a document kind and version in results/schema/: "netbench.writeup-4.schema.json"."""
     return f"{name}-{version}.schema.json"
-
-
-def _uri(name):
-    return pathlib.Path(FOLDER, name).resolve().as_uri()
-
-
-@functools.lru_cache(maxsize=None)
-def schemas():
-    """Every schema file of results/schema/ by its URI, as stored (their references to each other are relative)."""
-    found = {}
-    for name in sorted(os.listdir(FOLDER)):
-        if name.endswith(".schema.json"):
-            with open(os.path.join(FOLDER, name)) as f:
-                found[_uri(name)] = json.load(f)
-    return found
-
-
-# The keywords an object closed with unevaluatedProperties may have here: its fields are those it and its parts
-# (allOf, each a reference to a definition of the same file) name in `properties`.
-CLOSED_KEYWORDS = {"title", "description", "type", "allOf", "properties", "required", "unevaluatedProperties"}
-
-
-def _closed_fields(store):
-    """{id(object schema): the fields it names} for each object closed with unevaluatedProperties."""
-    closed = {}
-
-    def walk(node, defs):
-        if isinstance(node, dict):
-            if node.get("unevaluatedProperties") is False:
-                assert set(node) <= CLOSED_KEYWORDS, f"{node.get('title')}: {set(node) - CLOSED_KEYWORDS}"
-                parts = [defs[part["$ref"].partition("#/$defs/")[2]] for part in node.get("allOf", [])]
-                closed[id(node)] = {name for part in [node, *parts] for name in part.get("properties", {})}
-            for value in node.values():
-                walk(value, defs)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value, defs)
-
-    for schema in store.values():
-        walk(schema, schema.get("$defs", {}))
-    return closed
-
-
-@functools.lru_cache(maxsize=None)
-def _store():
-    """The schemas as the validator reads them, and the fields of each closed object. Without "$schema": the
-    dialect is _VALIDATOR's, where one met through a reference to another file would switch to jsonschema's own
-    class and its integers."""
-    store = {uri: {k: v for k, v in schema.items() if k != "$schema"} for uri, schema in schemas().items()}
-    return store, _closed_fields(store)
-
-
-def fields_of(schema):
-    """Every field an object schema names: its own, and its parts' where it is closed with unevaluatedProperties."""
-    return _store()[1].get(id(schema)) or set(schema.get("properties", {}))
-
-
-def _unevaluated_properties(validator, closed, instance, schema):
-    """The keyword `unevaluatedProperties: false` of an object made of parts (a row): a field no part names is
-    refused. jsonschema's own evaluates every part again to find them (two thirds of a document's validation)
-    and counts the fields of a part that failed as unevaluated too, beside their own errors."""
-    if closed is False and isinstance(instance, dict):
-        extra = [name for name in instance if name not in fields_of(schema)]
-        if extra:
-            yield jsonschema.ValidationError(f"{', '.join(map(repr, extra))}: not a field of the object")
-
-
-# JSON's types as json.load gives them. An integer is an int: JSON Schema counts 1.0 as one, the suite's readers
-# do not (a round, a count, an index). jsonschema's own keyword asks its type checker, a quarter of the time.
-JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "null": type(None),
-              "array": list, "object": dict}
-
-
-def _type(validator, types, instance, schema):
-    kinds = [types] if isinstance(types, str) else types
-    if not any(isinstance(instance, JSON_TYPES[kind]) and (kind == "boolean" or not isinstance(instance, bool))
-               for kind in kinds):
-        yield jsonschema.ValidationError(f"{instance!r} is not of type {', '.join(map(repr, kinds))}")
-
-
-_VALIDATOR = jsonschema.validators.extend(jsonschema.Draft202012Validator, validators={
-    "type": _type, "unevaluatedProperties": _unevaluated_properties})
-
-
-@functools.lru_cache(maxsize=None)
-def _validator(name, version):
-    store = _store()[0]
-    uri = _uri(file_name(name, version))
-    return _VALIDATOR(store[uri], resolver=jsonschema.RefResolver(uri, store[uri], store=store))
 
 
 def schema_of(document):
@@ -182,7 +86,8 @@ def validate(document):
         name, version = schema_of(document)
     except SchemaError as error:
         return error.errors
-    return schema_errors.messages(_validator(name, version).iter_errors(document), fields_of)
+    errors = schema_validator.for_file(file_name(name, version)).iter_errors(document)
+    return schema_errors.messages(errors, schema_validator.fields_of)
 
 
 def check(document, source="the document"):
@@ -206,16 +111,5 @@ def load(path):
 
 def every_field():
     """The name of every field the schema files describe (results/README.md must document each)."""
-    names = set()
-
-    def walk(node):
-        if isinstance(node, dict):
-            names.update(node.get("properties", {}))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(list(schemas().values()))
-    return names
+    return {name for node in schema_validator.objects(list(schema_validator.schemas().values()))
+            for name in node.get("properties", {})}

@@ -17,6 +17,7 @@ from bench.analysis import sequential
 from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
+from bench.reporting import schema_validator
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 # The stored runs whose every document is validated, beside the newest, and what each holds that it does not.
@@ -107,7 +108,7 @@ class StoredRunsTest(unittest.TestCase):
             readme = f.read()
         missing = sorted(name for name in result_schema.every_field() if f"`{name}`" not in readme)
         self.assertEqual(missing, [], "fields of results/schema/ that results/README.md does not name")
-        files = sorted(pathlib.PurePosixPath(uri).name for uri in result_schema.schemas())
+        files = sorted(schema_validator.schemas())
         self.assertEqual([name for name in files if f"`{name}`" not in readme], [],
                          "schema files that results/README.md does not name")
 
@@ -116,7 +117,7 @@ class SchemaFilesTest(unittest.TestCase):
     """The files are JSON Schema as any validator reads it, without the suite's code."""
 
     def test_each_kind_and_version_has_a_valid_draft_2020_12_file(self):
-        names = {pathlib.PurePosixPath(uri).name: schema for uri, schema in result_schema.schemas().items()}
+        names = schema_validator.schemas()
         expected = {result_schema.file_name(name, version) for name, current in result_schema.CURRENT_VERSION.items()
                     for version in range(1, current + 1)}
         self.assertEqual(set(names), expected)
@@ -126,7 +127,7 @@ class SchemaFilesTest(unittest.TestCase):
                 jsonschema.Draft202012Validator.check_schema(schema)
 
     def test_a_stock_validator_reads_a_stored_run_with_the_files_alone(self):
-        folder = pathlib.Path(result_schema.FOLDER).resolve()
+        folder = pathlib.Path(schema_validator.FOLDER).resolve()
         store = {(folder / p.name).as_uri(): json.loads(p.read_text()) for p in folder.glob("*.schema.json")}
         for tag, stored in (("netbench.writeup/2", "linux-x86_64-2cpu-xeon/echo_writeup.json"),
                             ("netbench.bench/2", "linux-x86_64-2cpu/microbenchmarks.json")):
@@ -142,7 +143,8 @@ class SchemaFilesTest(unittest.TestCase):
                              [["environment", "cores"]])
 
     def test_the_verdicts_tests_name_the_sequential_rules(self):
-        writeup = next(schema for uri, schema in result_schema.schemas().items() if uri.endswith("writeup-4.schema.json"))
+        writeup = schema_validator.schemas()[result_schema.file_name(*result_schema.current(result_schema.WRITEUP)
+                                                                     .split("/"))]
         tests = writeup["$defs"]["verdict"]["properties"]["test"]["enum"]
         self.assertIn(sequential.RULE, tests)
         self.assertTrue(set(sequential.OLDER_RULES) <= set(tests))
@@ -274,7 +276,8 @@ class WrittenAndReadTest(unittest.TestCase):
             {"status": "ok", "round": 0, "binary": "//x:y", "benchmark": "BM_X", "cpu_ns": 1.0, "real_ns": 1.0},
             {"status": "ok", "round": 0, "binary": "//x:y", "benchmark": "BM_Y", "cpu_ns": "1", "real_ns": 1.0}])
         path = os.path.join(self.directory.name, "microbenchmarks.json")
-        self.assertIn('rows[1].cpu_ns: expected a number or null, found "1"', result_files.write_document(path, document))
+        self.assertIn('rows[1].cpu_ns: expected a number or null, found "1"',
+                      result_files.write_document(path, document))
         self.assertTrue(os.path.exists(path))  # not lost
         with self.assertRaisesRegex(result_schema.SchemaError, r"microbenchmarks.json does not match"):
             result_schema.load(path)

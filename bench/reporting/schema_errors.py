@@ -67,8 +67,6 @@ def _say(error, fields_of):
 
 
 def messages(errors, fields_of):
-    """Every error as "path: what", in the document's order, each once."""
-    said = []
-    for error in sorted(errors, key=lambda e: [(isinstance(p, str), p) for p in e.absolute_path]):
-        said += [line for line in _say(error, fields_of) if line not in said]
-    return said
+    """Every error as "path: what", by path (a list's items by index), each once."""
+    ordered = sorted(errors, key=lambda e: [(isinstance(p, str), p) for p in e.absolute_path])
+    return list(dict.fromkeys(line for error in ordered for line in _say(error, fields_of)))
