@@ -116,6 +116,17 @@ class DesignFlagsTest(unittest.TestCase):
         self.assertEqual((args.design, args.budget_s, args.margin), ("sequential", 1800.0, 0.05))
         self.assertEqual((args.samples, args.fanout_samples, args.fixed_rounds), (10, 3, set()))
 
+    def test_rounds_are_drawn_from_a_new_seed_each_run_unless_one_is_given(self):
+        first, second = planned([]), planned([])
+        self.assertEqual((first.order["how"], first.block_rounds), (run_plan.DRAWN, run_plan.BLOCK_ROUNDS))
+        self.assertNotEqual(first.order["seed"], second.order["seed"])
+        given = planned(["--seed=7", "--order=listed", "--block-rounds=0"])
+        self.assertEqual((dict(given.order), given.block_rounds), ({"how": run_plan.LISTED, "seed": 7}, 0))
+
+    def test_an_order_or_block_length_out_of_range_exits_2(self):
+        self.assertIn("--order", self.refused(["--order=alphabetical", "--list"]))
+        self.assertIn("--block-rounds", self.refused(["--block-rounds=-1", "--only=echo", "--quick"]))
+
     def test_budget_spellings(self):
         for text, seconds in (("30m", 1800), ("1800s", 1800), ("1800", 1800), ("1h", 3600), ("1.5m", 90),
                               ("3min", 180)):

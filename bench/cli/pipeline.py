@@ -92,6 +92,8 @@ def _where(runners, placement, compare_loopback):
 def _settings(definition, plan, placement, runners):
     settings = definition.settings_for(plan.overrides(definition), quick=plan.quick, as_written=plan.as_written)
     settings["placements"] = [r.placement_name for r in runners.values()]
+    settings["order"] = dict(plan.order)
+    settings["block_rounds"] = plan.block_rounds
     if plan.as_written:
         settings["as_written"] = True
     study = run_lengths.study_for(definition.name) if definition in catalogue.WRITEUPS else None
@@ -181,18 +183,21 @@ def _plan(part, budget, whole, control):
     definition, settings = part.definition, part.settings
     if not part.adaptive():
         # The write-ups' long runs alternate A-B, B-A: a drift over a round's minutes favours neither side.
-        policy = round_policies.Alternating() if settings.get("as_written") else round_policies.EveryCase()
+        policy = (round_policies.Alternating() if settings.get("as_written")
+                  else round_policies.order_policy(settings.get("order"), definition.name))
         return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name,
-                              quiet_share=_quiet_share(settings))
+                              quiet_share=_quiet_share(settings), block_rounds=settings.get("block_rounds"))
     if math.isfinite(budget.seconds):  # not the tables' round, which the budget kept aside
         settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
-        part.policy = round_policies.UntilDecided(part.questions, list(part.runners), budget, whole=whole,
-                                                  name=definition.name, control=control)
+        part.policy = round_policies.UntilDecided(
+            part.questions, list(part.runners), budget, whole=whole, name=definition.name, control=control,
+            order=round_policies.order_policy(settings.get("order"), definition.name))
         part.policy.hold_others(part.others_wait)
     else:
         part.policy.resume(budget)
-    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings))
+    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings),
+                          block_rounds=settings.get("block_rounds"))
 
 
 def _quiet_share(settings):

@@ -8,11 +8,13 @@ changed, and the name of the run's folder. Nothing below bench/cli/ reads argpar
 """
 
 import dataclasses
+import random
 import re
 import types
 from typing import Optional
 
 from bench.analysis import sequential
+from bench.design import rounds as round_policies
 from bench.registry import registry
 from bench.reporting import result_files
 from bench.reporting import run_environment
@@ -37,6 +39,30 @@ class RemoteHosts:
     compare_loopback: bool
 
 
+# The order of every round's cases: drawn (rounds.Shuffled, seeded) unless --order=listed asks for the scenario's
+# own order, which only a study of the order's effect wants.
+DRAWN, LISTED = round_policies.DRAWN, round_policies.LISTED
+# Rounds per block: every server starts again after this many rounds (--block-rounds), so that a run's rounds
+# come from several process pairs. Eight gives the echo's own claims (about 40 to 80 rounds) five to ten pairs,
+# and the websocket's (about 10) two, for a server start and a warm-up run per block.
+BLOCK_ROUNDS = 8
+
+
+def order_of(flags, draw=random.SystemRandom):
+    """The run's order setting from --order and --seed: {"how": DRAWN or LISTED, "seed": the seed (drawn afresh
+    where --seed does not give one, so that two runs draw different orders and each can be repeated)}."""
+    seed = flags.seed if getattr(flags, "seed", None) is not None else draw().randrange(2 ** 31)
+    return types.MappingProxyType({"how": getattr(flags, "order", DRAWN) or DRAWN, "seed": seed})
+
+
+def block_rounds_of(flags):
+    """--block-rounds, or BLOCK_ROUNDS; PlanError below 0."""
+    given = getattr(flags, "block_rounds", None)
+    if given is not None and given < 0:
+        raise PlanError(f"--block-rounds={given}: expected 0 (servers kept for the whole run) or more rounds")
+    return BLOCK_ROUNDS if given is None else given
+
+
 @dataclasses.dataclass(frozen=True)
 class Plan:
     """One run: its `parts` in order, the `contestants` (registry entries) they may use and the `registry`
@@ -46,7 +72,8 @@ class Plan:
     command line gave (`values`, read only through overrides()); where the run's folder goes: under
     `results_parent`, named `label` where the run chose one (None: the machine's label and start time); `yours`
     the definitions of a user's own claims (--claims, --versus: your_claims.py), which are then its parts, and
-    `versus` whether they are --versus's one question."""
+    `versus` whether they are --versus's one question; the `order` of every round's cases (order_of) and the
+    rounds per block of server processes (`block_rounds`, 0: one block)."""
     parts: tuple
     contestants: tuple
     registry: str
@@ -65,6 +92,9 @@ class Plan:
     label: Optional[str] = None
     yours: tuple = ()
     versus: bool = False
+    order: types.MappingProxyType = dataclasses.field(
+        default_factory=lambda: types.MappingProxyType({"how": DRAWN, "seed": 0}))
+    block_rounds: int = 0
 
     def definitions(self):
         """{part: definition} of every part the plan can name: the catalogue's and the user's own claims'."""
@@ -305,4 +335,5 @@ def plan_of(flags, entries, environ):
                 values=types.MappingProxyType(values), hosts=hosts,
                 results_parent=result_files.parent_from(environ),
                 label=result_files.label_from(environ, label), yours=yours,
-                versus=bool(getattr(flags, "versus", None)))
+                versus=bool(getattr(flags, "versus", None)), order=order_of(flags),
+                block_rounds=block_rounds_of(flags))

@@ -115,7 +115,23 @@ def command_line():
     _stored_run_flags(parser)
     _your_flags(parser)
     _remote_flags(parser)
+    _order_flags(parser)
     return parser
+
+
+def _order_flags(parser):
+    """The flags of the rounds' order and the servers' blocks (docs/methodology.md, "What a verdict assumes")."""
+    design = parser.add_argument_group("the rounds' order and the servers' blocks (docs/methodology.md)")
+    _flag(design, "--order", default=run_plan.DRAWN, choices=(run_plan.DRAWN, run_plan.LISTED),
+          help="the order of the cases in every round: drawn afresh each round (default), or as the scenario "
+               "lists them (for studies of the order's own effect: a claim's sides then run in the same order "
+               "in every round)")
+    _flag(design, "--seed", type=int, default=None, metavar="N",
+          help="the seed the rounds' orders are drawn from (default: a new one each run, kept in its settings, "
+               "so that a run's orders can be repeated)")
+    _flag(design, "--block-rounds", type=int, default=None, metavar="N",
+          help=f"start every server again after N rounds, so that a verdict rests on several process pairs "
+               f"(default {run_plan.BLOCK_ROUNDS}; 0 keeps each server for the whole run)")
 
 
 def _your_flags(parser):

@@ -10,8 +10,15 @@ machine (this VM's speed wanders) hits all cases alike and ratios can be taken w
 
 A policy that spends rounds only where a claim is still open returns fewer cases, and none to stop:
 
-    policy = rounds.UntilDecided(questions, ["shared", "split"], rounds.Budget(600), name="echo")
+    policy = rounds.UntilDecided(questions, ["shared", "split"], rounds.Budget(600), name="echo",
+                                 order=rounds.Shuffled(seed="1234/echo"))
     policy.observe(case, runner_key, seconds)    # the scheduler's report of each run's duration
+
+The order of a round is a policy of its own (EveryCase: as listed; Shuffled: drawn), which UntilDecided applies
+to the cases it chose: a claim whose two sides ran in the same order every round carries whatever the second
+slot gains or loses (a server the first one warmed, the host's regime at that moment) as if it were the
+programs' difference, and more rounds make that bias surer, never smaller. Drawn, it is a coin in every round,
+and the rows' `slot` (a run's position in its round) lets each verdict count how often its A ran first.
     policy.wants_more(), policy.resume(rounds.Budget(120))   # out of budget with claims open: go on
 """
 
@@ -24,6 +31,19 @@ from typing import Callable, Optional
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.base import progress
+
+
+# The names of the two orders, as the command line (--order) and a run's settings say them.
+LISTED, DRAWN = "listed", "drawn"
+
+
+def order_policy(order, name=""):
+    """The policy that orders a round's cases from a run's settings' "order" ({"how": LISTED or DRAWN,
+    "seed": ...}; None: listed): EveryCase, or Shuffled from the seed and the part's `name` (each part of a run
+    draws its own orders)."""
+    if not order or order.get("how") == LISTED:
+        return EveryCase()
+    return Shuffled(seed=f"{order['seed']}/{name}")
 
 
 class EveryCase:
@@ -95,7 +115,7 @@ class UntilDecided:
     """The adaptive design. Each round runs the cases of the claims still open (every claim's for the first
     `min_rounds` rounds), under the runners that judge them; every claim is judged after every round, at the
     levels the run's error control (`control`, an error_control.ErrorControl; None: each at its own) gives
-    it then, and stops once decided.
+    it then, and stops once decided. `order` (EveryCase, Shuffled) orders each round's chosen cases.
 
     Which claims get the budget, in order (after the first `min_rounds`, which every claim's cases run):
       1. the write-ups' own claims (family sequential.SUMMARY) open and within reach, alone;
@@ -114,8 +134,9 @@ class UntilDecided:
     (sequential.should_start_round): it passes the budget by at most one round's misestimate. `whole` is the
     budget of the whole run this part is a share of (None: `budget`)."""
 
-    def __init__(self, questions, runners, budget, whole=None, name="", control=None):
+    def __init__(self, questions, runners, budget, whole=None, name="", control=None, order=None):
         self.questions, self.runners, self.budget, self.whole = list(questions), list(runners), budget, whole
+        self.order = order if order is not None else EveryCase()  # how the chosen cases of a round are ordered
         self.min_rounds, self.name, self.control = sequential.MIN_ROUNDS, name, control
         self.lines = {}  # question name -> its latest verdict line
         self.durations = {}  # (case label, runner key) -> seconds of its last run
@@ -204,7 +225,7 @@ class UntilDecided:
                 progress.log(f"{self.name}: the cases no claim compares, once, for the tables: "
                              f"{len(chosen)} case(s)")
                 self._stop_next = True
-            return chosen
+            return self.order.cases(round_index, chosen, rows)
         if self._stop_next:
             self._stop_next = False
             # resume() cleared it for the tables' round; the claims open before it still want the budget.
@@ -240,7 +261,7 @@ class UntilDecided:
             progress.log(f"{self.name}: stopped: {self.stopped}")
         else:
             self.rounds_run += 1
-        return chosen
+        return self.order.cases(round_index, chosen, rows)
 
     def _judge(self, rows):
         """Every open question judged at its levels now; where a look changed its family's levels (a claim's

@@ -214,7 +214,8 @@ def summary(sections):
                          "ratio": verdict_text.ratio_interval(line) if testable else "-",
                          "others": others, "why": verdict_text.why(line) if testable else line.get("why", ""),
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
-                            if testable and "design" in line else {})})
+                            if testable and "design" in line else {}),
+                         **({"order": verdict_text.order(line)} if testable and verdict_text.order(line) else {})})
     return rows
 
 

@@ -309,6 +309,13 @@ VERDICT = Obj("a verdict", {
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "reach_pct": opt("num"),
     "steal": opt(STEAL, nullable=False),
+    # How often A ran first in the rounds the verdict paired, and the binomial test of that split against half
+    # (`unbalanced`: far enough from half to mark the line); over how many process pairs (blocks) its rounds
+    # came. Absent from documents stored before rounds were drawn.
+    "order": opt(Obj("a verdict's order of sides", {
+        "a_first": Field("int"), "rounds": Field("int"), "p_value": Field("num"), "unbalanced": Field("bool")}),
+        nullable=False),
+    "process_pairs": opt("int", nullable=False),
     # What the claim's runs said of their steady state (scenarios/judging.steady_summary).
     "steady": opt(Obj("a claim's steady states", {
         "runs": Field("int"),
@@ -354,6 +361,11 @@ PLACEMENT = Obj("the hosts of a remote run", {
 
 SETTINGS = Obj("the settings", {
     "samples": Field("int"),
+    # The order of every round's cases (drawn from the seed, or as listed) and the rounds per block of server
+    # processes (0: one block); absent from documents stored before rounds were drawn.
+    "order": opt(Obj("the rounds' order", {"how": Field(Enum("drawn", "listed")), "seed": Field("int")}),
+                 nullable=False),
+    "block_rounds": opt("int", nullable=False),
     # An adaptive write-up's (--budget): the design, the equivalence margin, and its share of the budget, s.
     "design": opt(Enum("fixed", "sequential"), nullable=False),
     "margin": opt("num", nullable=False),
@@ -484,6 +496,10 @@ NOISE = Obj("a run's noise", {
 WRITEUP_ROW = {
     "status": Field(Enum("ok", "failed")),
     "round": Field("int"),
+    # The run's position in its round (from 0) and its block of server processes (bench/design/scheduler.py);
+    # absent from documents stored before rounds were drawn.
+    "slot": opt("int", nullable=False),
+    "block": opt("int", nullable=False),
     "server": Field("str"),
     "client": Field("str"),
     "error": opt("str", nullable=False),

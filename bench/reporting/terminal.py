@@ -20,6 +20,7 @@ def _note(row):
     if "rounds" not in row:
         return ""
     said = ([f"{row['rounds']} rounds"] if row["rounds"] != "-" else []) + (
+        [row["order"]] if row.get("order") else []) + (
         [row["why"]] if row["verdict"] == "open" and row.get("why") else [])
     if row.get("steal", "-") != "-":
         said.append(f"steal {row['steal']}")

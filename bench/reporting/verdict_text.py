@@ -112,6 +112,20 @@ def rounds(line):
     return str(line["rounds_paired"]) if line.get("rounds_paired") is not None else "-"
 
 
+def order(line):
+    """"A first in 21 of 40, 5 process pairs": how often the verdict's A ran first in its rounds and over how many
+    process pairs they came; a split far from half is marked ("A first in 38 of 40: unbalanced, the order may
+    explain the verdict"); "" for a verdict stored before rounds were drawn."""
+    counted, pairs = line.get("order"), line.get("process_pairs")
+    said = []
+    if counted:
+        said.append(f"A first in {counted['a_first']} of {counted['rounds']}"
+                    + (": unbalanced, the order may explain the verdict" if counted.get("unbalanced") else ""))
+    if pairs:
+        said.append(f"{pairs} process pair{'s' if pairs != 1 else ''}")
+    return ", ".join(said)
+
+
 def percent(x):
     """"12%", "4.5%", "520%": two significant digits, never in e-notation; "-" for None."""
     if x is None:

@@ -21,6 +21,7 @@ import statistics
 
 from bench.analysis import drift
 from bench.analysis import medians
+from bench.analysis import order_balance
 from bench.analysis import paired_ratio
 from bench.analysis import sequential
 from bench.running import placement as cpu_placement
@@ -120,7 +121,7 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     if options is not None:
         judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
     line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged,
-            **_bound_and_steal(judged, cells_a + cells_b)}
+            **_bound_and_steal(judged, cells_a + cells_b), **_order_and_pairs(cells_a, cells_b, rounds_a, rounds_b)}
     _add_context(line, claim, (cells_a, cells_b, rounds_a, rounds_b), disturbed, aside)
     if line["verdict"] == verdict.NOT_MEASURED and disturbed and measured:
         # Both sides ran, in rounds all set aside: a finding about the machine, and a claim still open.
@@ -159,6 +160,23 @@ def _rounds_used(log_ratios, paired, higher_is_better, options):
     if options is None:
         return set(paired)
     return set(paired[:max(sequential.first_decision(log_ratios, higher_is_better, options)["rounds"], 2)])
+
+
+def _order_and_pairs(cells_a, cells_b, rounds_a, rounds_b):
+    """Over the rounds a verdict paired: how often A ran first (order_balance.balance, from the rows' `slot`)
+    and over how many process pairs (the rows' `block`: each block starts the servers again); nothing for rows
+    stored before rounds were drawn."""
+    paired = set(rounds_a) & set(rounds_b)
+    slots_a, slots_b = ({r["round"]: r["slot"] for r in cells if r.get("round") in paired and "slot" in r
+                         and r.get("status") == "ok"} for cells in (cells_a, cells_b))
+    out = {}
+    order = order_balance.balance(slots_a, slots_b)
+    if order is not None:
+        out["order"] = order
+    blocks = {r["block"] for r in cells_a + cells_b if r.get("round") in paired and r.get("block") is not None}
+    if blocks:
+        out["process_pairs"] = len(blocks)
+    return out
 
 
 def _add_context(line, claim, cells, disturbed, aside=None):
