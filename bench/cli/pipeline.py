@@ -337,15 +337,6 @@ def _run_the_tables(prepared, run_one):
             run_one(part, round_policies.Budget(math.inf))
 
 
-def _store_final_levels(prepared, plan, context):
-    """Each adaptive part's document again, at the levels the error control gives its claims once every part
-    ran: a claim decided in a later part can loosen the Holm level of an open one in an earlier part."""
-    for part in prepared:
-        if part.adaptive() and part.outcome is not None:
-            if part.settings.get("levels") != context.control.levels_of(part.definition.name):
-                store_part(part, plan, context)
-
-
 def _measure_quiet_level():
     """The machine's own level (noise.quiet_level: what other programs take while nothing of ours runs), said,
     and kept in each part's settings: a round is set aside when its neighbours take clearly more
@@ -406,7 +397,6 @@ def run(plan, placement):
 
     try:
         codes = _spend(prepared, whole, run_one)
-        _store_final_levels(prepared, plan, context)
     except KeyboardInterrupt:
         if not interrupted:
             raise  # between parts: main's line

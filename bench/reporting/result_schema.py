@@ -276,6 +276,8 @@ SEQUENCE = Obj("a sequential decision", {
     "alpha": Field("num"),
     "direction_alpha": opt("num", nullable=False),
     "tightest_at": opt("int", nullable=False),
+    # The run's round (from 1) of the look that decided it; absent from open claims and older documents.
+    "decided_at_round": opt("int", nullable=False),
     "rule": Field("str"),
 })
 

@@ -8,6 +8,8 @@ and the terminal's summary (bench/reporting/markdown.py, html_report.py, termina
 
 import math
 
+from bench.analysis import sequential
+
 NOT_TESTABLE = "not testable here"
 SAME_CONFIGURATION = "same configuration here"
 SETTLED = ("holds", "reversed")  # the interval says why; so it does for "equivalent within ..."
@@ -110,6 +112,11 @@ def rounds(line):
     if sequence:
         return str(sequence["rounds"])
     return str(line["rounds_paired"]) if line.get("rounds_paired") is not None else "-"
+
+
+def _level(alpha):
+    """"99%", "99.7%": the confidence of an interval at `alpha`."""
+    return f"{(1 - alpha) * 100:.3g}%"
 
 
 def order(line):
@@ -222,9 +229,14 @@ def error_control(run):
                                                    "wrong, together" if group["claims"] != 1 else
                                                    f"the verdict on {group['what']} is wrong")
                 for group in family["families"].values()]
-        return ("Error control: " + "; and ".join(said) + ". Holm's step-down on the claims' anytime p-values "
-                "decides a direction, equivalence is judged at the family's rate over its claims, and each interval "
-                "is at the level its line was judged at.")
+        if family.get("rule") in sequential.OLDER_FAMILY_RULES:
+            return ("Error control: " + "; and ".join(said) + ". Holm's step-down on the claims' anytime p-values "
+                    "decides a direction, equivalence is judged at the family's rate over its claims, and each "
+                    "interval is at the level its line was judged at.")
+        levels = ", ".join(f"{_level(family['alpha'] / group['claims'])} for each of {group['what'].split(' (')[0]}"
+                           for group in family["families"].values())
+        return ("Error control: " + "; and ".join(said) + f". Each claim has one interval ({levels}); its "
+                "direction, its equivalence and an open claim's bound are all read from it.")
     each = family["alpha"] / max(family["claims"], 1)
     return (f"Error control: at most {family['alpha'] * 100:g}% chance that any of these verdicts is wrong, together "
             f"({family['claims']} claims judged; Bonferroni: each claim's sequence at {each * 100:.2g}%).")
