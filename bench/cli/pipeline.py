@@ -359,7 +359,7 @@ def _measure_quiet_level():
 def run(plan, placement):
     """Runs the plan's parts (placed by `placement`: open_placement's, or None on this machine) within its budget
     into a run folder of their own, then writes the run's report and prints its summary. Returns the exit code:
-    0, 1 when a part failed, 130 on Ctrl-C."""
+    0, 1 when a part failed, CONTROL_FOUND_EXIT when an A/A control found a difference, 130 on Ctrl-C."""
     started = time.monotonic()
     whole = round_policies.Budget(max(plan.budget_s - REPORT_S, 0.0)).start()
     folder = result_files.start_run(plan.results_parent, plan.label)
@@ -414,7 +414,17 @@ def run(plan, placement):
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
         _print_summary(doc, plan, folder)
+    biased = [c["section"] for c in ((doc or {}).get("run") or {}).get("controls", []) if c["found"]]
+    if biased and not failures:
+        progress.log(f"bench: the A/A control of {', '.join(biased)} found a difference between two processes of "
+                     f"the same program: that part's verdicts rest on biased rounds (exit {CONTROL_FOUND_EXIT})")
+        return CONTROL_FOUND_EXIT
     return 1 if failures else 0
+
+
+# The exit status of a run whose parts all ran but whose A/A control found a difference (aa_control.py): its
+# verdicts were measured, and the run says they may not be trusted.
+CONTROL_FOUND_EXIT = 3
 
 
 def _banner(part, budget, whole):

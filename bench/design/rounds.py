@@ -194,7 +194,8 @@ class UntilDecided:
 
     def next_round_s(self, cases):
         """The expected seconds of the next round: the cases of the claims that would get it."""
-        return self._expected(self._needed(cases, self._claimants()))
+        claimants = self._claimants()
+        return self._expected(self._needed(cases, claimants + self.open_controls() if claimants else []))
 
     def wants_more(self):
         """Whether more budget would be spent: the last one ran out with claims still open."""
@@ -205,10 +206,15 @@ class UntilDecided:
         return any(q.family == sequential.SUMMARY for q in self.open(reachable=False))
 
     def open(self, reachable=True):
-        """The questions still open; with `reachable`, those not set aside as out of reach."""
-        return [q for q in self.questions if (not reachable or q.name not in self.out_of_reach)
-                and ((self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN
-                     or _all_set_aside(self.lines.get(q.name)))]
+        """The claims still open, the A/A controls aside (open_controls()); with `reachable`, those not set aside
+        as out of reach."""
+        return [q for q in self.questions if q.family != sequential.CONTROL and _is_open(q, self.lines)
+                and (not reachable or q.name not in self.out_of_reach)]
+
+    def open_controls(self):
+        """The A/A controls still open: they run in every round the claims run, and never alone (a control
+        vouches for the rounds of its part's claims, and costs nothing once they are decided)."""
+        return [q for q in self.questions if q.family == sequential.CONTROL and _is_open(q, self.lines)]
 
     def cheapest_s(self, cases):
         """The fewest seconds that would decide one of the open questions over `cases` at the rounds seen
@@ -238,7 +244,8 @@ class UntilDecided:
         if self.rounds_run < self.min_rounds:
             chosen = self._needed(cases, self.questions)
         else:
-            chosen = self._needed(cases, self._claimants())
+            claimants = self._claimants()
+            chosen = self._needed(cases, claimants + self.open_controls() if claimants else [])
         waiting = self.open(reachable=not self.set_aside_too)  # what would get the rounds once the others go
         if not chosen and self.others_wait and waiting:
             self.stopped = (f"its own claims decided or out of reach after {round_index} rounds: the other "
@@ -267,7 +274,7 @@ class UntilDecided:
         """Every open question judged at its levels now; where a look changed its family's levels (a claim's
         anytime p-value passed its Holm level, which loosens the others'), the open ones again, until none
         changes (each pass decides one more claim at least, so this ends)."""
-        pending = self.open(reachable=False)
+        pending = self.open(reachable=False) + self.open_controls()
         while pending:
             changed = False
             for question in pending:
@@ -275,7 +282,7 @@ class UntilDecided:
                 p_value = (line.get("sequence") or {}).get("p_value")
                 if self.control is not None and question.key is not None and p_value is not None:
                     changed = self.control.observe(question.key, p_value) or changed
-            pending = self.open(reachable=False) if changed else []
+            pending = self.open(reachable=False) + self.open_controls() if changed else []
 
     def _claimants(self):
         """The questions the next round is for: the write-ups' own claims (family sequential.SUMMARY) open and
@@ -355,6 +362,12 @@ class UntilDecided:
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
             lines.append(f"  open: {question.name}: {_shown(sequence)}")
         return "\n".join(lines)
+
+
+def _is_open(question, lines):
+    """Whether a question's latest line is open (or rests on no round: all were set aside)."""
+    line = lines.get(question.name)
+    return (line or {}).get("verdict", verdict.OPEN) == verdict.OPEN or _all_set_aside(line)
 
 
 def _all_set_aside(line):

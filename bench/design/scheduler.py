@@ -37,15 +37,18 @@ from bench.design import rounds as round_policies
 @dataclasses.dataclass(frozen=True)
 class ServerSpec:
     """A server contestant to start: its registry entry, placeholder values, extra arguments, the URL template
-    clients get, and whether each run gets a server of its own (`per_run`)."""
+    clients get, whether each run gets a server of its own (`per_run`), and which process of it (`instance`:
+    two specs alike but for it start two processes)."""
     entry: dict
     values: dict = dataclasses.field(default_factory=dict)
     extra_args: tuple = ()
     url_template: Optional[str] = None
     per_run: bool = False
+    instance: int = 0  # a second process of the same server (an A/A control's twin) has an instance of its own
 
     def key(self):
-        return (self.entry["name"], tuple(sorted(self.values.items())), tuple(self.extra_args), self.url_template)
+        return (self.entry["name"], tuple(sorted(self.values.items())), tuple(self.extra_args), self.url_template,
+                self.instance)
 
 
 @dataclasses.dataclass

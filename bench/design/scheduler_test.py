@@ -426,5 +426,24 @@ class DrawnOrderAndBlocksTest(unittest.TestCase):
         self.assertEqual([r["block"] for r in outcome.rows if r["server"] == "b"], [0, 0, 1])
 
 
+class ControlTest(unittest.TestCase):
+    def test_an_open_control_runs_in_the_claims_rounds_and_never_alone(self):
+        clock = fake.FakeClock()
+        claim = question("q", ("a", "x"), ("b", "x"), decided_after=6)
+        control = question("aa", ("c", "z"), ("a", "x"), family=sequential.CONTROL)
+        policy = adaptive([claim, control], 1000, clock)
+        outcome = scheduler.run(FIVE, {"shared": ClockedRunner(clock)},
+                                scheduler.Plan(rounds=None, policy=policy, clock=clock))
+        by_round = {}
+        for row in outcome.rows:
+            by_round.setdefault(row["round"], set()).add(row["server"] + row["client"])
+        # The control's twin runs in every round of the claim, and the run stops once the claim is decided,
+        # the control still open.
+        self.assertEqual(sorted(by_round), list(range(6)))
+        self.assertTrue(all(cells == {"ax", "bx", "cz"} for cells in by_round.values()), by_round)
+        self.assertEqual([q.name for q in policy.open_controls()], ["aa"])
+        self.assertFalse(policy.wants_more())
+
+
 if __name__ == "__main__":
     unittest.main()

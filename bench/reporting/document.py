@@ -186,16 +186,37 @@ def new(env, label, sections, other_documents=(), unreadable=()):
     family = next((s["family"] for s in sections if s.get("family")), None)
     if family:
         run["family"] = family
+    found = controls(sections)
+    if found:
+        run["controls"] = found
     return {"schema": SCHEMA, "run": run, "summary": summary(sections), "sections": sections,
             "methodology": METHODOLOGY, "other_documents": list(other_documents), "unreadable": list(unreadable)}
 
 
+def controls(sections):
+    """Each part's A/A control (aa_control.py: a claim line marked `control`): [{"section", "claim", "verdict",
+    "ratio", "found"}], `found` where it held or was reversed (the part's rounds are biased)."""
+    out = []
+    for section in sections:
+        for line in section.get("verdicts", []):
+            if line.get("control") and line["verdict"] != verdict_text.NOT_TESTABLE:
+                found = line["verdict"] in ("holds", "reversed")
+                out.append({"section": section["id"], "claim": line["claim"], "verdict": verdict_text.shown(line),
+                            "ratio": verdict_text.ratio_interval(line), "found": found})
+    return out
+
+
 def summary(sections):
     """One row per write-up claim: its question, the verdict under the write-up's own load and placement (A vs
-    B, the ratio and its interval) and what the other loads and placements said, in a few words."""
+    B, the ratio and its interval) and what the other loads and placements said, in a few words. A part's A/A
+    control is no claim of the write-up's: it is counted apart (controls()), and where it found a difference
+    its part's rows say so (`biased`)."""
     rows = []
     for section in [s for s in sections if s["kind"] == "writeup"]:
+        biased = any(c["found"] for c in controls([section]))
         for group in section.get("claims", []):
+            if group.get("control"):
+                continue
             line = section["verdicts"][group["headline"]]
             where = section.get("where") or [{} for _ in section["verdicts"]]
             a, b = verdict_text.sides(line)
@@ -215,7 +236,8 @@ def summary(sections):
                          "others": others, "why": verdict_text.why(line) if testable else line.get("why", ""),
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
                             if testable and "design" in line else {}),
-                         **({"order": verdict_text.order(line)} if testable and verdict_text.order(line) else {})})
+                         **({"order": verdict_text.order(line)} if testable and verdict_text.order(line) else {}),
+                         **({"biased": True} if biased else {})})
     return rows
 
 

@@ -207,6 +207,8 @@ def render(doc, directory):
                 "what the other loads and placements said, the last what the runs stored before this one said of the "
                 "same claim. Open a section below for each of them.</p>",
                 summary(doc, titles), f'<p class="error-control">{inline(verdict_text.error_control(run))}</p>']
+        if verdict_text.controls(run):
+            out.append(f'<p class="controls">{inline(verdict_text.controls(run))}</p>')
     writeups = [s for s in doc["sections"] if s["kind"] == "writeup"]
     benches = [s for s in doc["sections"] if s["kind"] != "writeup"]
     if writeups:

@@ -162,6 +162,7 @@ def render(doc):
                 "what the other loads and placements said (the section has each), the last what the runs "
                 "stored before this one said of the same claim.", "", summary(doc, titles),
                 verdict_text.error_control(run), ""]
+        out += [verdict_text.controls(run), ""] if verdict_text.controls(run) else []
     number = 0
     for sec in doc["sections"]:
         number += sec["kind"] == "writeup"

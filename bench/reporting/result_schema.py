@@ -318,6 +318,8 @@ VERDICT = Obj("a verdict", {
         "a_first": Field("int"), "rounds": Field("int"), "p_value": Field("num"), "unbalanced": Field("bool")}),
         nullable=False),
     "process_pairs": opt("int", nullable=False),
+    # An A/A control's line (bench/scenarios/aa_control.py): the same program on both sides.
+    "control": opt("bool", nullable=False),
     # What the claim's runs said of their steady state (scenarios/judging.steady_summary).
     "steady": opt(Obj("a claim's steady states", {
         "runs": Field("int"),

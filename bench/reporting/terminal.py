@@ -19,7 +19,8 @@ def _note(row):
     """Under a row of a run that counted them: its rounds, the bound of an open claim, and its steal."""
     if "rounds" not in row:
         return ""
-    said = ([f"{row['rounds']} rounds"] if row["rounds"] != "-" else []) + (
+    said = ([verdict_text.BIASED] if row.get("biased") else []) + (
+        [f"{row['rounds']} rounds"] if row["rounds"] != "-" else []) + (
         [row["order"]] if row.get("order") else []) + (
         [row["why"]] if row["verdict"] == "open" and row.get("why") else [])
     if row.get("steal", "-") != "-":
@@ -76,6 +77,8 @@ def render(doc, report_path=None, width=160):
             lines.append(_cut(f"    {note}", width))
     if rows:
         lines += textwrap.wrap(verdict_text.error_control(run), width, initial_indent="  ", subsequent_indent="    ")
+    if verdict_text.controls(run):
+        lines += textwrap.wrap(verdict_text.controls(run), width, initial_indent="  ", subsequent_indent="    ")
     disturbed = disturbance(doc)
     if disturbed:
         lines.append(_cut(f"  {disturbed}", width))

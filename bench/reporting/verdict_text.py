@@ -240,3 +240,22 @@ def error_control(run):
     each = family["alpha"] / max(family["claims"], 1)
     return (f"Error control: at most {family['alpha'] * 100:g}% chance that any of these verdicts is wrong, together "
             f"({family['claims']} claims judged; Bonferroni: each claim's sequence at {each * 100:.2g}%).")
+
+
+# What a part's verdicts carry when its A/A control found a difference.
+BIASED = "the A/A control found a difference: this part's rounds are biased"
+
+
+def controls(run):
+    """"controls: 3 of 3 open or equivalent", and each control that found a difference with its part; "" for a
+    run without controls (stored before them, or --no-control)."""
+    found = run.get("controls") or []
+    if not found:
+        return ""
+    fair = [c for c in found if not c["found"]]
+    said = f"controls (the same program on both sides): {len(fair)} of {len(found)} open or equivalent"
+    for control in found:
+        if control["found"]:
+            said += f"; {control['section']}: {control['verdict']} {control['ratio']}: {BIASED}"
+    return said
+

@@ -24,6 +24,7 @@ import os
 import statistics
 import tomllib
 
+from bench.scenarios import aa_control
 from bench.scenarios import judging
 
 WRITEUPS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry", "writeups")
@@ -56,7 +57,7 @@ class ClaimFileError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class WriteUp:
     """One write-up's file: its `scenario`, `quote`, `settings`, `quick`, `run_length`, `as_written`, `loads`
-    and `claim` tables as stored."""
+    and `claim` tables as stored, and its A/A `control` (aa_control.py; None: none)."""
     scenario: str
     quote: str
     settings: dict
@@ -66,6 +67,7 @@ class WriteUp:
     loads: tuple
     claim_tables: tuple
     not_testable: tuple
+    control: dict = None
 
     def claims(self, rows):
         """The claims over `rows`: every claim under each load the rows ran (every load where they ran none),
@@ -84,6 +86,8 @@ class WriteUp:
         for line in self.not_testable:
             out.append(judging.not_testable(line["text"], _words(line["why"], system=os.uname().sysname),
                                             line["command"]))
+        if self.control:
+            out.append(aa_control.claim(self.control))
         return out
 
 
@@ -117,7 +121,8 @@ def writeup(name, folder=WRITEUPS):
     return WriteUp(scenario=data["scenario"], quote=data["quote"], settings=data["settings"],
                    quick=data.get("quick", {}), run_length=data.get("run_length", {}),
                    as_written=data.get("as_written", {}), loads=tuple(data.get("load", ())),
-                   claim_tables=tuple(data.get("claim", ())), not_testable=tuple(data.get("not_testable", ())))
+                   claim_tables=tuple(data.get("claim", ())), not_testable=tuple(data.get("not_testable", ())),
+                   control=data.get("control"))
 
 
 # ------------------------------------------------------------------------------------------- detail scenarios

@@ -42,7 +42,8 @@ class WriteUpFilesTest(unittest.TestCase):
             "Racket spends less server CPU per message than Go",
             "Racket beats Go in msgs/s (second load: netbench-echo-client)",
             "Go with GOMAXPROCS=1 beats Go at its default (second load: netbench-echo-client)",
-            "Racket spends less server CPU per message than Go (second load: netbench-echo-client)"])
+            "Racket spends less server CPU per message than Go (second load: netbench-echo-client)",
+            "A/A control: Go's server against a second process of itself"])
         first = claims[0]
         self.assertEqual((first.a, first.b), ({"server": "racket", "client": "go-spammer"},
                                               {"server": "go", "client": "go-spammer"}))
@@ -54,7 +55,7 @@ class WriteUpFilesTest(unittest.TestCase):
 
     def test_a_load_the_rows_did_not_run_is_not_claimed(self):
         claims = writeup_definitions.ECHO.claims([{"server": "go", "client": "go-spammer"}])
-        self.assertEqual(len(claims), 3)
+        self.assertEqual(len([c for c in claims if not c.control]), 3)
 
     def test_websocket_claims_per_connection_count_and_what_this_machine_cannot_test(self):
         rows = [{"clients": 1}, {"clients": 4}]
@@ -70,7 +71,11 @@ class WriteUpFilesTest(unittest.TestCase):
 
     def test_fanout_claims_each_scheme_and_condition(self):
         claims = writeup_definitions.FANOUT.claims([])
-        self.assertEqual(len(claims), 6)
+        self.assertEqual(len(claims), 7)
+        control = claims[-1]
+        self.assertTrue(control.control)
+        self.assertEqual((control.a["client"], control.b["client"]), ("go (A/A twin)", "go"))
+        claims = claims[:-1]
         self.assertEqual(claims[0].text, "JVM (the http-kit-design client) faster than Go, http, origin 50 ms; as "
                                          "written up: the JVM keeping its connections (criterium), Go fresh (go "
                                          "test -bench)")

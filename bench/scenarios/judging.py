@@ -87,6 +87,14 @@ class Claim:
     question: str = None
     variant: str = None
     headline: bool = False
+    control: bool = False
+
+
+def control_placement(placements):
+    """The one placement an A/A control is judged under: the write-ups' own (shared) where the run has it, else
+    the first it ran."""
+    placements = [p for p in placements if p]
+    return cpu_placement.SHARED if cpu_placement.SHARED in placements else (placements[0] if placements else None)
 
 
 def not_testable(text, why, command):
@@ -345,8 +353,11 @@ OLDER_CLAIMS = "the claims as an older version of netbench made them (as stored)
 
 def _entries(claims, rows):
     """(claim, placement) in the order they are judged: each per-placement claim within every placement of the
-    rows, then the others; a claim that is already a line (not testable here) comes with placement None."""
-    entries = [(c, p) for p in placements_of(rows) for c in claims if isinstance(c, Claim) and c.per_placement]
+    rows, then the others; a claim that is already a line (not testable here) comes with placement None. An A/A
+    control is judged under one placement (control_placement)."""
+    placements = placements_of(rows)
+    entries = [(c, p) for p in placements for c in claims if isinstance(c, Claim) and c.per_placement
+               and (not c.control or p == control_placement(placements))]
     return entries + [(c, None) for c in claims if not isinstance(c, Claim) or not c.per_placement]
 
 
@@ -388,7 +399,10 @@ def _judged(claims, rows, fates, stored=None, options=None):
             continue
         is_claim = isinstance(claim, Claim)
         question = (claim.question or claim.text) if is_claim else claim["claim"]
-        group = groups.setdefault(question, {"question": question, "headline": None, "others": []})
+        group = groups.setdefault(question, {"question": question, "headline": None, "others": [],
+                                             **({"control": True} if is_claim and claim.control else {})})
+        if is_claim and claim.control:
+            line["control"] = True
         headline = not is_claim or (claim.headline and placement in (None, cpu_placement.SHARED))
         if headline and group["headline"] is None:
             group["headline"] = len(lines)

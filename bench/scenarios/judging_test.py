@@ -62,7 +62,11 @@ class SectionDataTest(unittest.TestCase):
                                                    {"clients": 3, "seconds": 1, "samples": 5})
         self.assertEqual([g["question"] for g in section["claims"]],
                          ["Racket beats Go in msgs/s", "Go with GOMAXPROCS=1 beats Go at its default",
-                          "Racket spends less server CPU per message than Go"])
+                          "Racket spends less server CPU per message than Go",
+                          "A/A control: Go's server against a second process of itself"])
+        control = section["claims"].pop()
+        self.assertTrue(control["control"])
+        self.assertEqual(section["verdicts"][control["headline"]]["verdict"], "not measured")  # no twin rows here
         for group in section["claims"]:
             self.assertEqual(section["where"][group["headline"]], {"placement": "shared", "variant": "go-spammer"})
             self.assertEqual(len(group["others"]), 3)
