@@ -237,6 +237,7 @@ def summary(sections):
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
                             if testable and "design" in line else {}),
                          **({"order": verdict_text.order(line)} if testable and verdict_text.order(line) else {}),
+                         **({"lost": verdict_text.lost(line)} if testable and verdict_text.lost(line) else {}),
                          **({"biased": True} if biased else {})})
     return rows
 

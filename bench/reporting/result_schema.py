@@ -318,6 +318,11 @@ VERDICT = Obj("a verdict", {
         "a_first": Field("int"), "rounds": Field("int"), "p_value": Field("num"), "unbalanced": Field("bool")}),
         nullable=False),
     "process_pairs": opt("int", nullable=False),
+    # Each side's runs lost up to the verdict's last round, by why (failed, no steady state, zero, no figure), and
+    # where the sides lost unequally the median ratio with each lost round counted as its side's loss.
+    "lost": opt(Obj("the runs each side lost", {"a": Field(MapOf("int")), "b": Field(MapOf("int"))}),
+                nullable=False),
+    "lost_ratio": opt("num", nullable=False),
     # An A/A control's line (bench/scenarios/aa_control.py): the same program on both sides.
     "control": opt("bool", nullable=False),
     # What the claim's runs said of their steady state (scenarios/judging.steady_summary).

@@ -21,7 +21,7 @@ def _note(row):
         return ""
     said = ([verdict_text.BIASED] if row.get("biased") else []) + (
         [f"{row['rounds']} rounds"] if row["rounds"] != "-" else []) + (
-        [row["order"]] if row.get("order") else []) + (
+        [row["order"]] if row.get("order") else []) + ([row["lost"]] if row.get("lost") else []) + (
         [row["why"]] if row["verdict"] == "open" and row.get("why") else [])
     if row.get("steal", "-") != "-":
         said.append(f"steal {row['steal']}")

@@ -133,6 +133,22 @@ def order(line):
     return ", ".join(said)
 
 
+def lost(line):
+    """"runs lost: A 3 (no steady state 3), B 0; counting each as its side's loss 0.912": each side's runs that
+    gave no figure, and where they lost unequally the ratio with those rounds counted; "" where none was lost."""
+    counted = line.get("lost")
+    if not counted:
+        return ""
+
+    def side(name, whys):
+        total = sum(whys.values())
+        return f"{name} {total}" + (f" ({', '.join(f'{why} {n}' for why, n in sorted(whys.items()))})" if total else "")
+    said = f"runs lost: {side('A', counted['a'])}, {side('B', counted['b'])}"
+    if line.get("lost_ratio") is not None:
+        said += f"; counting each as its side's loss {number(line['lost_ratio'])}"
+    return said
+
+
 def percent(x):
     """"12%", "4.5%", "520%": two significant digits, never in e-notation; "-" for None."""
     if x is None:
@@ -191,7 +207,8 @@ def table_row(line):
     detect = f"> {percent(line['detectable_pct'])}" if line.get("detectable_pct") is not None else "-"
     return [line["claim"], shown(line), f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
             ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), rounds(line),
-            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), steady(line), why(line)]
+            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), steady(line),
+            "; ".join(text for text in (why(line), order(line), lost(line)) if text)]
 
 
 def sides(line):

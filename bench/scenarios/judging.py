@@ -20,6 +20,7 @@ import math
 import statistics
 
 from bench.analysis import drift
+from bench.analysis import lost_runs
 from bench.analysis import medians
 from bench.analysis import order_balance
 from bench.analysis import paired_ratio
@@ -120,6 +121,8 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     cells_a, cells_b = ([r for r in cells if r.get("round") not in disturbed] for cells in (cells_a, cells_b))
     log_ratios, paired = _log_ratios(cells_a, cells_b, figure)
     used = _rounds_used(log_ratios, paired, claim.higher_is_better, options)
+    stopped = options is not None and used is not None and len(used) < len(paired)  # decided before its last round
+    lost = _lost(cells_a, cells_b, figure, used if stopped else None, claim.higher_is_better)
     if used is not None:
         cells_a, cells_b = ([r for r in cells if r.get("round") in used] for cells in (cells_a, cells_b))
     samples_a, rounds_a = _samples(cells_a, figure)
@@ -129,7 +132,8 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     if options is not None:
         judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
     line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged,
-            **_bound_and_steal(judged, cells_a + cells_b), **_order_and_pairs(cells_a, cells_b, rounds_a, rounds_b)}
+            **_bound_and_steal(judged, cells_a + cells_b), **_order_and_pairs(cells_a, cells_b, rounds_a, rounds_b),
+            **lost}
     _add_context(line, claim, (cells_a, cells_b, rounds_a, rounds_b), disturbed, aside)
     if line["verdict"] == verdict.NOT_MEASURED and disturbed and measured:
         # Both sides ran, in rounds all set aside: a finding about the machine, and a claim still open.
@@ -168,6 +172,38 @@ def _rounds_used(log_ratios, paired, higher_is_better, options):
     if options is None:
         return set(paired)
     return set(paired[:max(sequential.first_decision(log_ratios, higher_is_better, options)["rounds"], 2)])
+
+
+def _lost(cells_a, cells_b, figure, used, higher_is_better):
+    """{"lost": {"a": {why: runs}, "b": ...}} over the rounds up to the one that decided a sequential verdict
+    (`used`, its rounds; None: every round) (lost_runs.why_lost), with
+    "lost_ratio" (the median ratio with each round a side lost counted as its loss) where the sides lost
+    unequally; {} where no run was lost."""
+    last = max(used) if used else None
+    lost, by_round, rounds = {}, {}, set()
+    for side, cells in (("a", cells_a), ("b", cells_b)):
+        counted, by_round[side] = {}, set()
+        for row in cells:
+            if last is not None and row.get("round", 0) > last:
+                continue
+            rounds.add(row.get("round"))
+            why = lost_runs.why_lost(row, figure_of(row, figure), figure in STANDS_FOR)
+            if why is not None:
+                counted[why] = counted.get(why, 0) + 1
+                by_round[side].add(row.get("round"))
+        lost[side] = counted
+    if not lost["a"] and not lost["b"]:
+        return {}
+    out = {"lost": lost}
+    if lost_runs.unequal(lost["a"], lost["b"], len(rounds)):
+        _, rounds_a = _samples(cells_a, figure)
+        _, rounds_b = _samples(cells_b, figure)
+        kept = {i: math.log(rounds_a[i] / rounds_b[i]) for i in set(rounds_a) & set(rounds_b)
+                if (last is None or i <= last) and rounds_a[i] and rounds_b[i]}
+        ratio = lost_runs.ratio_counting_losses(kept, by_round["a"], by_round["b"], higher_is_better)
+        if ratio is not None:
+            out["lost_ratio"] = ratio
+    return out
 
 
 def _order_and_pairs(cells_a, cells_b, rounds_a, rounds_b):

@@ -222,6 +222,28 @@ class RoundsAVerdictRestsOnTest(unittest.TestCase):
         self.assertEqual(judging.claim_line(self.CLAIM, rows, fates("a", "b"))["set_aside"]["why"],
                          {"other": 1})
 
+    def test_each_sides_lost_runs_are_counted_and_an_unequal_loss_gives_the_ratio_counting_them(self):
+        rows = self.rows([1.1] * 10)
+        for row in rows:
+            if row["server"] == "a" and row["round"] >= 6:
+                row["msgs_per_s"] = 0 if row["round"] < 8 else row["msgs_per_s"]
+                row["status"] = "failed" if row["round"] >= 8 else row["status"]
+        line = judging.claim_line(self.CLAIM, rows, fates("a", "b"))
+        self.assertEqual(line["lost"], {"a": {"zero": 2, "failed": 2}, "b": {}})
+        # A kept 6 rounds at 1.1 and lost 4: counted as its losses, the median ratio stays above 1, closer.
+        self.assertAlmostEqual(line["lost_ratio"], 1.1)
+        even = judging.claim_line(self.CLAIM, self.rows([1.1] * 10), fates("a", "b"))
+        self.assertNotIn("lost", even)
+
+    def test_rows_with_slots_and_blocks_say_how_often_a_ran_first_and_over_how_many_process_pairs(self):
+        rows = self.rows([1.1] * 6)
+        for row in rows:
+            first = (row["round"] % 2 == 0) == (row["server"] == "a")
+            row.update(slot=0 if first else 1, block=row["round"] // 4)
+        line = judging.claim_line(self.CLAIM, rows, fates("a", "b"))
+        self.assertEqual((line["order"]["a_first"], line["order"]["rounds"], line["process_pairs"]), (3, 6, 2))
+        self.assertFalse(line["order"]["unbalanced"])
+
     def test_the_medians_beside_a_verdict_are_of_the_rounds_it_paired(self):
         # B ran 20 more rounds for another claim, at a tenth of its rate: A's verdict and its medians ignore them.
         rows = self.rows([1.1] * 5, extra_b=[100] * 20)
