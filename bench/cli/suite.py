@@ -262,7 +262,8 @@ def show_history():
     (bench/reporting/readme_answer.py)."""
     parent = result_files.parent_from(os.environ)
     runs = history_report.stored_runs(history_report.parents_with(parent))
-    text = markdown.history_alone(history_report.across(runs), len(runs))
+    text = markdown.history_alone(history_report.across(runs), len(runs),
+                                  history_report.controls_text(history_report.controls_share(runs)))
     print(text, flush=True)
     path = os.path.join(parent, "HISTORY.md")
     result_files.write_text(path, text)

@@ -121,8 +121,9 @@ POOLED_INTRO = ("Pooled across the runs, this one included, by random effects (P
                 "where a new machine's ratio would fall.")
 
 
-def history_alone(claims, runs_read):
-    """`--history`: every claim that two or more stored runs ran, each run's verdict and the pooled ratio."""
+def history_alone(claims, runs_read, controls=""):
+    """`--history`: every claim that two or more stored runs ran, each run's verdict and the pooled ratio, after
+    `controls` (history_report.controls_text: the A/A controls' decided share)."""
     per_run, pooled = [], []
     for claim in claims:
         per_run += [[claim["claim"], e["run"]["label"], e["run"]["machine"] or "-", e["run"]["time"] or "-",
@@ -131,6 +132,7 @@ def history_alone(claims, runs_read):
         if claim["pooled"]:
             pooled.append(history_report.pooled_row(claim["claim"], claim["pooled"]))
     return "\n".join([f"# netbench: every claim across the {runs_read} stored runs", "",
+                      *([controls + ".", ""] if controls else []),
                       "Each claim that two or more stored runs ran (the same cells, figure and contestants' "
                       "commands), newest run first.", "",
                       "A run judged by an older design keeps its place: its ratio measures the same thing, its "
