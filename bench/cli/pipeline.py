@@ -32,6 +32,7 @@ from bench.base import progress
 from bench.running import remote_placement
 from bench.design import rounds as round_policies
 from bench.design import scheduler
+from bench.scenarios import aa_control
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
 from bench.scenarios import judging
@@ -167,12 +168,15 @@ class Part:
 
 def prepare_part(definition, plan, placement=None):
     """A scenario's Part over the plan's contestants: adaptive (settings "design": "sequential") where it has
-    claims and the command line fixed no rounds for it."""
+    claims and the command line fixed no rounds for it; its A/A control's twin among its cases (aa_control.py)
+    unless the plan runs without controls or the write-ups as written."""
     runners = _runners(plan, placement, definition)
     settings = _settings(definition, plan, placement, runners)
     if plan.adaptive(definition):
         settings.update(design="sequential", margin=plan.margin)
     cases, fates = definition.cases(list(plan.contestants), runners, settings)
+    if plan.control and not settings.get("as_written"):
+        cases = aa_control.with_twin(cases, definition.control)
     return Part(definition, runners, settings, cases, fates)
 
 

@@ -73,7 +73,8 @@ class Plan:
     `results_parent`, named `label` where the run chose one (None: the machine's label and start time); `yours`
     the definitions of a user's own claims (--claims, --versus: your_claims.py), which are then its parts, and
     `versus` whether they are --versus's one question; the `order` of every round's cases (order_of) and the
-    rounds per block of server processes (`block_rounds`, 0: one block)."""
+    rounds per block of server processes (`block_rounds`, 0: one block); whether each part runs its A/A
+    `control`."""
     parts: tuple
     contestants: tuple
     registry: str
@@ -95,6 +96,7 @@ class Plan:
     order: types.MappingProxyType = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({"how": DRAWN, "seed": 0}))
     block_rounds: int = 0
+    control: bool = True
 
     def definitions(self):
         """{part: definition} of every part the plan can name: the catalogue's and the user's own claims'."""
@@ -336,4 +338,4 @@ def plan_of(flags, entries, environ):
                 results_parent=result_files.parent_from(environ),
                 label=result_files.label_from(environ, label), yours=yours,
                 versus=bool(getattr(flags, "versus", None)), order=order_of(flags),
-                block_rounds=block_rounds_of(flags))
+                block_rounds=block_rounds_of(flags), control=not getattr(flags, "no_control", False))

@@ -129,6 +129,10 @@ def _order_flags(parser):
     _flag(design, "--seed", type=int, default=None, metavar="N",
           help="the seed the rounds' orders are drawn from (default: a new one each run, kept in its settings, "
                "so that a run's orders can be repeated)")
+    _flag(design, "--no-control", action="store_true",
+          help="run no A/A control: by default every part also runs its reference program against a second "
+               "process of itself (--versus and --claims: side B), judged like the claims, to show whether the "
+               "run's rounds are fair; a control that finds a difference marks its part and the run exits 3")
     _flag(design, "--block-rounds", type=int, default=None, metavar="N",
           help=f"start every server again after N rounds, so that a verdict rests on several process pairs "
                f"(default {run_plan.BLOCK_ROUNDS}; 0 keeps each server for the whole run)")

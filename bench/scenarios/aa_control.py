@@ -11,6 +11,10 @@ marks the part's verdicts.
 
     cases = aa_control.with_twin(cases, control)       # control: a write-up file's [control] table
     claim = aa_control.claim(control)                  # judging.Claim, control=True
+    claims += aa_control.claims_where_twin_ran(control, rows)   # the claim, where the rows ran the twin
+
+The run adds the twin (bench/cli/pipeline.py) unless it runs a write-up as written or the command line says
+--no-control; the claim follows the rows, so that a run without the twin has no control line.
 """
 
 import dataclasses
@@ -56,3 +60,26 @@ def claim(control):
     return judging.Claim(control["text"], {**cell, key: twin_name(cell[key])}, dict(cell), control["figure"],
                          higher_is_better=control["better"] == "higher", names=tuple(control.get("names", ())),
                          question=control["text"], control=True)
+
+
+def claims_where_twin_ran(control, rows):
+    """[the control's claim] where `rows` (rows, or cases' fields) ran its twin; [] otherwise."""
+    if not control:
+        return []
+    twin = claim(control).a
+    return [claim(control)] if any(_matches(row, twin) for row in rows) else []
+
+
+# The row field that names the contestant of a scenario: a second process of it is the control's twin.
+CONTESTANT_FIELD = {"echo": "server", "websocket": "server", "fanout": "client"}
+
+
+def for_side(scenario, cell, figure, better, name):
+    """A control for a user's question: its side `cell` (the B of --versus) against a second process of itself,
+    on the question's figure; None for a scenario without a contestant field."""
+    key = CONTESTANT_FIELD.get(scenario)
+    if key is None or key not in cell:
+        return None
+    return {"text": f"A/A control: {name} against a second process of itself", "cell": dict(cell), "twin": key,
+            "figure": figure, "better": better, "names": [cell[key]]}
+

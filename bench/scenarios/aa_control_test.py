@@ -38,6 +38,18 @@ class TwinTest(unittest.TestCase):
         self.assertEqual((claim.a, claim.b, claim.control), ({"server": "go (A/A twin)", "client": "spam"},
                                                              {"server": "go", "client": "spam"}, True))
 
+    def test_the_claim_follows_the_rows_that_ran_the_twin(self):
+        self.assertEqual(aa_control.claims_where_twin_ran(CONTROL, [{"server": "go", "client": "spam"}]), [])
+        found = aa_control.claims_where_twin_ran(CONTROL, [{"server": "go (A/A twin)", "client": "spam"}])
+        self.assertEqual([c.text for c in found], ["A/A"])
+
+    def test_your_questions_side_b_gets_a_control_of_its_scenarios_contestant(self):
+        echo = aa_control.for_side("echo", {"server": "go", "client": "go-spammer"}, "msgs_per_s", "higher", "go")
+        self.assertEqual((echo["twin"], echo["cell"]), ("server", {"server": "go", "client": "go-spammer"}))
+        fanout = aa_control.for_side("fanout", {"client": "go", "scheme": "http"}, "walls_s", "lower", "go")
+        self.assertEqual(fanout["twin"], "client")
+        self.assertIsNone(aa_control.for_side("micro", {"binary": "x"}, "cpu_ns", "lower", "x"))
+
     def test_every_write_up_has_a_control_on_its_reference_pairing(self):
         for definition in writeup_definitions.FILES.values():
             self.assertIsNotNone(definition.control)

@@ -86,9 +86,7 @@ class WriteUp:
         for line in self.not_testable:
             out.append(judging.not_testable(line["text"], _words(line["why"], system=os.uname().sysname),
                                             line["command"]))
-        if self.control:
-            out.append(aa_control.claim(self.control))
-        return out
+        return out + aa_control.claims_where_twin_ran(self.control, rows)
 
 
 def _words(text, **values):

@@ -7,7 +7,6 @@ file (bench/registry/writeups/<name>.toml, by claim_files.py), its cases (writeu
     writeup_definitions.ECHO.section(rows, fates, settings, stored)  # again, with the verdicts a run kept
 """
 
-from bench.scenarios import aa_control
 from bench.scenarios import claim_files
 from bench.scenarios import definition
 from bench.scenarios import writeup_cases
@@ -29,27 +28,15 @@ def _section(name, builder):
     return section
 
 
-def _with_control(name, cases):
-    """The write-up `name`'s cases function, with its A/A control's twin among the cases (aa_control.py) where
-    its file has a control and the run is not the write-up as written (which runs its own systems only)."""
-    control = FILES[name].control
-
-    def with_twin(entries, runners, settings):
-        made, fates = cases(entries, runners, settings)
-        return (made if settings.get("as_written") else aa_control.with_twin(made, control)), fates
-    return with_twin
-
-
 def _definition(name, **rest):
     """The write-up `name`'s definition: what its file says (settings, quick, as written, its claims), and
     `rest`, what its code says (its cases, flags, how long a case takes)."""
     writeup = FILES[name]
-    rest["cases"] = _with_control(name, rest["cases"])
     return definition.Definition(
         name=name, document=f"{name}_writeup", settings=dict(writeup.settings), quick=dict(writeup.quick),
         section=_section(name, getattr(writeup_sections, f"{name}_section")), claims=writeup.claims,
         as_written=dict(writeup.as_written.get("settings", {})),
-        writeup_contestants=tuple(writeup.as_written.get("contestants", ())), **rest)
+        writeup_contestants=tuple(writeup.as_written.get("contestants", ())), control=writeup.control, **rest)
 
 
 # ------------------------------------------------------------------------------------------------------ echo
