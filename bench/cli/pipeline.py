@@ -35,7 +35,6 @@ from bench.design import scheduler
 from bench.scenarios import aa_control
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
-from bench.scenarios import judging
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
 from bench.scenarios import writeup_cases

@@ -19,7 +19,7 @@ The run adds the twin (bench/cli/pipeline.py) unless it runs a write-up as writt
 
 import dataclasses
 
-from bench.scenarios import judging
+from bench.design import judging
 
 # What the twin's row field says after its program's name: the same program, a second process of it.
 TWIN_SUFFIX = " (A/A twin)"

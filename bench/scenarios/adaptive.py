@@ -18,7 +18,7 @@ from bench.design import error_control
 from bench.design import rounds
 from bench.design import scheduler
 from bench.running import placement as cpu_placement
-from bench.scenarios import judging
+from bench.design import judging
 
 
 def questions(definition, cases, runners, fates, control=None):

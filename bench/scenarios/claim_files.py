@@ -25,7 +25,7 @@ import statistics
 import tomllib
 
 from bench.scenarios import aa_control
-from bench.scenarios import judging
+from bench.design import judging
 
 WRITEUPS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry", "writeups")
 DETAILS = os.path.join(os.path.dirname(WRITEUPS), "details")

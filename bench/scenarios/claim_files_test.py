@@ -9,7 +9,7 @@ import unittest
 
 from bench.registry import registry
 from bench.scenarios import claim_files
-from bench.scenarios import judging
+from bench.design import judging
 from bench.scenarios import writeup_definitions
 from testing import user_contestant
 

@@ -11,10 +11,11 @@ same rounds, budget, sequential verdicts, error control, steady state, history, 
 import collections
 
 from bench.reporting import verdict_text
+from bench.scenarios import section_parts
 from bench.scenarios import aa_control
 from bench.scenarios import claim_files
 from bench.scenarios import definition
-from bench.scenarios import judging
+from bench.design import judging
 
 PREFIX = "your-"
 
@@ -87,15 +88,15 @@ def _section(scenario, claims, rows, fates, settings, stored):
                 continue
             ok = sum(1 for r in cell_rows if r.get("status") == "ok")
             table.append([placement or "-"] + [str(v) for _, v in cell]
-                         + [judging._fmt(judging._median_of(cell_rows, f)) for f in figures] + [f"{ok}/{len(cell_rows)}"])
+                         + [section_parts._fmt(section_parts._median_of(cell_rows, f)) for f in figures] + [f"{ok}/{len(cell_rows)}"])
     columns = ["placement"] + keys + [verdict_text.FIGURES.get(f, f) + " (median)" for f in figures] + ["runs ok"]
     measured = (f"The {scenario} scenario's load with its settings ("
                 + ", ".join(f"{k} {v}" for k, v in settings.items() if k in _load_settings(scenario))
-                + f"), {judging.rounds_text(settings)}; the cells your questions compare, in each placement.")
+                + f"), {section_parts.rounds_text(settings)}; the cells your questions compare, in each placement.")
     head = {"id": part_of(scenario), "title": f"Your claims: {scenario}", "claim": "", "measured": measured,
             "options": judging.sequential_options(settings)}
-    return judging.section_of(head, rows, fates, list(claims), stored,
-                              [judging._table("Medians over rounds.", columns, table)])
+    return section_parts.section_of(head, rows, fates, list(claims), stored,
+                              [section_parts._table("Medians over rounds.", columns, table)])
 
 
 def _load_settings(scenario):

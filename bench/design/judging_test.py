@@ -8,7 +8,8 @@ import unittest
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import markdown
-from bench.scenarios import judging
+from bench.design import judging
+from bench.scenarios import section_parts
 from bench.scenarios import writeup_definitions
 
 ROUNDS = range(5)
@@ -93,7 +94,7 @@ class SectionDataTest(unittest.TestCase):
     def test_a_tie_of_saturated_sides_reads_the_same_on_every_render(self):
         # Which side was saturated most: on a tie the first seen, not whichever a set happens to give first.
         cell = [{"status": "ok", "bottleneck": b} for b in ("load", "both", "both", "load")]
-        self.assertEqual(judging._saturated_text(cell), "load 2/4")
+        self.assertEqual(section_parts._saturated_text(cell), "load 2/4")
 
     def test_a_stored_line_no_claim_makes_keeps_a_row_of_its_own(self):
         old = {"claim": "a claim of an older version", "verdict": verdict.HOLDS, "a": {"server": "x"},

@@ -1,17 +1,19 @@
-"""How any claim is judged: a claim as data (Claim: cell A, cell B, the figure, which way is better), its verdict
-line from a run's rows (claim_line: bench/analysis/verdict.py's, by the sequential rule where the run was
-adaptive), a scenario's claims judged together and grouped by question (judge, section_of), and the pieces every
-section's tables share. The write-ups' sections (writeup_sections.py), the detail scenarios (*_bench.py), the
-adaptive round policy's questions (adaptive.py) and a user's own claims (claim_files.py) all judge through here.
+"""How any claim is judged, beside the round loop, its order and the error control that set its level: a claim as
+data (Claim: cell A, cell B, the figure, which way is better; an A/A control among them), its verdict line from a
+run's rows (claim_line: bench/analysis/verdict.py's, by the sequential rule where the run was adaptive), and a
+scenario's claims judged together and grouped by question (judge, judged). The write-ups' sections
+(bench/scenarios/writeup_sections.py), the detail scenarios, the adaptive round policy's questions
+(bench/scenarios/adaptive.py) and a user's own claims (bench/scenarios/claim_files.py) all judge through here;
+what their sections' tables share is bench/scenarios/section_parts.py.
 
     lines = judging.judge(claims, rows, fates)                             # claims: judging.Claim, as data
     line = judging.claim_line(claim, rows, fates, placement="shared", options=sequential.Options())
-    section = judging.section_of(head, rows, fates, claims, stored, tables)
 
 A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
 are that cell's rows, one per round. A cell whose contestant is missing here gives "not measured" with the
 reason; a claim about another operating system or more cores gives "not testable here" with the command to
-run there. Nothing in a verdict is written by hand.
+run there. Beside its interval a line says how often its A ran first and over how many process pairs its rounds
+came (the rows' slot and block), and the runs each side lost. Nothing in a verdict is written by hand.
 """
 
 import collections
@@ -21,15 +23,14 @@ import statistics
 
 from bench.analysis import drift
 from bench.analysis import lost_runs
-from bench.analysis import medians
 from bench.analysis import order_balance
 from bench.analysis import paired_ratio
 from bench.analysis import sequential
+from bench.analysis import verdict
 from bench.running import placement as cpu_placement
 from bench.running import process_configuration
-from bench.analysis import verdict
-from bench.reporting import verdict_text
-from bench.scenarios import run_lengths
+
+
 def _cells(rows, **match):
     return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
 
@@ -350,39 +351,6 @@ def placements_of(rows):
     return found or [None]
 
 
-_fmt = verdict_text.number
-
-
-def _median_of(rows, figure):
-    return medians.median([figure_of(r, figure) for r in rows if r.get("status") == "ok"])
-
-
-def _span(values):
-    """"lowest .. highest" as the tables print numbers; "-" when there are none."""
-    values = [v for v in values if v is not None]
-    return f"{_fmt(min(values))} .. {_fmt(max(values))}" if values else "-"
-
-
-def _range_of(rows, figure):
-    return _span(figure_of(r, figure) for r in rows if r.get("status") == "ok")
-
-
-def _failures(rows):
-    """The failed runs, once per server, client and error: [{"where", "error", "tail"}]."""
-    out, seen = [], set()
-    for r in rows:
-        if r.get("status") == "ok":
-            continue
-        key = (r.get("server"), r.get("client"), r.get("error"))
-        if key in seen:
-            continue
-        seen.add(key)
-        where = ", ".join(f"{k} {r[k]}" for k in ("client", "server", "scheme", "condition", "procs", "clients")
-                          if k in r)
-        out.append({"where": where, "error": r.get("error"), "tail": r.get("tail")})
-    return out
-
-
 # The question under which a re-rendered run's verdicts of claims this version no longer makes are kept.
 OLDER_CLAIMS = "the claims as an older version of netbench made them (as stored)"
 
@@ -464,22 +432,6 @@ def judge(claims, rows, fates):
     return _judged(claims, rows, fates)[0]
 
 
-def section_of(head, rows, fates, claims, stored, tables):
-    """A section as data, what the renderers (bench/reporting/) show: `head` has its id, kind ("writeup" or
-    "detail"), title, and where it has them the write-up's claim, what was measured and notes; `claims` are
-    judged here (or matched to `stored`, the verdicts a run kept, re-rendering it), by the sequential rule where
-    `head` has `options` (sequential_options(settings))."""
-    lines, groups, where = _judged(claims, rows, fates, stored, head.get("options"))
-    for group in groups:  # the summary's row says which write-up the older claims were of
-        if group["question"] == OLDER_CLAIMS:
-            group["question"] = f"{head['title'].split(':')[0]}: {OLDER_CLAIMS}"
-    return {"id": head["id"], "kind": head.get("kind", "writeup"), "title": head["title"],
-            "claim": head.get("claim", ""), "measured": head.get("measured", ""),
-            "placements": [{"name": p, "answers": cpu_placement.ANSWERS[p]} for p in placements_of(rows) if p],
-            "verdicts": lines, "claims": groups, "where": where, "tables": list(tables),
-            "notes": list(head.get("notes", ())), "failures": _failures(rows), "contestants": fates, "charts": []}
-
-
 def sequential_options(settings):
     """The sequential rule's options where the run was adaptive (settings "design": "sequential"), else None:
     with the levels the run's error control judged each claim at (settings "levels": [[claim, alpha, direction
@@ -489,32 +441,3 @@ def sequential_options(settings):
     return sequential.Options(margin=settings.get("margin", sequential.MARGIN),
                               alpha=settings.get("alpha", sequential.ALPHA),
                               levels=tuple(tuple(level) for level in settings.get("levels", ())))
-
-
-def rounds_text(settings):
-    """How many rounds ran: "10 interleaved rounds", or, adaptive, the most any case ran and how they were
-    spent."""
-    if settings.get("design") != "sequential":
-        return f"{settings['samples']} interleaved rounds"
-    budget = f" of a {settings['budget_s'] / 60:.3g}-minute share of the budget" if settings.get("budget_s") else ""
-    return (f"up to {settings['samples']} interleaved rounds{budget} (every case in the first, the claims' "
-            f"cases in the first {sequential.MIN_ROUNDS}, then only the cases of the claims still open; a case no "
-            "claim compares ran once)")
-
-
-def _run_length_notes(settings, length):
-    """The section's note on its run length: why it is as long as it is (the stored study the run kept)."""
-    said = run_lengths.note(settings.get("run_length_study"), length, as_written=settings.get("as_written", False))
-    return [said] if said else []
-
-
-def _table(caption, columns, rows):
-    return {"caption": caption, "columns": columns, "rows": rows}
-
-
-def _saturated_text(cell):
-    marks = _bottlenecks(cell)
-    if not marks:
-        return "-"
-    top = max(dict.fromkeys(marks), key=marks.count)  # a tie: the first seen, the same on every render
-    return f"{top} {marks.count(top)}/{len(marks)}"
