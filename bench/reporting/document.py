@@ -32,6 +32,8 @@ from bench.reporting import verdict_text
 from bench.analysis import judged_link
 
 SCHEMA = "netbench.report/2"
+# The parts of a run of a user's own questions (--claims, --versus) are named "your-<scenario>".
+YOURS_PREFIX = "your-"
 FILE = "report.json"
 # A stored document belongs to the run when it has the run's commit and was written within this long after
 # the run started (a folder that older versions of the suite shared between runs holds others too).
@@ -216,6 +218,12 @@ def summary(sections):
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
                             if testable and "design" in line else {})})
     return rows
+
+
+def asks_yours(doc):
+    """Whether the run asked a user's own questions (--claims, --versus) rather than the write-ups'."""
+    ids = [s["id"] for s in doc.get("sections", []) if s.get("kind") == "writeup"]
+    return bool(ids) and all(i.startswith(YOURS_PREFIX) for i in ids)
 
 
 def to_json(doc):

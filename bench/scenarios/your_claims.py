@@ -10,12 +10,13 @@ same rounds, budget, sequential verdicts, error control, steady state, history, 
 
 import collections
 
+from bench.reporting import document
 from bench.reporting import verdict_text
 from bench.scenarios import claim_files
 from bench.scenarios import definition
 from bench.scenarios import judging
 
-PREFIX = "your-"
+PREFIX = document.YOURS_PREFIX
 
 
 def part_of(scenario):
