@@ -8,7 +8,7 @@ decided; equivalence at the family's rate over its claims. Every part of a run (
 its claims through the one ErrorControl, so a claim decided in the echo part loosens the level of an open one
 in the fan-out.
 
-    control = error_control.ErrorControl(margin=0.05)
+    control = error_control.ErrorControl(margin=0.05)                # a user's run: words=YOUR_QUESTIONS
     control.add(("echo", "Racket beats Go"), sequential.SUMMARY)     # before the first round
     options = control.options(("echo", "Racket beats Go"))           # its levels now
     control.observe(("echo", "Racket beats Go"), p_value)            # after each look: its anytime p-value
@@ -17,12 +17,21 @@ in the fan-out.
 
 from bench.analysis import sequential
 
+# What the two families are in a run of a user's own questions (--claims, --versus): its questions, each under its
+# load in the shared placement (or the one it names), are the summary's lines; the other placement's, the others.
+YOUR_QUESTIONS = {
+    sequential.SUMMARY: "your questions, each under its load (the summary's lines)",
+    sequential.OTHER: "your questions in the other placement",
+}
+
 
 class ErrorControl:
-    """The families of one run's claims, keyed by (part, claim name), and each claim's anytime p-value so far."""
+    """The families of one run's claims, keyed by (part, claim name), and each claim's anytime p-value so far;
+    `words` say what each family is (default: the write-ups' families, sequential.FAMILIES)."""
 
-    def __init__(self, margin=sequential.MARGIN, family_alpha=sequential.FAMILY_ALPHA):
+    def __init__(self, margin=sequential.MARGIN, family_alpha=sequential.FAMILY_ALPHA, words=None):
         self.margin, self.family_alpha = margin, family_alpha
+        self.words = words or sequential.FAMILIES
         self.family = {}  # key -> family name
         self.p_values = {}  # key -> the smallest p-value of "no difference" over its looks
 
@@ -69,5 +78,5 @@ class ErrorControl:
     def statement(self):
         """The settings' "family": what the report says of the error control."""
         return {"claims": len(self.family), "alpha": self.family_alpha, "rule": sequential.FAMILY_RULE,
-                "families": {name: {"claims": n, "what": sequential.FAMILIES.get(name, name)}
+                "families": {name: {"claims": n, "what": self.words.get(name, name)}
                              for name, n in self.sizes().items()}}

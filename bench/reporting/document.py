@@ -226,6 +226,18 @@ def asks_yours(doc):
     return bool(ids) and all(i.startswith(YOURS_PREFIX) for i in ids)
 
 
+def summary_words(doc):
+    """(heading, each row's verdict, what the other lines are, what a row is) of a report's summary, in the words
+    of the write-ups' claims or of a user's questions."""
+    if asks_yours(doc):
+        return ("Summary: your questions on this run",
+                "Each question's verdict under its load, in the shared placement (or the one it names)",
+                "the other placement", "question")
+    return ("Summary: the write-ups' claims on this run",
+            "Each claim's verdict under the write-up's own load and placement", "the other loads and placements",
+            "claim")
+
+
 def to_json(doc):
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
