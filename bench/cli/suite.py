@@ -41,6 +41,7 @@ from bench.reporting import terminal
 from bench.base import checkout
 from bench.base import progress
 from bench.running import ssh_host
+from bench.scenarios import question_reference
 from bench.scenarios import writeup_definitions
 
 # What --help's usage line says: the suite is run as `bazel run //:bench -- FLAGS`, whatever file holds it.
@@ -243,7 +244,8 @@ def rerender(folder=""):
 def show_history():
     """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; README.md's
     answers and its sample of a run's closing summary written from the runs stored in the checkout
-    (bench/reporting/readme_answer.py)."""
+    (bench/reporting/readme_answer.py), and docs/your-own-claims.md's list of each scenario's figures and
+    settings from the write-ups' files (bench/scenarios/question_reference.py)."""
     parent = result_files.parent_from(os.environ)
     runs = history_report.stored_runs(history_report.parents_with(parent))
     text = markdown.history_alone(history_report.across(runs), len(runs))
@@ -256,9 +258,21 @@ def show_history():
     after = readme_answer.with_blocks(before, history_report.stored_runs([checkout.stored_runs()]))
     if after != before:
         result_files.write_text(readme, after)
+    questions = _write_block(question_reference.page(), question_reference.with_block)
     progress.log(f"bench --history: {len(runs)} stored runs; wrote {path}"
-                 + (" and README.md's answers" if after != before else ""))
+                 + (" and README.md's answers" if after != before else "")
+                 + (f" and {question_reference.PAGE}'s figures and settings" if questions else ""))
     return 0
+
+
+def _write_block(path, with_block):
+    """The page at `path` with its generated block written by `with_block`; whether it changed."""
+    with open(path) as f:
+        before = f.read()
+    after = with_block(before)
+    if after != before:
+        result_files.write_text(path, after)
+    return after != before
 
 
 if __name__ == "__main__":

@@ -101,17 +101,15 @@ def _earlier(found, verdict):
 
 
 def counted(claim):
-    """"2 earlier: 1 agree, 1 conflict; 3 pooled: 0.96 (0.80 .. 1.15)" for the summary (the runs pooled are the
-    earlier ones with an interval, and this run); "-" without earlier runs."""
+    """"2 earlier: 1 agree, 1 conflict; pooled 0.96 (0.80 .. 1.15)" for the summary; "-" without earlier runs."""
     if not claim["earlier"]:
         return "-"
     relations = [e["relation"] for e in claim["earlier"]]
     said = ", ".join(f"{relations.count(r)} {r}" for r in (history.AGREE, history.DIFFER, history.CONFLICT)
                      if r in relations)
     pooled = claim.get("pooled")
-    return f"{len(relations)} earlier: {said}" + (
-        f"; {pooled['runs']} pooled: {verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}"
-        if pooled else "")
+    return f"{len(relations)} earlier: {said}" + (f"; pooled {verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}"
+                                                   if pooled else "")
 
 
 HISTORY_COLUMNS = ["claim", "run", "machine", "judged by", "verdict", "ratio A/B (interval)", "against this run"]
