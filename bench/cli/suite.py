@@ -62,7 +62,8 @@ def command_line():
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     _flag(parser, "--budget", default=None, metavar="TIME",
-          help="time for the whole run, e.g. 30m, 1800s, 1h (default 30m: the main job with both placements). "
+          help=f"time for the whole run, e.g. 30m, 1800s, 1h (default {run_plan.DEFAULT_BUDGET}: the main job with "
+               f"both placements, and --claims; --versus {run_plan.VERSUS_BUDGET}). "
                "Each write-up spends its share round by round on the claims still open, and stops a claim "
                "when the sequential rule decides it (holds, reversed, or equivalent within --margin); what the "
                "write-ups leave then goes to the ones with claims still open; a claim open when the budget "
@@ -124,8 +125,8 @@ def _your_flags(parser):
     yours = parser.add_argument_group("your own claims (docs/your-own-claims.md)")
     _flag(yours, "--claims", default=None, metavar="FILE",
           help="judge the questions of this claim file (TOML: [[question]] a, b, load, figure, better, placement) "
-               "over the registry (--contestants), with the write-ups' rounds, budget, verdicts and report, and "
-               "nothing else")
+               "over the registry (--contestants), with the write-ups' rounds, budget (default "
+               f"{run_plan.DEFAULT_BUDGET}, as the main job), verdicts and report, and nothing else")
     _flag(yours, "--versus", default=None, metavar="A,B",
           help="one question without a file: does registry server A beat B under their scenario's reference "
                "load (or --load) on its default figure; until decided or --budget is spent (default "
