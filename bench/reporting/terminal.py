@@ -70,8 +70,8 @@ def header(doc):
     where = placements.pop() if len(placements) == 1 else None
     if document.asks_yours(doc):
         claim = "your question, under its load" + (f" ({where} placement)" if where in ("shared", "split") else "")
-    else:
-        claim = "claim, as its write-up ran it" if where != "split" else "claim (its write-up's load, CPUs split)"
+        return (claim, "verdict", "ratio A/B (interval, level)", "in the other placement")
+    claim = "claim, as its write-up ran it" if where != "split" else "claim (its write-up's load, CPUs split)"
     return (claim, "verdict", "ratio A/B (interval, level)", "under other conditions")
 
 
