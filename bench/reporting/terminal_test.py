@@ -5,11 +5,12 @@ write-ups."""
 
 import unittest
 
-from bench.analysis import sequential
-from bench.design import error_control
 from bench.reporting import document
 from bench.reporting import terminal
 
+# The families as the run's error control states them (bench/design/error_control.py's statement).
+WRITEUPS = "the write-ups' own claims, under their own load, server and placement (the summary's lines)"
+YOURS = "your questions, each under its load (the summary's lines)"
 LONG = "JVM (the http-kit-design client) faster than Go fetching 500 URLs (origin 50 ms) and some more words"
 
 
@@ -29,13 +30,11 @@ def line(verdict, **more):
                          "outcome": verdict, "level": 0.975}, **more}
 
 
-def run_of(sections, words=None):
-    control = error_control.ErrorControl(words=words)
-    for s in sections:
-        for claim in s["claims"]:
-            control.add((s["id"], claim["question"]), sequential.SUMMARY)
+def run_of(sections, words=WRITEUPS):
     doc = document.new({"git_commit": "abc", "timestamp_utc": "2026-12-03T00:00:00Z"}, "test", sections)
-    doc["run"]["family"] = control.statement()
+    claims = sum(len(s["claims"]) for s in sections)
+    doc["run"]["family"] = {"claims": claims, "alpha": 0.05, "families": {"summary": {"claims": claims,
+                                                                                      "what": words}}}
     for row in doc["summary"]:
         row["others"] = "1 open; 2 same configuration here (of 3)"
     return doc
@@ -74,12 +73,12 @@ class TerminalTest(unittest.TestCase):
         missing = {"claim": "c", "verdict": "not measured", "why": why, "a": {"server": "netbench-uring"},
                    "b": {"server": "go"}, "figure": "msgs_per_s"}
         doc = run_of([section("your-echo", "Your claims: echo", [("uring beats go", missing)])],
-                     error_control.YOUR_QUESTIONS)
+                     YOURS)
         self.assertIn(why, " ".join(terminal.render(doc, width=120).split()))
 
     def test_a_run_of_your_questions_speaks_of_them_not_of_the_write_ups(self):
         doc = run_of([section("your-echo", "Your claims: echo", [("mine beats go", line("holds"))])],
-                     error_control.YOUR_QUESTIONS)
+                     YOURS)
         text = terminal.render(doc, width=120)
         self.assertIn("your question, under its load (shared placement)", text)
         self.assertIn("your questions", text)
