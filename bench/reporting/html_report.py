@@ -202,7 +202,7 @@ def render(doc, directory):
            + (" <strong>Interrupted: partial.</strong>" if run.get("partial") else "") + "</p>"]
     if doc["summary"]:
         heading, each, others, row = document.summary_words(doc)
-        out.append(f"<h2>{html.escape(heading)}</h2>")
+        out.append(f"<h2>{html.escape(heading, quote=False)}</h2>")
         if doc.get("summary_chart"):
             out.append(chart(directory, doc["summary_chart"]).replace("<p>", '<p id="verdicts-chart">', 1))
         out += [f"<p>{html.escape(each, quote=False)}; the next to last column counts what {others} said, the last "
