@@ -6,8 +6,11 @@ stored documents; readme_answer_test fails when either differs from what the sto
 
 The answer to a question is its headline claim (the write-up's own load, server and placement) pooled over
 every stored run that ran it, by random effects (bench/analysis/history.py), in the words a report uses for a
-verdict; beside it the newest run judged by this version's design, with its link. A question about a system
-this machine is not (macOS, more cores) is "not testable here", as the run says.
+verdict, and says what its ratio A/B counts and which way is better ("A takes 0.629 of B's time per fan-out,
+and less is better: holds"); beside it the newest run judged by this version's design, with its link. Each
+verdict word links to what it means, and no other word of the method's is used. A question about a system this
+machine is not (macOS, more cores) is "not testable here", as the run says. The sample's "earlier" counts are
+read again from the same stored runs, so that it and its earlier runs are the runs the answers pool.
 """
 
 import copy
