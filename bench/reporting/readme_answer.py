@@ -122,11 +122,11 @@ def _pooled_words(line, entries, pooled):
 def _newest_words(row, line, newest):
     """"The [newest run](...) of this version (2026-12-07): 0.876 (0.775 .. 0.997) in 82 rounds (199,904 vs
     237,090 msgs/s): **reversed**." """
-    _, what = RATIO_WORDS.get(line.get("figure"), ("has", line.get("figure")))
+    unit = verdict_text.FIGURES.get(line.get("figure"), line.get("figure") or "").replace(" (steady state)", "")
     return (f"The [newest run]({_folder(newest)}/REPORT.md) of this version ({newest['run']['time'][:10]}): "
             f"{verdict_text.ratio_interval(line, with_level=False)}"
             + (f" in {row['rounds']} rounds" if row.get("rounds") not in (None, "-") else "")
-            + f" ({verdict_text.number(line.get('median_a'))} vs {verdict_text.number(line.get('median_b'))} {what})"
+            + f" ({verdict_text.number(line.get('median_a'))} vs {verdict_text.number(line.get('median_b'))} {unit})"
             + f": {_word(row['verdict'])}.")
 
 
