@@ -84,7 +84,7 @@ def _widths(cells, heads, width):
     keep = room >= min(longest, CLAIM_MIN)
     if not keep:
         room += 2 + fixed[2]
-    return [max(min(room, longest, CLAIM_MAX), CLAIM_MIN // 2)] + fixed[:2 + keep], keep
+    return [max(min(room, longest, CLAIM_MAX), CLAIM_MIN // 2)] + (fixed if keep else fixed[:2]), keep
 
 
 def _row(cells, widths, indent):
