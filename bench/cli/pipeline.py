@@ -14,7 +14,6 @@ import time
 
 from bench.analysis import histogram_merge
 from bench.analysis import verdict
-from bench.analysis import sequential
 from bench.analysis import judged_link
 from bench.cli import plan as run_plan
 from bench.reporting import remote_report
@@ -301,7 +300,7 @@ def _prepare_parts(plan, placement, failures, control, quiet=None):
     if adaptive_parts:
         sizes = control.sizes()
         progress.log("bench: error control: " + "; ".join(
-            f"{n} claim(s) of {sequential.FAMILIES.get(name, name)}, at most {control.family_alpha * 100:g}% chance "
+            f"{n} claim(s) of {control.words.get(name, name)}, at most {control.family_alpha * 100:g}% chance "
             "that any of them is wrong" for name, n in sizes.items()))
     for part in adaptive_parts:
         part.settings["family"] = control.statement()
@@ -372,7 +371,8 @@ def run(plan, placement):
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
         costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
-        control = error_control.ErrorControl(margin=plan.margin)
+        control = error_control.ErrorControl(margin=plan.margin,
+                                             words=error_control.YOUR_QUESTIONS if plan.yours else None)
         context = RunContext(folder, run_environment.environment(costs), placement, control=control,
                              definitions=catalogue.ALL + tuple(plan.yours))
         quiet = _measure_quiet_level() if placement is None and costs is not None else None

@@ -41,6 +41,7 @@ from bench.reporting import terminal
 from bench.base import checkout
 from bench.base import progress
 from bench.running import ssh_host
+from bench.scenarios import question_reference
 from bench.scenarios import writeup_definitions
 
 # What --help's usage line says: the suite is run as `bazel run //:bench -- FLAGS`, whatever file holds it.
@@ -61,7 +62,8 @@ def command_line():
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     _flag(parser, "--budget", default=None, metavar="TIME",
-          help="time for the whole run, e.g. 30m, 1800s, 1h (default 30m: the main job with both placements). "
+          help=f"time for the whole run, e.g. 30m, 1800s, 1h (default {run_plan.DEFAULT_BUDGET}: the main job with "
+               f"both placements, and --claims; --versus {run_plan.VERSUS_BUDGET}). "
                "Each write-up spends its share round by round on the claims still open, and stops a claim "
                "when the sequential rule decides it (holds, reversed, or equivalent within --margin); what the "
                "write-ups leave then goes to the ones with claims still open; a claim open when the budget "
@@ -143,8 +145,8 @@ def _your_flags(parser):
     yours = parser.add_argument_group("your own claims (docs/your-own-claims.md)")
     _flag(yours, "--claims", default=None, metavar="FILE",
           help="judge the questions of this claim file (TOML: [[question]] a, b, load, figure, better, placement) "
-               "over the registry (--contestants), with the write-ups' rounds, budget, verdicts and report, and "
-               "nothing else")
+               "over the registry (--contestants), with the write-ups' rounds, budget (default "
+               f"{run_plan.DEFAULT_BUDGET}, as the main job), verdicts and report, and nothing else")
     _flag(yours, "--versus", default=None, metavar="A,B",
           help="one question without a file: does registry server A beat B under their scenario's reference "
                "load (or --load) on its default figure; until decided or --budget is spent (default "
@@ -263,7 +265,8 @@ def rerender(folder=""):
 def show_history():
     """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; README.md's
     answers and its sample of a run's closing summary written from the runs stored in the checkout
-    (bench/reporting/readme_answer.py)."""
+    (bench/reporting/readme_answer.py), and docs/your-own-claims.md's list of each scenario's figures and
+    settings from the write-ups' files (bench/scenarios/question_reference.py)."""
     parent = result_files.parent_from(os.environ)
     runs = history_report.stored_runs(history_report.parents_with(parent))
     text = markdown.history_alone(history_report.across(runs), len(runs),
@@ -277,9 +280,21 @@ def show_history():
     after = readme_answer.with_blocks(before, history_report.stored_runs([checkout.stored_runs()]))
     if after != before:
         result_files.write_text(readme, after)
+    questions = _write_block(question_reference.page(), question_reference.with_block)
     progress.log(f"bench --history: {len(runs)} stored runs; wrote {path}"
-                 + (" and README.md's answers" if after != before else ""))
+                 + (" and README.md's answers" if after != before else "")
+                 + (f" and {question_reference.PAGE}'s figures and settings" if questions else ""))
     return 0
+
+
+def _write_block(path, with_block):
+    """The page at `path` with its generated block written by `with_block`; whether it changed."""
+    with open(path) as f:
+        before = f.read()
+    after = with_block(before)
+    if after != before:
+        result_files.write_text(path, after)
+    return after != before
 
 
 if __name__ == "__main__":

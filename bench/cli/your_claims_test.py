@@ -153,6 +153,13 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(self.claims_run["doc"]["run"]["family"]["claims"], 2)
         self.assertEqual(self.versus_run["doc"]["run"]["family"]["claims"], 1)
 
+    def test_the_summary_and_its_error_statement_speak_of_your_questions(self):
+        for run in (self.claims_run, self.versus_run):
+            summary = run["done"].stdout[run["done"].stdout.index("netbench summary:"):]
+            self.assertIn("your question, under its load", summary)
+            self.assertIn("your questions", summary)
+            self.assertNotIn("write-up", summary)
+
     def test_versus_ends_with_a_sentence_to_paste_and_the_folder(self):
         lines = self.versus_run["done"].stdout.strip().splitlines()
         self.assertTrue(lines[-2].startswith("python-asyncio beats go in msgs/s under go-spammer, shared placement: "),

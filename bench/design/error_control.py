@@ -8,7 +8,7 @@ direction (holds, reversed), its equivalence and an open line's bound are all re
 statement its line makes, and it is fixed before the first round, so no later look or part can move it. Every
 part of a run (each write-up is one) judges its claims through the one ErrorControl.
 
-    control = error_control.ErrorControl(margin=0.05)
+    control = error_control.ErrorControl(margin=0.05)                # a user's run: words=YOUR_QUESTIONS
     control.add(("echo", "Racket beats Go"), sequential.SUMMARY)     # before the first round
     options = control.options(("echo", "Racket beats Go"))           # its level
     control.observe(("echo", "Racket beats Go"), p_value)            # after each look: its anytime p-value
@@ -17,12 +17,23 @@ part of a run (each write-up is one) judges its claims through the one ErrorCont
 
 from bench.analysis import sequential
 
+# What the families are in a run of a user's own questions (--claims, --versus): its questions, each under its
+# load in the shared placement (or the one it names), are the summary's lines; the other placement's, the others;
+# the A/A control, side B against a second process of itself.
+YOUR_QUESTIONS = {
+    sequential.SUMMARY: "your questions, each under its load (the summary's lines)",
+    sequential.OTHER: "your questions in the other placement",
+    sequential.CONTROL: "the A/A control (your side B against a second process of itself)",
+}
+
 
 class ErrorControl:
-    """The families of one run's claims, keyed by (part, claim name), and each claim's anytime p-value so far."""
+    """The families of one run's claims, keyed by (part, claim name), and each claim's anytime p-value so far;
+    `words` say what each family is (default: the write-ups' families, sequential.FAMILIES)."""
 
-    def __init__(self, margin=sequential.MARGIN, family_alpha=sequential.FAMILY_ALPHA):
+    def __init__(self, margin=sequential.MARGIN, family_alpha=sequential.FAMILY_ALPHA, words=None):
         self.margin, self.family_alpha = margin, family_alpha
+        self.words = words or sequential.FAMILIES
         self.family = {}  # key -> family name
         self.p_values = {}  # key -> the smallest p-value of "no difference" over its looks
 
@@ -63,5 +74,5 @@ class ErrorControl:
     def statement(self):
         """The settings' "family": what the report says of the error control."""
         return {"claims": len(self.family), "alpha": self.family_alpha, "rule": sequential.FAMILY_RULE,
-                "families": {name: {"claims": n, "what": sequential.FAMILIES.get(name, name)}
+                "families": {name: {"claims": n, "what": self.words.get(name, name)}
                              for name, n in self.sizes().items()}}

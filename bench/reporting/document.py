@@ -32,6 +32,8 @@ from bench.reporting import verdict_text
 from bench.analysis import judged_link
 
 SCHEMA = "netbench.report/2"
+# The parts of a run of a user's own questions (--claims, --versus) are named "your-<scenario>".
+YOURS_PREFIX = "your-"
 FILE = "report.json"
 # A stored document belongs to the run when it has the run's commit and was written within this long after
 # the run started (a folder that older versions of the suite shared between runs holds others too).
@@ -240,6 +242,24 @@ def summary(sections):
                          **({"lost": verdict_text.lost(line)} if testable and verdict_text.lost(line) else {}),
                          **({"biased": True} if biased else {})})
     return rows
+
+
+def asks_yours(doc):
+    """Whether the run asked a user's own questions (--claims, --versus) rather than the write-ups'."""
+    ids = [s["id"] for s in doc.get("sections", []) if s.get("kind") == "writeup"]
+    return bool(ids) and all(i.startswith(YOURS_PREFIX) for i in ids)
+
+
+def summary_words(doc):
+    """(heading, each row's verdict, what the other lines are, what a row is) of a report's summary, in the words
+    of the write-ups' claims or of a user's questions."""
+    if asks_yours(doc):
+        return ("Summary: your questions on this run",
+                "Each question's verdict under its load, in the shared placement (or the one it names)",
+                "the other placement", "question")
+    return ("Summary: the write-ups' claims on this run",
+            "Each claim's verdict under the write-up's own load and placement", "the other loads and placements",
+            "claim")
 
 
 def to_json(doc):

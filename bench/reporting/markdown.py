@@ -8,6 +8,7 @@ contestants); the methodology, once, at the end. Drawn from the document alone: 
 
 import re
 
+from bench.reporting import document
 from bench.reporting import history_report
 from bench.reporting import verdict_text
 
@@ -158,11 +159,11 @@ def render(doc):
     out = [f"# netbench report: {run['label']}", "", run_line(run), ""]
     if doc["summary"]:
         chart = doc.get("summary_chart")
-        out += ["## Summary: the write-ups' claims on this run", ""]
+        heading, each, others, row = document.summary_words(doc)
+        out += [f"## {heading}", ""]
         out += [f"![{chart['alt']}]({chart['path']})", ""] if chart else []
-        out += ["Each claim's verdict under the write-up's own load and placement; the next to last column counts "
-                "what the other loads and placements said (the section has each), the last what the runs "
-                "stored before this one said of the same claim.", "", summary(doc, titles),
+        out += [f"{each}; the next to last column counts what {others} said (the section has each), the last what "
+                f"the runs stored before this one said of the same {row}.", "", summary(doc, titles),
                 verdict_text.error_control(run), ""]
         out += [verdict_text.controls(run), ""] if verdict_text.controls(run) else []
     number = 0

@@ -234,8 +234,9 @@ def measured(line):
     return f"{number(line.get('median_a'))} vs {number(line.get('median_b'))} {figure}".rstrip()
 
 
-def error_control(run):
-    """The error rate a run states for its verdicts together, in words."""
+def error_control(run, rule=True):
+    """The error rate a run states for its verdicts together, in words; with `rule`, how the rule reaches it
+    (the terminal's summary leaves that to the report)."""
     family = run.get("family")
     if not family:
         return ("Each claim was judged at 5% on its own (a fixed design, or a run stored before error control "
@@ -246,14 +247,17 @@ def error_control(run):
                                                    "wrong, together" if group["claims"] != 1 else
                                                    f"the verdict on {group['what']} is wrong")
                 for group in family["families"].values()]
+        stated = "Error control: " + "; and ".join(said) + "."
+        if not rule:
+            return stated
         if family.get("rule") in sequential.OLDER_FAMILY_RULES:
-            return ("Error control: " + "; and ".join(said) + ". Holm's step-down on the claims' anytime p-values "
-                    "decides a direction, equivalence is judged at the family's rate over its claims, and each "
-                    "interval is at the level its line was judged at.")
+            return (stated + " Holm's step-down on the claims' anytime p-values decides a direction, equivalence is "
+                    "judged at the family's rate over its claims, and each interval is at the level its line was "
+                    "judged at.")
         levels = ", ".join(f"{_level(family['alpha'] / group['claims'])} for each of {group['what'].split(' (')[0]}"
                            for group in family["families"].values())
-        return ("Error control: " + "; and ".join(said) + f". Each claim has one interval ({levels}); its "
-                "direction, its equivalence and an open claim's bound are all read from it.")
+        return (stated + f" Each claim has one interval ({levels}); its direction, its equivalence and an open "
+                "claim's bound are all read from it.")
     each = family["alpha"] / max(family["claims"], 1)
     return (f"Error control: at most {family['alpha'] * 100:g}% chance that any of these verdicts is wrong, together "
             f"({family['claims']} claims judged; Bonferroni: each claim's sequence at {each * 100:.2g}%).")

@@ -119,6 +119,23 @@ class UserClaimsTest(unittest.TestCase):
         self.assertFalse(second.claim.higher_is_better or second.claim.per_placement)
         self.assertEqual(set(second.entries), {"python-asyncio", "go", "netbench-echo-client"})
 
+    def test_a_questions_default_words_say_its_figure_and_which_way_is_better(self):
+        base = '[[question]]\na = "python-asyncio"\nb = "go"\n'
+        said = {}
+        for figure, better in (("server_cpu_us_per_msg", None), ("server_cpu_us_per_msg", "higher"),
+                               ("steady_msgs_per_s", "lower"), ("tcp_segs_per_msg", None)):
+            text = base + f'figure = "{figure}"\n' + (f'better = "{better}"\n' if better else "")
+            (one,) = claim_files.user_file(claim_file(text), with_asyncio(), PLACEMENTS)
+            said[(figure, better)] = one.claim.text
+        self.assertEqual(said, {
+            ("server_cpu_us_per_msg", None): "python-asyncio spends less server CPU per message than go under "
+                                             "go-spammer",
+            ("server_cpu_us_per_msg", "higher"): "python-asyncio spends more server CPU per message than go under "
+                                                 "go-spammer",
+            ("steady_msgs_per_s", "lower"): "python-asyncio does fewer msgs/s than go under go-spammer",
+            ("tcp_segs_per_msg", None): "python-asyncio sends fewer TCP segments per message than go under go-spammer"})
+        self.assertFalse(any("msgs/s" in text for (figure, _), text in said.items() if "msgs" not in figure))
+
     def test_versus_uses_the_scenarios_reference_load_and_default_figure(self):
         (one,) = claim_files.versus("netbench-epoll", "go", shipped(), PLACEMENTS)
         self.assertEqual(one.claim.text, "netbench-epoll beats go in msgs/s under go-spammer")

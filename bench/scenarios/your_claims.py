@@ -10,6 +10,7 @@ same rounds, budget, sequential verdicts, error control, steady state, history, 
 
 import collections
 
+from bench.reporting import document
 from bench.reporting import verdict_text
 from bench.scenarios import section_parts
 from bench.scenarios import aa_control
@@ -17,7 +18,7 @@ from bench.scenarios import claim_files
 from bench.scenarios import definition
 from bench.design import judging
 
-PREFIX = "your-"
+PREFIX = document.YOURS_PREFIX
 
 
 def part_of(scenario):
