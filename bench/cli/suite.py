@@ -82,10 +82,6 @@ def command_line():
           help="comma-separated parts (" + ",".join(run_plan.PARTS) + ") and/or contestant, system or scenario "
                "names of the registry (default: " + ",".join(run_plan.DEFAULT_PARTS) + ")")
     _flag(parser, "--skip", default="", metavar="WORDS", help="comma-separated parts or contestants to leave out")
-    _flag(parser, "--contestants", default=None, metavar="FILE",
-          help="a file of your own contestants (docs/contestant-registry.md), added to the registry "
-               "(bench/registry/contestants.json); an entry of a scenario, role and name the registry has "
-               "replaces it, and the run says so")
     _flag(parser, "--placement", default=None, metavar="shared,split",
           help="where server and load run on this machine's CPUs, either or both (default both): "
                "shared = every CPU for both, as the write-ups ran them (the headline verdicts); "
@@ -109,7 +105,6 @@ def command_line():
                "websocket 100,000 messages per client, the fan-out criterium's 60 samples after 10 s of "
                "warm-up), server and load sharing the CPUs; 3 fixed rounds, A-B then B-A (--rounds to change), "
                "in a run folder of its own")
-    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
     _flag(parser, "--compare", action="append", default=None, metavar="RUN_FOLDER",
           help="compare stored runs side by side, running nothing (name two or more: --compare=A --compare=B): "
                "COMPARE.md, compare.html, compare.json and charts in results/data/compare/A_vs_B, or --out")
@@ -118,6 +113,7 @@ def command_line():
           help="render a stored run's report again (REPORT.md, report.html, charts) "
                "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
+    _registry_flags(parser)
     _stored_run_flags(parser)
     _your_flags(parser)
     _remote_flags(parser)
@@ -142,6 +138,15 @@ def _order_flags(parser):
     _flag(design, "--block-rounds", type=int, default=None, metavar="N",
           help=f"start every server again after N rounds, so that a verdict rests on several process pairs "
                f"(default {run_plan.BLOCK_ROUNDS}; 0 keeps each server for the whole run)")
+
+
+def _registry_flags(parser):
+    """The flags that add to the contestant registry and list it."""
+    _flag(parser, "--contestants", default=None, metavar="FILE",
+          help="a file of your own contestants (docs/contestant-registry.md), added to the registry "
+               "(bench/registry/contestants.json); an entry of a scenario, role and name the registry has "
+               "replaces it, and the run says so")
+    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
 
 
 def _your_flags(parser):

@@ -70,8 +70,8 @@ def _names(sides, given, taken, folder):
                 for side, name in zip(sides, given)]
     names = []
     for index, (letter, side, name) in enumerate(zip(LETTERS, sides, given)):
-        own = proposed[index]
-        if command_line.is_command(side) and not name and (own in taken or own in proposed[:index] + proposed[index + 1:]):
+        own, others = proposed[index], proposed[:index] + proposed[index + 1:]
+        if command_line.is_command(side) and not name and (own in taken or own in others):
             own = f"{own}-{letter}"
         elif command_line.is_command(side) and own in taken:
             raise SideError(f"--name-{letter}={name}: the registry has a server of that name; choose another")

@@ -34,7 +34,8 @@ class ResolveTest(unittest.TestCase):
         sides = versus_sides.resolve("srv --port={port},go-xnet", ENTRIES)
         self.assertEqual(sides.names, ("srv", "go-xnet"))
         ((made,),) = [sides.made]
-        self.assertEqual((made["name"], made["scenario"], made["command"]), ("srv", "websocket", ["srv", "--port={port}"]))
+        self.assertEqual((made["name"], made["scenario"], made["command"]),
+                         ("srv", "websocket", ["srv", "--port={port}"]))
 
     def test_two_command_lines_run_in_echo_or_the_scenario_named(self):
         sides = versus_sides.resolve("a-srv {port},b-srv {port}", ENTRIES)

@@ -67,7 +67,8 @@ class ValidationTest(unittest.TestCase):
         del entry["ready"]
         self.assertEqual(problems(entry), "")  # ready once {port} accepts
         self.assertIn("takes no {port} to wait on", problems({**entry, "command": ["/usr/bin/mine", "--port=7000"]}))
-        self.assertIn("a daemon says it is ready in a line", problems({**entry, "pidfile": "/tmp/x.pid", "stop": ["x"]}))
+        daemon = {**entry, "pidfile": "/tmp/x.pid", "stop": ["x"]}
+        self.assertIn("a daemon says it is ready in a line", problems(daemon))
 
     def test_an_entry_without_a_role_or_name_is_refused_not_crashed_on(self):
         entry = server()
