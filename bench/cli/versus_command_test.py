@@ -1,6 +1,7 @@
 """A command line as a contestant of --versus, through the command line: README.md's "Your server against theirs"
 command, read from README.md word for word (so that this test fails where the README changes without it), run
-with a user's 15-line asyncio echo server as `$PWD/my_server.py` against Go's, ends with its verdict sentence;
+with a user's 15-line asyncio echo server as `$PWD/my_server.py` against Go's, ends with its verdict sentence
+(then the A/A control's, which the run adds on Go's side, and the report's folder);
 two command lines with --scenario=echo do too; a command that never listens is refused, exit 2, naming it,
 before anything runs.
 
@@ -58,14 +59,17 @@ def run_shell(command, cwd, results, environ=None):
 
 
 def ending(test, done, results, sentence):
-    """Asserts that the run went well and ended with a verdict sentence that starts with `sentence` (a round
-    measured: its placement is named), then the report's folder."""
+    """Asserts that the run went well and ended with its sentences, the first the question's, starting with
+    `sentence` (a round measured: its placement is named), then the report's folder. The sentences follow the
+    summary's last line, which names REPORT.md; the question's comes first (the A/A control's after it)."""
     test.assertEqual(done.returncode, 0, done.stderr[-3000:])
     lines = done.stdout.strip().splitlines()
-    test.assertTrue(lines[-2].startswith(sentence), lines[-2])
-    test.assertRegex(lines[-2], r"shared placement: (.* over \d+ rounds, 95% together|open|not measured)")
     (folder,) = os.listdir(results)
     test.assertEqual(lines[-1], f"report: {os.path.join(results, folder)}")
+    summary_end = max(i for i, line in enumerate(lines) if line.startswith("report: ") and "REPORT.md" in line)
+    question = lines[summary_end + 1]
+    test.assertTrue(question.startswith(sentence), question)
+    test.assertRegex(question, r"shared placement: (.* over \d+ rounds, 95% together|open|not measured)")
 
 
 class ReadmeCommandTest(unittest.TestCase):
