@@ -12,9 +12,10 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
     bazel run //:bench -- --only=echo                     # one write-up
     bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
     bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
-    bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
+    bazel run //:bench -- --contestants=my.json           # your own contestants added to the registry
     bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
     bazel run //:bench -- --versus=netbench-epoll,go      # two servers, one question, a sentence to paste
+    bazel run //:bench -- --versus="python3 $PWD/my_server.py {port}",go   # your server against Go's
     bazel run //:bench -- --claims=my.toml --contestants=my.json   # your own questions (docs/your-own-claims.md)
     bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its report.json
     bazel run //:bench -- --compare=linux-x86_64-2cpu --compare=linux-x86_64-2cpu-xeon   # runs side by side
@@ -30,6 +31,7 @@ import sys
 from bench.cli import compare
 from bench.cli import pipeline
 from bench.cli import plan as run_plan
+from bench.cli import versus_sides
 from bench.registry import registry
 from bench.reporting import document
 from bench.reporting import history_report
@@ -80,8 +82,6 @@ def command_line():
           help="comma-separated parts (" + ",".join(run_plan.PARTS) + ") and/or contestant, system or scenario "
                "names of the registry (default: " + ",".join(run_plan.DEFAULT_PARTS) + ")")
     _flag(parser, "--skip", default="", metavar="WORDS", help="comma-separated parts or contestants to leave out")
-    _flag(parser, "--contestants", default=run_plan.DEFAULT_REGISTRY, metavar="FILE",
-          help="the contestant registry (default: bench/registry/contestants.json)")
     _flag(parser, "--placement", default=None, metavar="shared,split",
           help="where server and load run on this machine's CPUs, either or both (default both): "
                "shared = every CPU for both, as the write-ups ran them (the headline verdicts); "
@@ -105,7 +105,6 @@ def command_line():
                "websocket 100,000 messages per client, the fan-out criterium's 60 samples after 10 s of "
                "warm-up), server and load sharing the CPUs; 3 fixed rounds, A-B then B-A (--rounds to change), "
                "in a run folder of its own")
-    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
     _flag(parser, "--compare", action="append", default=None, metavar="RUN_FOLDER",
           help="compare stored runs side by side, running nothing (name two or more: --compare=A --compare=B): "
                "COMPARE.md, compare.html, compare.json and charts in results/data/compare/A_vs_B, or --out")
@@ -114,6 +113,7 @@ def command_line():
           help="render a stored run's report again (REPORT.md, report.html, charts) "
                "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
+    _registry_flags(parser)
     _stored_run_flags(parser)
     _your_flags(parser)
     _remote_flags(parser)
@@ -140,6 +140,15 @@ def _order_flags(parser):
                f"(default {run_plan.BLOCK_ROUNDS}; 0 keeps each server for the whole run)")
 
 
+def _registry_flags(parser):
+    """The flags that add to the contestant registry and list it."""
+    _flag(parser, "--contestants", default=None, metavar="FILE",
+          help="a file of your own contestants (docs/contestant-registry.md), added to the registry "
+               "(bench/registry/contestants.json); an entry of a scenario, role and name the registry has "
+               "replaces it, and the run says so")
+    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
+
+
 def _your_flags(parser):
     """The flags that ask a user's own questions (docs/your-own-claims.md)."""
     yours = parser.add_argument_group("your own claims (docs/your-own-claims.md)")
@@ -148,10 +157,19 @@ def _your_flags(parser):
                "over the registry (--contestants), with the write-ups' rounds, budget (default "
                f"{run_plan.DEFAULT_BUDGET}, as the main job), verdicts and report, and nothing else")
     _flag(yours, "--versus", default=None, metavar="A,B",
-          help="one question without a file: does registry server A beat B under their scenario's reference "
-               "load (or --load) on its default figure; until decided or --budget is spent (default "
-               f"{run_plan.VERSUS_BUDGET}); ends with a sentence to paste")
+          help="one question without a file: does server A beat B under their scenario's reference load (or "
+               "--load) on its default figure; until decided or --budget is spent (default "
+               f"{run_plan.VERSUS_BUDGET}); ends with a sentence to paste. Each side is a registry server's name "
+               "or a command line with {port} (and {host} where it takes an address), ready once its port "
+               "accepts: --versus=\"python3 $PWD/my_server.py {port}\",go")
     _flag(yours, "--load", default=None, metavar="CLIENT", help="the registry client --versus runs its question under")
+    _flag(yours, "--scenario", default=None, choices=registry.SCENARIOS,
+          help=f"the scenario of --versus's command lines where no side is a registry server's (default "
+               f"{versus_sides.DEFAULT_SCENARIO})")
+    for letter in versus_sides.LETTERS:
+        _flag(yours, f"--name-{letter}", default=None, metavar="NAME",
+              help=f"the name of side {letter.upper()} where it is a command line (default: its script's or "
+                   "program's file name, without folder and extension)")
 
 
 def _stored_run_flags(parser):
@@ -204,7 +222,7 @@ def _run(parser, args):
     except run_plan.PlanError as error:
         parser.error(str(error))
     try:
-        entries = registry.load(args.contestants)
+        entries = contestants(args.contestants)
     except registry.RegistryError as error:
         progress.log(f"bench: the contestant registry is not usable; nothing ran:\n{error}")
         return 2
@@ -219,8 +237,12 @@ def _run(parser, args):
         return 2
     except run_plan.PlanError as error:
         parser.error(str(error))
+    refused = versus_sides.refusal(plan.commands)
+    if refused:
+        progress.log(f"{refused}\nnothing ran")
+        return 2
     progress.log(f"bench: parts {', '.join(plan.parts) or '(none)'}; {len(plan.contestants)} contestant(s) from "
-                 f"{plan.registry}")
+                 "the registry" + (f" and {args.contestants}" if args.contestants else ""))
     try:
         placement = pipeline.open_placement(plan)
     except ssh_host.RemoteError as error:
@@ -231,6 +253,18 @@ def _run(parser, args):
     finally:
         if placement is not None:
             placement.close()
+
+
+def contestants(path):
+    """The registry's entries with those of the file `path` (--contestants) added, each entry that replaces one
+    of the registry's said on stderr; RegistryError naming the file, entry and field that are not usable."""
+    entries = registry.load(registry.DEFAULT_PATH)
+    if path is None:
+        return entries
+    entries, replaced = registry.added(entries, registry.load(path))
+    for entry in replaced:
+        progress.log(f"bench: {path} replaces the registry's {entry['scenario']} {entry['role']} {entry['name']}")
+    return entries
 
 
 def run_folder(text, environ):

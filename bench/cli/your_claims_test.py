@@ -102,7 +102,7 @@ class RefusedTest(unittest.TestCase):
     def test_flags_that_ask_for_something_else(self):
         self.refused(["--load=go-spammer"], "--load=go-spammer names the load of --versus's question")
         self.refused(["--versus=python-asyncio,go", "--only=echo"], "--versus runs your questions and nothing else")
-        self.refused(["--versus=python-asyncio"], "expected two registry servers, A,B")
+        self.refused(["--versus=python-asyncio"], "expected two sides, A,B")
 
 
 @unittest.skipUnless(os.environ.get("TEST_SRCDIR") or os.environ.get("NETBENCH_E2E"),
