@@ -417,12 +417,20 @@ def run(plan, placement):
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
         _print_summary(doc, plan, folder)
+    return _exit_code(doc, failures)
+
+
+def _exit_code(doc, failures):
+    """1 where a part failed; CONTROL_FOUND_EXIT, said, where every part ran but an A/A control found a
+    difference; 0 otherwise."""
+    if failures:
+        return 1
     biased = [c["section"] for c in ((doc or {}).get("run") or {}).get("controls", []) if c["found"]]
-    if biased and not failures:
+    if biased:
         progress.log(f"bench: the A/A control of {', '.join(biased)} found a difference between two processes of "
                      f"the same program: that part's verdicts rest on biased rounds (exit {CONTROL_FOUND_EXIT})")
         return CONTROL_FOUND_EXIT
-    return 1 if failures else 0
+    return 0
 
 
 # The exit status of a run whose parts all ran but whose A/A control found a difference (aa_control.py): its
