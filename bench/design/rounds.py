@@ -351,16 +351,21 @@ class UntilDecided:
                    for case in chosen for key in self.runners if key not in case.skip_runners)
 
     def _progress(self, round_index):
-        """After a round: the time spent and left of the part's budget and the whole's, and each open claim
-        with its current interval and level (where its rounds bound it)."""
+        """After a round: the time spent and left of the part's budget and the whole's, each open claim with its
+        current interval and level (where its rounds bound it), and each A/A control as it stands."""
         whole = f"; the whole run's {_spent(self.whole)}" if self.whole is not None else ""
         open_ = self.open(reachable=False)
         reach = f", {len(self.out_of_reach)} set aside as out of reach" if self.out_of_reach else ""
+        claims = [q for q in self.questions if q.family != sequential.CONTROL]
         lines = [f"{self.name}: {round_index} rounds; its budget {_spent(self.budget)}{whole}; {len(open_)} of "
-                 f"{len(self.questions)} claims open{reach}"]
+                 f"{len(claims)} claims open{reach}"]
         for question in open_:
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
             lines.append(f"  open: {question.name}: {_shown(sequence)}")
+        for question in [q for q in self.questions if q.family == sequential.CONTROL]:
+            line = self.lines.get(question.name) or {}
+            lines.append(f"  control: {question.name}: {line.get('verdict', verdict.OPEN)}, "
+                         f"{_shown(line.get('sequence') or {})}")
         return "\n".join(lines)
 
 
