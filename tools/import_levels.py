@@ -3,7 +3,7 @@
 
     tools/import_levels.py results          # a flat folder whose modules import each other by bare name
     tools/import_levels.py bench            # a package: `from bench.analysis import medians`
-    tools/import_levels.py bench --order=cli,studies,scenarios,reporting,running,registry,analysis
+    tools/import_levels.py bench --order=cli,studies,scenarios,reporting,design,running,registry,analysis
                                             # also every import from a folder to one left of it (exit 1)
 
 Tests (`*_test.py`) are left out: they sit on top and would only lengthen the chains. A module's level is 1 when

@@ -102,7 +102,7 @@ def entry(line, part, commands, run):
     said = line.get("verdict")
     return {"key": key(line, part, commands), "claim": line.get("claim"), "verdict": OPEN if said == OLDER_OPEN else said,
             "small": bool(line.get("small")), "ratio": ratio, "interval": interval, "estimate": estimate(line),
-            "run": run}
+            "run": run, **({"control": True} if line.get("control") else {})}
 
 
 def relation(verdict, earlier):

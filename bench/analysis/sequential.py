@@ -12,18 +12,20 @@ like a fair coin).
     d["outcome"]            # "holds", "reversed", "equivalent" (within +-margin) or "open"
     d["median_ratio"]       # the median per-round ratio A/B
     d["interval"]           # [low, high] of the median ratio at this look, valid at every look together
-    d["p_value"]            # the anytime p-value of "no difference" (Holm's step-down reads it)
+    d["p_value"]            # the evidence against "no difference" at this look (the report shows it)
     d["rounds_to_decide"]   # rounds that would decide it if the rounds to come looked like those seen
     d["rounds_best_case"]   # ... if they looked like those seen, moved to the far end of the interval
 
-Error control across a run's claims: the claims form two families, the write-ups' own claims (the summary's
-lines: each write-up's load, server and placement as it ran) and the other loads and placements, each held to
-FAMILY_ALPHA on its own. Within a family of K claims, "holds" and "reversed" are decided by Holm's step-down on
-the claims' anytime p-values (holm_levels: the smallest at alpha / K, the next at alpha / (K - 1), ...) and
-"equivalent" at alpha / K; an anytime p-value is valid at whatever round a claim stopped, so the step-down
-keeps the family's rate (Holm 1979 needs nothing of the dependence between the claims).
-
-    sequential.holm_levels({"a": 0.001, "b": 0.02, "c": 0.4}, 0.05)   # {"a": 0.0167, "b": 0.025, "c": 0.05}
+Error control across a run's claims: the claims form families (the write-ups' own claims, the summary's lines;
+the other loads and placements; the A/A controls), each held to FAMILY_ALPHA on its own. Within a family of K
+claims every claim has one confidence sequence, at alpha / K, and everything its line says is read from that one
+interval: "holds" or "reversed" where it excludes a ratio of 1, "equivalent" where it lies within the margin,
+"any difference is below X%" from its far end where it is open. A confidence sequence covers the true median at
+every look with probability 1 - alpha / K, so all K intervals cover together with at least 1 - alpha (Bonferroni
+needs nothing of the dependence between the claims), and every statement read from a covering interval is
+true: the family's statements, whichever they are and whenever each claim stopped, are wrong together at most
+alpha of the time. A level cannot change after a look (it is fixed by K before the first round), so a decision
+stays where it was made.
 
 simulate() runs the budgeted round loop on synthetic or resampled rounds, as the suite runs it on real ones,
 for the tests that check the family's rate (bench/studies/family_error.py).
@@ -41,13 +43,18 @@ from bench.analysis import sign_sequence
 ALPHA = 0.05
 # The error rate a run states for each family of its verdicts together.
 FAMILY_ALPHA = 0.05
-SUMMARY, OTHER = "summary", "other"
+SUMMARY, OTHER, CONTROL = "summary", "other", "control"
 FAMILIES = {
     SUMMARY: "the write-ups' own claims, under their own load, server and placement (the summary's lines)",
     OTHER: "the other loads, figures and placements",
+    CONTROL: "the A/A controls (each part's reference program against a second process of itself)",
 }
-FAMILY_RULE = ("Holm's step-down over each family's anytime p-values for a direction; equivalence at the "
-               "family's rate divided by its claims")
+FAMILY_RULE = ("one confidence sequence per claim at the family's rate divided by its claims (Bonferroni); its "
+               "direction, its equivalence and an open claim's bound are all read from that one interval")
+# The rule of the runs stored before one level covered every statement: a direction by Holm's step-down, and
+# equivalence at the family's rate over its claims, each with the whole rate. Their documents still name it.
+OLDER_FAMILY_RULES = ("Holm's step-down over each family's anytime p-values for a direction; equivalence at the "
+                      "family's rate divided by its claims",)
 # A difference inside +-5% is practically the same for claims of 25% and more; as a ratio, the interval must
 # lie inside [1 / (1 + MARGIN), 1 + MARGIN] (symmetric in logs, so A/B and B/A agree).
 MARGIN = 0.05
@@ -76,7 +83,7 @@ OLDER_RULES = ("asymptotic confidence sequence (Waudby-Smith et al.) on per-roun
 class Options:
     """The rule's settings for one claim: the equivalence `margin`, the level `alpha` at which equivalence is
     decided (its family's rate over its claims), and `direction_alpha`, the level at which holds or reversed is
-    (Holm's for the claim; None: alpha). `levels` carries a run's per-claim levels ((claim text, alpha,
+    (the same level where one interval covers every statement; None: alpha). `levels` carries a run's per-claim levels ((claim text, alpha,
     direction_alpha), ...), read back by for_claim() when its verdicts are judged again from its rows."""
     margin: float = MARGIN
     alpha: float = ALPHA
@@ -95,23 +102,6 @@ class Options:
 
 
 DEFAULT = Options()
-
-
-def holm_levels(p_values, alpha=FAMILY_ALPHA):
-    """{name: the level its direction is judged at} by Holm's step-down over one family's anytime p-values
-    ({name: p}): sorted from the smallest, the j-th (from 0) passes at alpha / (K - j) while every one before it
-    passed; those that pass keep the level they passed at, the rest get the level of the first that did not
-    (the one each would need next). Ties break by name, so the levels do not depend on dict order."""
-    order = sorted(p_values, key=lambda name: (p_values[name], name))
-    count, levels = len(order), {}
-    for j, name in enumerate(order):
-        level = alpha / (count - j)
-        if p_values[name] > level:
-            for rest in order[j:]:
-                levels[rest] = level
-            break
-        levels[name] = level
-    return levels
 
 
 def small_difference(decision, margin=MARGIN):
@@ -250,7 +240,7 @@ def _could_decide(sorted_rounds, at_one, options):
 
 def anytime_p_value(log_ratios):
     """The smallest p-value of "no difference" over every look at the rounds in order: valid at any round a
-    claim stops at, what Holm's step-down takes."""
+    claim stops at."""
     smallest, seen = 1.0, []
     for x in log_ratios:
         seen.append(x)
@@ -316,19 +306,14 @@ class Simulation:
         return shift if first <= round_index <= last else 0.0
 
 
-def family_levels(claims, p_values, how):
-    """{claim name: Options} for every claim of `claims` from the anytime p-values so far ({name: p}): each
-    family (a claim's "family", default SUMMARY) through holm_levels, equivalence at the family's rate over its
-    claims."""
-    families = {}
+def family_levels(claims, how):
+    """{claim name: Options} for every claim of `claims`: each at its family's rate (a claim's "family", default
+    SUMMARY) over the family's claims, one level for all it says."""
+    sizes = {}
     for claim in claims:
-        families.setdefault(claim.get("family", SUMMARY), []).append(claim["name"])
-    options = {}
-    for names in families.values():
-        levels = holm_levels({name: p_values[name] for name in names}, how.family_alpha)
-        for name in names:
-            options[name] = Options(how.margin, how.family_alpha / len(names), levels[name])
-    return options
+        sizes[claim.get("family", SUMMARY)] = sizes.get(claim.get("family", SUMMARY), 0) + 1
+    return {claim["name"]: Options(how.margin, how.family_alpha / sizes[claim.get("family", SUMMARY)],
+                                   how.family_alpha / sizes[claim.get("family", SUMMARY)]) for claim in claims}
 
 
 def _draw(claim, rng):
@@ -341,7 +326,7 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
     """A budgeted round loop on synthetic rounds, as the suite's round loop runs it on real ones: each round runs
     the cases of the claims still open (a case two open claims share runs once), each open claim gets one log
     ratio (its `draw(rng)`, or a normal of its `log_mean` and `log_sd`; plus the disturbed block's shift); after
-    the round every open claim is judged (decide()) at the levels its family gives it now (family_levels), and
+    the round every open claim is judged (decide()) at its family's level (family_levels), and
     stops when decided. A round starts only when should_start_round() says its expected duration (the sum of
     its cases' `case_s`) fits; its actual duration varies by +-`how.jitter`. A disturbed round that is set aside
     costs its time and counts for no claim.
@@ -353,7 +338,6 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
     rng = random.Random(how.seed)
     seen = {c["name"]: [] for c in claims}
     ordered = {}
-    p_values = {c["name"]: 1.0 for c in claims}
     decisions = {c["name"]: decide([]) for c in claims}
     spent, rounds, last, set_aside = 0.0, 0, 0.0, 0
     fewest = sign_sequence.fewest_rounds(how.family_alpha)  # the loosest level any claim can reach
@@ -378,8 +362,7 @@ def simulate(claims, case_s, budget_s, how=Simulation()):
             mine.append(draws[claim["name"]])
             bisect.insort(ordered.setdefault(claim["name"], []), draws[claim["name"]])
             at_one[claim["name"]] = sign_sequence.log_mixture(*sign_sequence.counts(ordered[claim["name"]], 0.0))
-            p_values[claim["name"]] = min(p_values[claim["name"]], math.exp(-at_one[claim["name"]]))
-        options = family_levels(claims, p_values, how)
+        options = family_levels(claims, how)
         for claim in open_claims:
             mine = seen[claim["name"]]
             if len(mine) < fewest or not _could_decide(ordered[claim["name"]], at_one[claim["name"]],

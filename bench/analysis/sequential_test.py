@@ -67,7 +67,10 @@ class ErrorRateTest(unittest.TestCase):
 class BudgetTest(unittest.TestCase):
     def test_a_10_percent_difference_at_the_stored_spread_is_decided_within_the_budget(self):
         # Half of a 30-minute budget, 30 rounds' worth of all twelve cases: the five typical claims decide in
-        # the fewest rounds their family's levels allow, and the noisy one gets the rest.
+        # the fewest rounds their family's level allows, and the noisy one gets the rest. Every claim is judged at
+        # the family's rate over its six claims for all its statements, so the noisy one is decided in about
+        # three runs in four (a step-down that loosened its level once the others were decided decided it in
+        # nine in ten, with direction and equivalence each spending the whole rate).
         claims, case_s = echo_like_claims()
         outcomes, rounds = collections.Counter(), []
         for seed in range(100):
@@ -78,9 +81,8 @@ class BudgetTest(unittest.TestCase):
             for i in range(1, 6):
                 self.assertEqual(run["claims"][f"typical{i}"]["outcome"], sequential.HOLDS)
                 self.assertLess(run["claims"][f"typical{i}"]["rounds"], 20)
-        self.assertGreaterEqual(outcomes[sequential.HOLDS], 85, outcomes)
-        # A wrong direction stays within the rate the family allows (5%: the noisy claim, once the typical
-        # ones are decided, is judged at its family's whole rate).
+        self.assertGreaterEqual(outcomes[sequential.HOLDS], 70, outcomes)
+        # A wrong direction stays within the rate the family allows.
         self.assertLessEqual(outcomes[sequential.REVERSED], 3, outcomes)
         self.assertLess(sorted(rounds)[50], 120)
 
@@ -107,24 +109,15 @@ class BudgetTest(unittest.TestCase):
         self.assertFalse(sequential.should_start_round(1700.5, 1800, 100))
 
 
-class HolmTest(unittest.TestCase):
-    def test_the_step_down_passes_the_smallest_first_and_stops_at_the_first_that_fails(self):
-        self.assertEqual(sequential.holm_levels({"a": 0.001, "b": 0.02, "c": 0.4}, 0.05),
-                         {"a": 0.05 / 3, "b": 0.05 / 2, "c": 0.05})
-        # b fails its step: it and every one after it get the level it needed.
-        self.assertEqual(sequential.holm_levels({"a": 0.001, "b": 0.03, "c": 0.04}, 0.05),
-                         {"a": 0.05 / 3, "b": 0.05 / 2, "c": 0.05 / 2})
-        self.assertEqual(sequential.holm_levels({"a": 0.5, "b": 0.6}, 0.05), {"a": 0.025, "b": 0.025})
-
-    def test_a_decided_claim_loosens_the_level_of_the_others_in_its_family(self):
-        # Two families of claims: a decided summary claim helps the other summary claim, not the other family.
-        claims = [{"name": "decided", "family": sequential.SUMMARY}, {"name": "open", "family": sequential.SUMMARY},
-                  {"name": "other", "family": sequential.OTHER}, {"name": "other2", "family": sequential.OTHER}]
-        how = sequential.Simulation()
-        levels = sequential.family_levels(claims, {"decided": 0.001, "open": 0.3, "other": 0.3, "other2": 0.3}, how)
-        self.assertEqual(levels["open"].direction(), 0.05)
-        self.assertEqual(levels["open"].alpha, 0.025)  # equivalence: the family's rate over its 2 claims
-        self.assertEqual(levels["other"].direction(), 0.025)
+class FamilyLevelsTest(unittest.TestCase):
+    def test_each_claim_is_judged_at_its_familys_rate_over_its_claims_for_every_statement(self):
+        # Two families of claims: each claim's one interval is at its own family's rate over that family's size.
+        claims = [{"name": "a", "family": sequential.SUMMARY}, {"name": "b", "family": sequential.SUMMARY},
+                  {"name": "c", "family": sequential.OTHER}, {"name": "d", "family": sequential.OTHER},
+                  {"name": "e", "family": sequential.OTHER}, {"name": "f", "family": sequential.OTHER}]
+        levels = sequential.family_levels(claims, sequential.Simulation())
+        self.assertEqual((levels["a"].alpha, levels["a"].direction()), (0.025, 0.025))
+        self.assertEqual((levels["c"].alpha, levels["c"].direction()), (0.0125, 0.0125))
 
 
 class FirstDecisionTest(unittest.TestCase):

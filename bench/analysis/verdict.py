@@ -171,6 +171,8 @@ def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=seq
     if out["verdict"] == NOT_MEASURED:
         return out
     decision = sequential.first_decision(sequential.log_ratios(rounds_a, rounds_b), higher_is_better, options)
+    if decision["outcome"] != sequential.OPEN:  # the run's round (from 1) of the look that decided it
+        decision["decided_at_round"] = _paired_round_indexes(rounds_a, rounds_b)[decision["rounds"] - 1] + 1
     out["sequence"] = decision
     out["test"] = decision["rule"]
     outcome = decision["outcome"]
@@ -187,6 +189,12 @@ def sequential_of(judged, rounds_a, rounds_b, higher_is_better=True, options=seq
             out["small"] = True
             out["why"] += f"; the difference seen is under the {options.margin * 100:g}% margin"
     return out
+
+
+def _paired_round_indexes(rounds_a, rounds_b):
+    """The round indexes paired_ratio.paired_rounds pairs, in the same order."""
+    return [i for i in sorted(set(rounds_a) & set(rounds_b))
+            if rounds_a[i] is not None and rounds_b[i] is not None and rounds_a[i] > 0 and rounds_b[i] > 0]
 
 
 # Rows that name their neighbours (noise.neighbours: the other programs, by process) are judged against the

@@ -3,6 +3,9 @@ spelling in --help (dashes), and the underscore spelling older instructions used
 
 import contextlib
 import io
+import json
+import os
+import tempfile
 import unittest
 
 from bench.cli import plan as run_plan
@@ -116,6 +119,17 @@ class DesignFlagsTest(unittest.TestCase):
         self.assertEqual((args.design, args.budget_s, args.margin), ("sequential", 1800.0, 0.05))
         self.assertEqual((args.samples, args.fanout_samples, args.fixed_rounds), (10, 3, set()))
 
+    def test_rounds_are_drawn_from_a_new_seed_each_run_unless_one_is_given(self):
+        first, second = planned([]), planned([])
+        self.assertEqual((first.order["how"], first.block_rounds), (run_plan.DRAWN, run_plan.BLOCK_ROUNDS))
+        self.assertNotEqual(first.order["seed"], second.order["seed"])
+        given = planned(["--seed=7", "--order=listed", "--block-rounds=0"])
+        self.assertEqual((dict(given.order), given.block_rounds), ({"how": run_plan.LISTED, "seed": 7}, 0))
+
+    def test_an_order_or_block_length_out_of_range_exits_2(self):
+        self.assertIn("--order", self.refused(["--order=alphabetical", "--list"]))
+        self.assertIn("--block-rounds", self.refused(["--block-rounds=-1", "--only=echo", "--quick"]))
+
     def test_budget_spellings(self):
         for text, seconds in (("30m", 1800), ("1800s", 1800), ("1800", 1800), ("1h", 3600), ("1.5m", 90),
                               ("3min", 180)):
@@ -142,6 +156,26 @@ class DesignFlagsTest(unittest.TestCase):
     def test_fanout_samples_alone_fix_the_fanout_only(self):
         args = resolved(["--fanout-samples=4"])
         self.assertEqual((args.design, args.fanout_samples, args.fixed_rounds), ("sequential", 4, {"fanout_samples"}))
+
+
+class ContestantsFileTest(unittest.TestCase):
+    """--contestants=FILE adds its entries to the registry; one that replaces a registry entry is said."""
+
+    def test_a_file_adds_its_entries_and_says_which_it_replaces(self):
+        from bench.registry import registry
+        go = next(e for e in registry.load(registry.DEFAULT_PATH) if e["name"] == "go" and e["role"] == "server")
+        mine = {**go, "name": "mine", "system": "mine", "about": "my echo server"}
+        path = os.path.join(tempfile.mkdtemp(), "my.json")
+        with open(path, "w") as f:
+            json.dump({"contestants": [mine, {**go, "about": "Go's, rebuilt"}]}, f)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            self.assertEqual(suite.main(["--list", f"--contestants={path}"]), 0)
+        listed = {tuple(line.split(None, 3)) for line in out.getvalue().splitlines()}
+        self.assertIn(("echo", "server", "mine", "my echo server"), listed)
+        self.assertIn(("echo", "server", "go", "Go's, rebuilt"), listed)
+        self.assertIn(("echo", "server", "racket"), {t[:3] for t in listed})  # the registry's own stay
+        self.assertEqual(err.getvalue(), f"bench: {path} replaces the registry's echo server go\n")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ import time
 
 from bench.analysis import histogram_merge
 from bench.analysis import verdict
-from bench.analysis import sequential
 from bench.analysis import judged_link
 from bench.cli import plan as run_plan
 from bench.reporting import remote_report
@@ -32,9 +31,9 @@ from bench.base import progress
 from bench.running import remote_placement
 from bench.design import rounds as round_policies
 from bench.design import scheduler
+from bench.scenarios import aa_control
 from bench.scenarios import adaptive
 from bench.scenarios import catalogue
-from bench.scenarios import judging
 from bench.scenarios import kernel_costs
 from bench.scenarios import run_lengths
 from bench.scenarios import writeup_cases
@@ -92,6 +91,8 @@ def _where(runners, placement, compare_loopback):
 def _settings(definition, plan, placement, runners):
     settings = definition.settings_for(plan.overrides(definition), quick=plan.quick, as_written=plan.as_written)
     settings["placements"] = [r.placement_name for r in runners.values()]
+    settings["order"] = dict(plan.order)
+    settings["block_rounds"] = plan.block_rounds
     if plan.as_written:
         settings["as_written"] = True
     study = run_lengths.study_for(definition.name) if definition in catalogue.WRITEUPS else None
@@ -165,12 +166,15 @@ class Part:
 
 def prepare_part(definition, plan, placement=None):
     """A scenario's Part over the plan's contestants: adaptive (settings "design": "sequential") where it has
-    claims and the command line fixed no rounds for it."""
+    claims and the command line fixed no rounds for it; its A/A control's twin among its cases (aa_control.py)
+    unless the plan runs without controls or the write-ups as written."""
     runners = _runners(plan, placement, definition)
     settings = _settings(definition, plan, placement, runners)
     if plan.adaptive(definition):
         settings.update(design="sequential", margin=plan.margin)
     cases, fates = definition.cases(list(plan.contestants), runners, settings)
+    if plan.control and not settings.get("as_written"):
+        cases = aa_control.with_twin(cases, definition.control)
     return Part(definition, runners, settings, cases, fates)
 
 
@@ -181,18 +185,21 @@ def _plan(part, budget, whole, control):
     definition, settings = part.definition, part.settings
     if not part.adaptive():
         # The write-ups' long runs alternate A-B, B-A: a drift over a round's minutes favours neither side.
-        policy = round_policies.Alternating() if settings.get("as_written") else round_policies.EveryCase()
+        policy = (round_policies.Alternating() if settings.get("as_written")
+                  else round_policies.order_policy(settings.get("order"), definition.name))
         return scheduler.Plan(rounds=settings["samples"], policy=policy, name=definition.name,
-                              quiet_share=_quiet_share(settings))
+                              quiet_share=_quiet_share(settings), block_rounds=settings.get("block_rounds"))
     if math.isfinite(budget.seconds):  # not the tables' round, which the budget kept aside
         settings["budget_s"] = round(settings.get("budget_s", 0) + budget.seconds, 1)
     if part.policy is None:
-        part.policy = round_policies.UntilDecided(part.questions, list(part.runners), budget, whole=whole,
-                                                  name=definition.name, control=control)
+        part.policy = round_policies.UntilDecided(
+            part.questions, list(part.runners), budget, whole=whole, name=definition.name, control=control,
+            order=round_policies.order_policy(settings.get("order"), definition.name))
         part.policy.hold_others(part.others_wait)
     else:
         part.policy.resume(budget)
-    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings))
+    return scheduler.Plan(rounds=None, policy=part.policy, name=definition.name, quiet_share=_quiet_share(settings),
+                          block_rounds=settings.get("block_rounds"))
 
 
 def _quiet_share(settings):
@@ -293,7 +300,7 @@ def _prepare_parts(plan, placement, failures, control, quiet=None):
     if adaptive_parts:
         sizes = control.sizes()
         progress.log("bench: error control: " + "; ".join(
-            f"{n} claim(s) of {sequential.FAMILIES.get(name, name)}, at most {control.family_alpha * 100:g}% chance "
+            f"{n} claim(s) of {control.words.get(name, name)}, at most {control.family_alpha * 100:g}% chance "
             "that any of them is wrong" for name, n in sizes.items()))
     for part in adaptive_parts:
         part.settings["family"] = control.statement()
@@ -332,15 +339,6 @@ def _run_the_tables(prepared, run_one):
             run_one(part, round_policies.Budget(math.inf))
 
 
-def _store_final_levels(prepared, plan, context):
-    """Each adaptive part's document again, at the levels the error control gives its claims once every part
-    ran: a claim decided in a later part can loosen the Holm level of an open one in an earlier part."""
-    for part in prepared:
-        if part.adaptive() and part.outcome is not None:
-            if part.settings.get("levels") != context.control.levels_of(part.definition.name):
-                store_part(part, plan, context)
-
-
 def _measure_quiet_level():
     """The machine's own level (noise.quiet_level: what other programs take while nothing of ours runs), said,
     and kept in each part's settings: a round is set aside when its neighbours take clearly more
@@ -363,7 +361,7 @@ def _measure_quiet_level():
 def run(plan, placement):
     """Runs the plan's parts (placed by `placement`: open_placement's, or None on this machine) within its budget
     into a run folder of their own, then writes the run's report and prints its summary. Returns the exit code:
-    0, 1 when a part failed, 130 on Ctrl-C."""
+    0, 1 when a part failed, CONTROL_FOUND_EXIT when an A/A control found a difference, 130 on Ctrl-C."""
     started = time.monotonic()
     whole = round_policies.Budget(max(plan.budget_s - REPORT_S, 0.0)).start()
     folder = result_files.start_run(plan.results_parent, plan.label)
@@ -373,7 +371,8 @@ def run(plan, placement):
         # The kernel's prices of this run, beside every scenario's rows; the microbenchmarks run the same
         # benchmark in full.
         costs = kernel_costs.measure_kernel_costs() if set(plan.parts) - {catalogue.MICRO.name} else None
-        control = error_control.ErrorControl(margin=plan.margin)
+        control = error_control.ErrorControl(margin=plan.margin,
+                                             words=error_control.YOUR_QUESTIONS if plan.yours else None)
         context = RunContext(folder, run_environment.environment(costs), placement, control=control,
                              definitions=catalogue.ALL + tuple(plan.yours))
         quiet = _measure_quiet_level() if placement is None and costs is not None else None
@@ -401,7 +400,6 @@ def run(plan, placement):
 
     try:
         codes = _spend(prepared, whole, run_one)
-        _store_final_levels(prepared, plan, context)
     except KeyboardInterrupt:
         if not interrupted:
             raise  # between parts: main's line
@@ -419,7 +417,25 @@ def run(plan, placement):
                  + (f"; parts with failed runs: {', '.join(failures)}" if failures else ""))
     if doc is not None:
         _print_summary(doc, plan, folder)
-    return 1 if failures else 0
+    return _exit_code(doc, failures)
+
+
+def _exit_code(doc, failures):
+    """1 where a part failed; CONTROL_FOUND_EXIT, said, where every part ran but an A/A control found a
+    difference; 0 otherwise."""
+    if failures:
+        return 1
+    biased = [c["section"] for c in ((doc or {}).get("run") or {}).get("controls", []) if c["found"]]
+    if biased:
+        progress.log(f"bench: the A/A control of {', '.join(biased)} found a difference between two processes of "
+                     f"the same program: that part's verdicts rest on biased rounds (exit {CONTROL_FOUND_EXIT})")
+        return CONTROL_FOUND_EXIT
+    return 0
+
+
+# The exit status of a run whose parts all ran but whose A/A control found a difference (aa_control.py): its
+# verdicts were measured, and the run says they may not be trusted.
+CONTROL_FOUND_EXIT = 3
 
 
 def _banner(part, budget, whole):

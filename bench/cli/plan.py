@@ -8,11 +8,15 @@ changed, and the name of the run's folder. Nothing below bench/cli/ reads argpar
 """
 
 import dataclasses
+import os
+import random
 import re
 import types
 from typing import Optional
 
 from bench.analysis import sequential
+from bench.cli import versus_sides
+from bench.design import rounds as round_policies
 from bench.registry import registry
 from bench.reporting import result_files
 from bench.reporting import run_environment
@@ -37,6 +41,30 @@ class RemoteHosts:
     compare_loopback: bool
 
 
+# The order of every round's cases: drawn (rounds.Shuffled, seeded) unless --order=listed asks for the scenario's
+# own order, which only a study of the order's effect wants.
+DRAWN, LISTED = round_policies.DRAWN, round_policies.LISTED
+# Rounds per block: every server starts again after this many rounds (--block-rounds), so that a run's rounds
+# come from several process pairs. Eight gives the echo's own claims (about 40 to 80 rounds) five to ten pairs,
+# and the websocket's (about 10) two, for a server start and a warm-up run per block.
+BLOCK_ROUNDS = 8
+
+
+def order_of(flags, draw=random.SystemRandom):
+    """The run's order setting from --order and --seed: {"how": DRAWN or LISTED, "seed": the seed (drawn afresh
+    where --seed does not give one, so that two runs draw different orders and each can be repeated)}."""
+    seed = flags.seed if getattr(flags, "seed", None) is not None else draw().randrange(2 ** 31)
+    return types.MappingProxyType({"how": getattr(flags, "order", DRAWN) or DRAWN, "seed": seed})
+
+
+def block_rounds_of(flags):
+    """--block-rounds, or BLOCK_ROUNDS; PlanError below 0."""
+    given = getattr(flags, "block_rounds", None)
+    if given is not None and given < 0:
+        raise PlanError(f"--block-rounds={given}: expected 0 (servers kept for the whole run) or more rounds")
+    return BLOCK_ROUNDS if given is None else given
+
+
 @dataclasses.dataclass(frozen=True)
 class Plan:
     """One run: its `parts` in order, the `contestants` (registry entries) they may use and the `registry`
@@ -46,7 +74,10 @@ class Plan:
     command line gave (`values`, read only through overrides()); where the run's folder goes: under
     `results_parent`, named `label` where the run chose one (None: the machine's label and start time); `yours`
     the definitions of a user's own claims (--claims, --versus: your_claims.py), which are then its parts, and
-    `versus` whether they are --versus's one question."""
+    `versus` whether they are --versus's one question; the `order` of every round's cases (order_of) and the
+    rounds per block of server processes (`block_rounds`, 0: one block); whether each part runs its A/A
+    `control`; `commands` the server entries --versus made of command lines (among `contestants`), which the
+    command line checks listen before anything runs."""
     parts: tuple
     contestants: tuple
     registry: str
@@ -65,6 +96,11 @@ class Plan:
     label: Optional[str] = None
     yours: tuple = ()
     versus: bool = False
+    order: types.MappingProxyType = dataclasses.field(
+        default_factory=lambda: types.MappingProxyType({"how": DRAWN, "seed": 0}))
+    block_rounds: int = 0
+    control: bool = True
+    commands: tuple = ()
 
     def definitions(self):
         """{part: definition} of every part the plan can name: the catalogue's and the user's own claims'."""
@@ -106,7 +142,8 @@ def choose(args, entries):
     unknown = [w for w in registry.unknown_words(entries, only + skip) if w not in PARTS]
     if unknown:
         raise NothingMatches(f"bench: --only/--skip: {', '.join(unknown)} names no part ({', '.join(PARTS)}) and "
-                             f"no contestant, system or scenario of {args.contestants}")
+                             "no contestant, system or scenario of the registry"
+                             + (f" or {args.contestants}" if args.contestants else ""))
     contestant_only = [w for w in only if w not in PARTS or w in WRITEUP_PARTS]
     contestant_skip = [w for w in skip if w not in PARTS or w in WRITEUP_PARTS]
     chosen = registry.select(entries, contestant_only, contestant_skip)
@@ -243,6 +280,9 @@ def yours_flags(args):
     claims, versus, load = getattr(args, "claims", None), getattr(args, "versus", None), getattr(args, "load", None)
     if load and not versus:
         raise ValueError(f"--load={load} names the load of --versus's question (a claim file names its own)")
+    for flag in ("scenario", "name_a", "name_b"):
+        if getattr(args, flag, None) and not versus:
+            raise ValueError(f"--{flag.replace('_', '-')}={getattr(args, flag)} is for --versus's command lines")
     if not claims and not versus:
         return
     given = "--claims" if claims else "--versus"
@@ -257,19 +297,22 @@ def yours_flags(args):
         args.budget = VERSUS_BUDGET
 
 
-def yours_of(flags, entries):
-    """The definitions of the user's own questions (--claims, --versus) over the registry `entries`; ClaimsError
-    naming a field that asks for what the registry or the run cannot give."""
+def yours_of(flags, entries, folder=None):
+    """(the definitions of the user's own questions (--claims, --versus) over the registry `entries`, the server
+    entries --versus made of command lines, their relative paths taken from `folder`); ClaimsError naming a
+    field that asks for what the registry or the run cannot give."""
+    made = ()
     try:
         if getattr(flags, "claims", None):
             questions = claim_files.user_file(flags.claims, entries, flags.placements)
         else:
-            sides = split_words(flags.versus)
-            if len(sides) != 2:
-                raise claim_files.ClaimFileError(f"--versus={flags.versus}: expected two registry servers, A,B")
-            questions = claim_files.versus(sides[0], sides[1], entries, flags.placements, load=flags.load)
-        return your_claims.definitions(questions, catalogue.BY_PART)
-    except claim_files.ClaimFileError as error:
+            sides = versus_sides.resolve(flags.versus, entries, getattr(flags, "scenario", None),
+                                         (getattr(flags, "name_a", None), getattr(flags, "name_b", None)), folder)
+            made = sides.made
+            questions = claim_files.versus(*sides.names, list(entries) + list(made), flags.placements,
+                                           load=flags.load)
+        return your_claims.definitions(questions, catalogue.BY_PART), made
+    except (claim_files.ClaimFileError, versus_sides.SideError) as error:
         raise ClaimsError(f"bench: {error}; nothing ran") from None
 
 
@@ -293,16 +336,19 @@ def plan_of(flags, entries, environ):
         label = run_environment.machine_label() + "-over-ssh"  # beside this machine's loopback results
         hosts = RemoteHosts(flags.server_host, tuple(split_words(flags.client_hosts)), flags.server_address,
                             flags.remote_dir, flags.ssh_config, bool(flags.compare_loopback))
-    yours = ()
+    yours, made = (), ()
     if getattr(flags, "claims", None) or getattr(flags, "versus", None):
-        yours = yours_of(flags, entries)
-        parts, chosen = [d.name for d in yours], list(entries)
+        # A command line of --versus is typed where the user stands, which `bazel run` says.
+        yours, made = yours_of(flags, entries, environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd())
+        parts, chosen = [d.name for d in yours], list(entries) + list(made)
     values = {k: v for k, v in vars(flags).items() if isinstance(v, (int, float, str, type(None)))}
-    return Plan(parts=tuple(parts), contestants=tuple(chosen), registry=flags.contestants,
+    return Plan(parts=tuple(parts), contestants=tuple(chosen), registry=flags.contestants or DEFAULT_REGISTRY,
                 placements=tuple(flags.placements), design=flags.design, samples=flags.samples,
                 fanout_samples=flags.fanout_samples, budget_s=flags.budget_s, margin=flags.margin,
                 fixed_rounds=frozenset(flags.fixed_rounds), quick=bool(flags.quick), as_written=bool(flags.as_written),
                 values=types.MappingProxyType(values), hosts=hosts,
                 results_parent=result_files.parent_from(environ),
                 label=result_files.label_from(environ, label), yours=yours,
-                versus=bool(getattr(flags, "versus", None)))
+                versus=bool(getattr(flags, "versus", None)), order=order_of(flags),
+                block_rounds=block_rounds_of(flags), control=not getattr(flags, "no_control", False),
+                commands=made)

@@ -12,9 +12,10 @@ claim, beside JSON with every sample; the same summary ends the terminal's outpu
     bazel run //:bench -- --only=echo                     # one write-up
     bazel run //:bench -- --only=racket,go,go-spammer     # chosen contestants (and their scenario)
     bazel run //:bench -- --skip=jvm --placement=shared   # leave one out; servers and loads share the CPUs
-    bazel run //:bench -- --contestants=my.json           # your own registry (README: add your contestant)
+    bazel run //:bench -- --contestants=my.json           # your own contestants added to the registry
     bazel run //:bench -- --only=echo-models              # the detail benches: netbench's models against Go's
     bazel run //:bench -- --versus=netbench-epoll,go      # two servers, one question, a sentence to paste
+    bazel run //:bench -- --versus="python3 $PWD/my_server.py {port}",go   # your server against Go's
     bazel run //:bench -- --claims=my.toml --contestants=my.json   # your own questions (docs/your-own-claims.md)
     bazel run //:bench -- --rerender=linux-x86_64-2cpu    # a stored run's report again from its report.json
     bazel run //:bench -- --compare=linux-x86_64-2cpu --compare=linux-x86_64-2cpu-xeon   # runs side by side
@@ -30,6 +31,7 @@ import sys
 from bench.cli import compare
 from bench.cli import pipeline
 from bench.cli import plan as run_plan
+from bench.cli import versus_sides
 from bench.registry import registry
 from bench.reporting import document
 from bench.reporting import history_report
@@ -41,6 +43,7 @@ from bench.reporting import terminal
 from bench.base import checkout
 from bench.base import progress
 from bench.running import ssh_host
+from bench.scenarios import question_reference
 from bench.scenarios import writeup_definitions
 
 # What --help's usage line says: the suite is run as `bazel run //:bench -- FLAGS`, whatever file holds it.
@@ -61,7 +64,8 @@ def command_line():
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     _flag(parser, "--budget", default=None, metavar="TIME",
-          help="time for the whole run, e.g. 30m, 1800s, 1h (default 30m: the main job with both placements). "
+          help=f"time for the whole run, e.g. 30m, 1800s, 1h (default {run_plan.DEFAULT_BUDGET}: the main job with "
+               f"both placements, and --claims; --versus {run_plan.VERSUS_BUDGET}). "
                "Each write-up spends its share round by round on the claims still open, and stops a claim "
                "when the sequential rule decides it (holds, reversed, or equivalent within --margin); what the "
                "write-ups leave then goes to the ones with claims still open; a claim open when the budget "
@@ -78,8 +82,6 @@ def command_line():
           help="comma-separated parts (" + ",".join(run_plan.PARTS) + ") and/or contestant, system or scenario "
                "names of the registry (default: " + ",".join(run_plan.DEFAULT_PARTS) + ")")
     _flag(parser, "--skip", default="", metavar="WORDS", help="comma-separated parts or contestants to leave out")
-    _flag(parser, "--contestants", default=run_plan.DEFAULT_REGISTRY, metavar="FILE",
-          help="the contestant registry (default: bench/registry/contestants.json)")
     _flag(parser, "--placement", default=None, metavar="shared,split",
           help="where server and load run on this machine's CPUs, either or both (default both): "
                "shared = every CPU for both, as the write-ups ran them (the headline verdicts); "
@@ -103,7 +105,6 @@ def command_line():
                "websocket 100,000 messages per client, the fan-out criterium's 60 samples after 10 s of "
                "warm-up), server and load sharing the CPUs; 3 fixed rounds, A-B then B-A (--rounds to change), "
                "in a run folder of its own")
-    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
     _flag(parser, "--compare", action="append", default=None, metavar="RUN_FOLDER",
           help="compare stored runs side by side, running nothing (name two or more: --compare=A --compare=B): "
                "COMPARE.md, compare.html, compare.json and charts in results/data/compare/A_vs_B, or --out")
@@ -112,10 +113,40 @@ def command_line():
           help="render a stored run's report again (REPORT.md, report.html, charts) "
                "from its report.json alone, running nothing: a folder, or a name under results/data (default: "
                "this machine's newest run)")
+    _registry_flags(parser)
     _stored_run_flags(parser)
     _your_flags(parser)
     _remote_flags(parser)
+    _order_flags(parser)
     return parser
+
+
+def _order_flags(parser):
+    """The flags of the rounds' order and the servers' blocks (docs/methodology.md, "What a verdict assumes")."""
+    design = parser.add_argument_group("the rounds' order and the servers' blocks (docs/methodology.md)")
+    _flag(design, "--order", default=run_plan.DRAWN, choices=(run_plan.DRAWN, run_plan.LISTED),
+          help="the order of the cases in every round: drawn afresh each round (default), or as the scenario "
+               "lists them (for studies of the order's own effect: a claim's sides then run in the same order "
+               "in every round)")
+    _flag(design, "--seed", type=int, default=None, metavar="N",
+          help="the seed the rounds' orders are drawn from (default: a new one each run, kept in its settings, "
+               "so that a run's orders can be repeated)")
+    _flag(design, "--no-control", action="store_true",
+          help="run no A/A control: by default every part also runs its reference program against a second "
+               "process of itself (--versus and --claims: side B), judged like the claims, to show whether the "
+               "run's rounds are fair; a control that finds a difference marks its part and the run exits 3")
+    _flag(design, "--block-rounds", type=int, default=None, metavar="N",
+          help=f"start every server again after N rounds, so that a verdict rests on several process pairs "
+               f"(default {run_plan.BLOCK_ROUNDS}; 0 keeps each server for the whole run)")
+
+
+def _registry_flags(parser):
+    """The flags that add to the contestant registry and list it."""
+    _flag(parser, "--contestants", default=None, metavar="FILE",
+          help="a file of your own contestants (docs/contestant-registry.md), added to the registry "
+               "(bench/registry/contestants.json); an entry of a scenario, role and name the registry has "
+               "replaces it, and the run says so")
+    _flag(parser, "--list", action="store_true", help="list the registry's contestants and exit")
 
 
 def _your_flags(parser):
@@ -123,13 +154,22 @@ def _your_flags(parser):
     yours = parser.add_argument_group("your own claims (docs/your-own-claims.md)")
     _flag(yours, "--claims", default=None, metavar="FILE",
           help="judge the questions of this claim file (TOML: [[question]] a, b, load, figure, better, placement) "
-               "over the registry (--contestants), with the write-ups' rounds, budget, verdicts and report, and "
-               "nothing else")
+               "over the registry (--contestants), with the write-ups' rounds, budget (default "
+               f"{run_plan.DEFAULT_BUDGET}, as the main job), verdicts and report, and nothing else")
     _flag(yours, "--versus", default=None, metavar="A,B",
-          help="one question without a file: does registry server A beat B under their scenario's reference "
-               "load (or --load) on its default figure; until decided or --budget is spent (default "
-               f"{run_plan.VERSUS_BUDGET}); ends with a sentence to paste")
+          help="one question without a file: does server A beat B under their scenario's reference load (or "
+               "--load) on its default figure; until decided or --budget is spent (default "
+               f"{run_plan.VERSUS_BUDGET}); ends with a sentence to paste. Each side is a registry server's name "
+               "or a command line with {port} (and {host} where it takes an address), ready once its port "
+               "accepts: --versus=\"python3 $PWD/my_server.py {port}\",go")
     _flag(yours, "--load", default=None, metavar="CLIENT", help="the registry client --versus runs its question under")
+    _flag(yours, "--scenario", default=None, choices=registry.SCENARIOS,
+          help=f"the scenario of --versus's command lines where no side is a registry server's (default "
+               f"{versus_sides.DEFAULT_SCENARIO})")
+    for letter in versus_sides.LETTERS:
+        _flag(yours, f"--name-{letter}", default=None, metavar="NAME",
+              help=f"the name of side {letter.upper()} where it is a command line (default: its script's or "
+                   "program's file name, without folder and extension)")
 
 
 def _stored_run_flags(parser):
@@ -182,7 +222,7 @@ def _run(parser, args):
     except run_plan.PlanError as error:
         parser.error(str(error))
     try:
-        entries = registry.load(args.contestants)
+        entries = contestants(args.contestants)
     except registry.RegistryError as error:
         progress.log(f"bench: the contestant registry is not usable; nothing ran:\n{error}")
         return 2
@@ -197,8 +237,12 @@ def _run(parser, args):
         return 2
     except run_plan.PlanError as error:
         parser.error(str(error))
+    refused = versus_sides.refusal(plan.commands)
+    if refused:
+        progress.log(f"{refused}\nnothing ran")
+        return 2
     progress.log(f"bench: parts {', '.join(plan.parts) or '(none)'}; {len(plan.contestants)} contestant(s) from "
-                 f"{plan.registry}")
+                 "the registry" + (f" and {args.contestants}" if args.contestants else ""))
     try:
         placement = pipeline.open_placement(plan)
     except ssh_host.RemoteError as error:
@@ -209,6 +253,18 @@ def _run(parser, args):
     finally:
         if placement is not None:
             placement.close()
+
+
+def contestants(path):
+    """The registry's entries with those of the file `path` (--contestants) added, each entry that replaces one
+    of the registry's said on stderr; RegistryError naming the file, entry and field that are not usable."""
+    entries = registry.load(registry.DEFAULT_PATH)
+    if path is None:
+        return entries
+    entries, replaced = registry.added(entries, registry.load(path))
+    for entry in replaced:
+        progress.log(f"bench: {path} replaces the registry's {entry['scenario']} {entry['role']} {entry['name']}")
+    return entries
 
 
 def run_folder(text, environ):
@@ -243,10 +299,12 @@ def rerender(folder=""):
 def show_history():
     """--history: every claim across the stored runs, printed and written to HISTORY.md beside them; README.md's
     answers and its sample of a run's closing summary written from the runs stored in the checkout
-    (bench/reporting/readme_answer.py)."""
+    (bench/reporting/readme_answer.py), and docs/your-own-claims.md's list of each scenario's figures and
+    settings from the write-ups' files (bench/scenarios/question_reference.py)."""
     parent = result_files.parent_from(os.environ)
     runs = history_report.stored_runs(history_report.parents_with(parent))
-    text = markdown.history_alone(history_report.across(runs), len(runs))
+    text = markdown.history_alone(history_report.across(runs), len(runs),
+                                  history_report.controls_text(history_report.controls_share(runs)))
     print(text, flush=True)
     path = os.path.join(parent, "HISTORY.md")
     result_files.write_text(path, text)
@@ -256,9 +314,21 @@ def show_history():
     after = readme_answer.with_blocks(before, history_report.stored_runs([checkout.stored_runs()]))
     if after != before:
         result_files.write_text(readme, after)
+    questions = _write_block(question_reference.page(), question_reference.with_block)
     progress.log(f"bench --history: {len(runs)} stored runs; wrote {path}"
-                 + (" and README.md's answers" if after != before else ""))
+                 + (" and README.md's answers" if after != before else "")
+                 + (f" and {question_reference.PAGE}'s figures and settings" if questions else ""))
     return 0
+
+
+def _write_block(path, with_block):
+    """The page at `path` with its generated block written by `with_block`; whether it changed."""
+    with open(path) as f:
+        before = f.read()
+    after = with_block(before)
+    if after != before:
+        result_files.write_text(path, after)
+    return after != before
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from unittest import mock
 
 from bench.cli import suite
 from bench.registry import registry
+from bench.analysis import sequential
 from bench.reporting import history_report
 from testing import user_contestant
 
@@ -102,7 +103,7 @@ class RefusedTest(unittest.TestCase):
     def test_flags_that_ask_for_something_else(self):
         self.refused(["--load=go-spammer"], "--load=go-spammer names the load of --versus's question")
         self.refused(["--versus=python-asyncio,go", "--only=echo"], "--versus runs your questions and nothing else")
-        self.refused(["--versus=python-asyncio"], "expected two registry servers, A,B")
+        self.refused(["--versus=python-asyncio"], "expected two sides, A,B")
 
 
 @unittest.skipUnless(os.environ.get("TEST_SRCDIR") or os.environ.get("NETBENCH_E2E"),
@@ -149,19 +150,30 @@ class EndToEndTest(unittest.TestCase):
             self.assertIn(f"| [{question}]", self.claims_run["report"])
         self.assertEqual([row["question"] for row in self.versus_run["doc"]["summary"]], questions[:1])
 
-    def test_the_user_claims_are_counted_for_error_control(self):
-        self.assertEqual(self.claims_run["doc"]["run"]["family"]["claims"], 2)
-        self.assertEqual(self.versus_run["doc"]["run"]["family"]["claims"], 1)
+    def test_the_user_claims_are_counted_for_error_control_beside_side_bs_control(self):
+        for run, questions in ((self.claims_run, 2), (self.versus_run, 1)):
+            families = run["doc"]["run"]["family"]["families"]
+            self.assertEqual(families[sequential.SUMMARY]["claims"], questions)
+            self.assertEqual(families[sequential.CONTROL]["claims"], 1)  # go against a second process of itself
+
+    def test_the_summary_and_its_error_statement_speak_of_your_questions(self):
+        for run in (self.claims_run, self.versus_run):
+            summary = run["done"].stdout[run["done"].stdout.index("netbench summary:"):]
+            self.assertIn("your question, under its load", summary)
+            self.assertIn("your questions", summary)
+            self.assertNotIn("write-up", summary)
 
     def test_versus_ends_with_a_sentence_to_paste_and_the_folder(self):
+        # The question's sentence, then the A/A control's (go against a second process of itself), then the folder.
         lines = self.versus_run["done"].stdout.strip().splitlines()
-        self.assertTrue(lines[-2].startswith("python-asyncio beats go in msgs/s under go-spammer, shared placement: "),
-                        lines[-2])
+        self.assertTrue(lines[-3].startswith("python-asyncio beats go in msgs/s under go-spammer, shared placement: "),
+                        lines[-3])
+        self.assertIn("A/A control", lines[-2])
         line = self.versus_run["doc"]["sections"][0]["verdicts"][0]
         if not (line.get("sequence") or {}).get("bounded"):  # too few rounds, or every one set aside: it says so
-            self.assertRegex(lines[-2], r"shared placement: (open|not measured)")
+            self.assertRegex(lines[-3], r"shared placement: (open|not measured)")
         else:
-            self.assertRegex(lines[-2], r"over \d+ rounds, 95% together$")
+            self.assertRegex(lines[-3], r"over \d+ rounds, 95% together$")
         self.assertEqual(lines[-1], f"report: {self.versus_run['folder']}")
 
     def test_the_history_holds_each_judged_question_and_the_earlier_run(self):
@@ -171,8 +183,9 @@ class EndToEndTest(unittest.TestCase):
             said = {c["claim"] for c in run["doc"]["history"]["claims"]}
             self.assertEqual({line["claim"] for line in judged}, said)
         first = self.claims_run["doc"]["sections"][0]["verdicts"][0]
-        if first["verdict"] != "not measured" and self.versus_run["doc"]["history"]["claims"]:
-            (claim,) = self.versus_run["doc"]["history"]["claims"]
+        questions = [c for c in self.versus_run["doc"]["history"]["claims"] if "A/A control" not in c["claim"]]
+        if first["verdict"] != "not measured" and questions:
+            (claim,) = questions
             self.assertEqual(len(claim["earlier"]), 1)
 
 

@@ -10,8 +10,15 @@ machine (this VM's speed wanders) hits all cases alike and ratios can be taken w
 
 A policy that spends rounds only where a claim is still open returns fewer cases, and none to stop:
 
-    policy = rounds.UntilDecided(questions, ["shared", "split"], rounds.Budget(600), name="echo")
+    policy = rounds.UntilDecided(questions, ["shared", "split"], rounds.Budget(600), name="echo",
+                                 order=rounds.Shuffled(seed="1234/echo"))
     policy.observe(case, runner_key, seconds)    # the scheduler's report of each run's duration
+
+The order of a round is a policy of its own (EveryCase: as listed; Shuffled: drawn), which UntilDecided applies
+to the cases it chose: a claim whose two sides ran in the same order every round carries whatever the second
+slot gains or loses (a server the first one warmed, the host's regime at that moment) as if it were the
+programs' difference, and more rounds make that bias surer, never smaller. Drawn, it is a coin in every round,
+and the rows' `slot` (a run's position in its round) lets each verdict count how often its A ran first.
     policy.wants_more(), policy.resume(rounds.Budget(120))   # out of budget with claims open: go on
 """
 
@@ -24,6 +31,19 @@ from typing import Callable, Optional
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.base import progress
+
+
+# The names of the two orders, as the command line (--order) and a run's settings say them.
+LISTED, DRAWN = "listed", "drawn"
+
+
+def order_policy(order, name=""):
+    """The policy that orders a round's cases from a run's settings' "order" ({"how": LISTED or DRAWN,
+    "seed": ...}; None: listed): EveryCase, or Shuffled from the seed and the part's `name` (each part of a run
+    draws its own orders)."""
+    if not order or order.get("how") == LISTED:
+        return EveryCase()
+    return Shuffled(seed=f"{order['seed']}/{name}")
 
 
 class EveryCase:
@@ -95,7 +115,7 @@ class UntilDecided:
     """The adaptive design. Each round runs the cases of the claims still open (every claim's for the first
     `min_rounds` rounds), under the runners that judge them; every claim is judged after every round, at the
     levels the run's error control (`control`, an error_control.ErrorControl; None: each at its own) gives
-    it then, and stops once decided.
+    it then, and stops once decided. `order` (EveryCase, Shuffled) orders each round's chosen cases.
 
     Which claims get the budget, in order (after the first `min_rounds`, which every claim's cases run):
       1. the write-ups' own claims (family sequential.SUMMARY) open and within reach, alone;
@@ -114,8 +134,9 @@ class UntilDecided:
     (sequential.should_start_round): it passes the budget by at most one round's misestimate. `whole` is the
     budget of the whole run this part is a share of (None: `budget`)."""
 
-    def __init__(self, questions, runners, budget, whole=None, name="", control=None):
+    def __init__(self, questions, runners, budget, whole=None, name="", control=None, order=None):
         self.questions, self.runners, self.budget, self.whole = list(questions), list(runners), budget, whole
+        self.order = order if order is not None else EveryCase()  # how the chosen cases of a round are ordered
         self.min_rounds, self.name, self.control = sequential.MIN_ROUNDS, name, control
         self.lines = {}  # question name -> its latest verdict line
         self.durations = {}  # (case label, runner key) -> seconds of its last run
@@ -173,7 +194,8 @@ class UntilDecided:
 
     def next_round_s(self, cases):
         """The expected seconds of the next round: the cases of the claims that would get it."""
-        return self._expected(self._needed(cases, self._claimants()))
+        claimants = self._claimants()
+        return self._expected(self._needed(cases, claimants + self.open_controls() if claimants else []))
 
     def wants_more(self):
         """Whether more budget would be spent: the last one ran out with claims still open."""
@@ -184,10 +206,15 @@ class UntilDecided:
         return any(q.family == sequential.SUMMARY for q in self.open(reachable=False))
 
     def open(self, reachable=True):
-        """The questions still open; with `reachable`, those not set aside as out of reach."""
-        return [q for q in self.questions if (not reachable or q.name not in self.out_of_reach)
-                and ((self.lines.get(q.name) or {}).get("verdict", verdict.OPEN) == verdict.OPEN
-                     or _all_set_aside(self.lines.get(q.name)))]
+        """The claims still open, the A/A controls aside (open_controls()); with `reachable`, those not set aside
+        as out of reach."""
+        return [q for q in self.questions if q.family != sequential.CONTROL and _is_open(q, self.lines)
+                and (not reachable or q.name not in self.out_of_reach)]
+
+    def open_controls(self):
+        """The A/A controls still open: they run in every round the claims run, and never alone (a control
+        vouches for the rounds of its part's claims, and costs nothing once they are decided)."""
+        return [q for q in self.questions if q.family == sequential.CONTROL and _is_open(q, self.lines)]
 
     def cheapest_s(self, cases):
         """The fewest seconds that would decide one of the open questions over `cases` at the rounds seen
@@ -204,7 +231,7 @@ class UntilDecided:
                 progress.log(f"{self.name}: the cases no claim compares, once, for the tables: "
                              f"{len(chosen)} case(s)")
                 self._stop_next = True
-            return chosen
+            return self.order.cases(round_index, chosen, rows)
         if self._stop_next:
             self._stop_next = False
             # resume() cleared it for the tables' round; the claims open before it still want the budget.
@@ -217,7 +244,8 @@ class UntilDecided:
         if self.rounds_run < self.min_rounds:
             chosen = self._needed(cases, self.questions)
         else:
-            chosen = self._needed(cases, self._claimants())
+            claimants = self._claimants()
+            chosen = self._needed(cases, claimants + self.open_controls() if claimants else [])
         waiting = self.open(reachable=not self.set_aside_too)  # what would get the rounds once the others go
         if not chosen and self.others_wait and waiting:
             self.stopped = (f"its own claims decided or out of reach after {round_index} rounds: the other "
@@ -240,13 +268,13 @@ class UntilDecided:
             progress.log(f"{self.name}: stopped: {self.stopped}")
         else:
             self.rounds_run += 1
-        return chosen
+        return self.order.cases(round_index, chosen, rows)
 
     def _judge(self, rows):
         """Every open question judged at its levels now; where a look changed its family's levels (a claim's
         anytime p-value passed its Holm level, which loosens the others'), the open ones again, until none
         changes (each pass decides one more claim at least, so this ends)."""
-        pending = self.open(reachable=False)
+        pending = self.open(reachable=False) + self.open_controls()
         while pending:
             changed = False
             for question in pending:
@@ -254,7 +282,7 @@ class UntilDecided:
                 p_value = (line.get("sequence") or {}).get("p_value")
                 if self.control is not None and question.key is not None and p_value is not None:
                     changed = self.control.observe(question.key, p_value) or changed
-            pending = self.open(reachable=False) if changed else []
+            pending = self.open(reachable=False) + self.open_controls() if changed else []
 
     def _claimants(self):
         """The questions the next round is for: the write-ups' own claims (family sequential.SUMMARY) open and
@@ -323,17 +351,28 @@ class UntilDecided:
                    for case in chosen for key in self.runners if key not in case.skip_runners)
 
     def _progress(self, round_index):
-        """After a round: the time spent and left of the part's budget and the whole's, and each open claim
-        with its current interval and level (where its rounds bound it)."""
+        """After a round: the time spent and left of the part's budget and the whole's, each open claim with its
+        current interval and level (where its rounds bound it), and each A/A control as it stands."""
         whole = f"; the whole run's {_spent(self.whole)}" if self.whole is not None else ""
         open_ = self.open(reachable=False)
         reach = f", {len(self.out_of_reach)} set aside as out of reach" if self.out_of_reach else ""
+        claims = [q for q in self.questions if q.family != sequential.CONTROL]
         lines = [f"{self.name}: {round_index} rounds; its budget {_spent(self.budget)}{whole}; {len(open_)} of "
-                 f"{len(self.questions)} claims open{reach}"]
+                 f"{len(claims)} claims open{reach}"]
         for question in open_:
             sequence = (self.lines.get(question.name) or {}).get("sequence") or {}
             lines.append(f"  open: {question.name}: {_shown(sequence)}")
+        for question in [q for q in self.questions if q.family == sequential.CONTROL]:
+            line = self.lines.get(question.name) or {}
+            lines.append(f"  control: {question.name}: {line.get('verdict', verdict.OPEN)}, "
+                         f"{_shown(line.get('sequence') or {})}")
         return "\n".join(lines)
+
+
+def _is_open(question, lines):
+    """Whether a question's latest line is open (or rests on no round: all were set aside)."""
+    line = lines.get(question.name)
+    return (line or {}).get("verdict", verdict.OPEN) == verdict.OPEN or _all_set_aside(line)
 
 
 def _all_set_aside(line):

@@ -6,9 +6,17 @@ placements, and handed back as rows as they come.
     outcome = scheduler.run(cases, {"shared": contest.Runner()}, scheduler.Plan(rounds=10, name="echo"))
     outcome.rows, outcome.failed_servers, outcome.interrupted
 
-A case names its row (`fields`), its server (started once per runner and kept for the whole run, or, with
+A case names its row (`fields`), its server (started once per runner and kept for a block of rounds, or, with
 `per_run`, started for each run and stopped after it, so that its stop line can be read; None for a program
 that runs alone, a microbenchmark) and its client run.
+
+Blocks: a verdict over one server process per side is a verdict on that pair of processes (where each landed in
+memory, which CPU its threads woke on, what its runtime sized itself to at start), one draw of many. With
+`Plan.block_rounds`, every server is stopped after that many rounds and started again, in the order the next
+round runs its cases (drawn, where the policy draws it), and warmed up again before its first measured run: a
+run's rounds then come from several process pairs. Every row says its `block` (the servers' generation in this
+part, counted across resumed runs too, which start their servers afresh) and its `slot` (its position in its
+round, from 0).
 Each round the plan's policy (bench/design/rounds.py) says which cases run and in what order; every chosen
 case then runs under every runner (a placement of this machine's CPUs, or a network link) before the next case,
 so drift hits them alike. A server that does not start or dies gives failed rows for its cases, and the other
@@ -29,15 +37,18 @@ from bench.design import rounds as round_policies
 @dataclasses.dataclass(frozen=True)
 class ServerSpec:
     """A server contestant to start: its registry entry, placeholder values, extra arguments, the URL template
-    clients get, and whether each run gets a server of its own (`per_run`)."""
+    clients get, whether each run gets a server of its own (`per_run`), and which process of it (`instance`:
+    two specs alike but for it start two processes)."""
     entry: dict
     values: dict = dataclasses.field(default_factory=dict)
     extra_args: tuple = ()
     url_template: Optional[str] = None
     per_run: bool = False
+    instance: int = 0  # a second process of the same server (an A/A control's twin) has an instance of its own
 
     def key(self):
-        return (self.entry["name"], tuple(sorted(self.values.items())), tuple(self.extra_args), self.url_template)
+        return (self.entry["name"], tuple(sorted(self.values.items())), tuple(self.extra_args), self.url_template,
+                self.instance)
 
 
 @dataclasses.dataclass
@@ -84,22 +95,25 @@ class Plan:
     seconds)` is told each run's duration on `clock`), the name progress lines carry, `on_row`, called with
     each row as it comes, and `quiet_share`, the machine's quiet level measured before the first round
     (bench/running/noise.py's quiet_level; None: not measured), which every row that names its neighbours
-    carries (noise.neighbours.quiet_share), so that whether its round is set aside is read from the rows alone."""
+    carries (noise.neighbours.quiet_share), so that whether its round is set aside is read from the rows alone.
+    `block_rounds`: the servers are started again after that many rounds (None or 0: kept for the whole run)."""
     rounds: Optional[int]
     policy: object = dataclasses.field(default_factory=round_policies.EveryCase)
     name: str = ""
     on_row: Optional[Callable] = None
     clock: Callable = time.monotonic
     quiet_share: Optional[float] = None
+    block_rounds: Optional[int] = None
 
 
 @dataclasses.dataclass
 class Outcome:
     """The rows that finished, in the order they ran; {server entry name: contest.Failure} of the servers that
-    did not start or died; whether Ctrl-C ended the run."""
+    did not start or died; whether Ctrl-C ended the run; how many blocks (server generations) it started."""
     rows: list
     failed_servers: dict
     interrupted: bool = False
+    blocks: int = 0  # the server generations started so far: the next block's number
 
 
 def placement_fields(runner):
@@ -116,6 +130,23 @@ class _Loop:
         self.warm = set()  # ids of the servers that had their warm-up run
         self.outcome = resume if resume is not None else Outcome(rows=[], failed_servers={})
         self.outcome.interrupted = False
+        self.block, self.block_start = None, None  # the current block's number and its first round
+
+    def enter_round(self, round_index):
+        """Starts a block at the first round of a run, and a new one (every server stopped, to start again as
+        the round's cases need them) once the current block has had its `block_rounds` rounds."""
+        every = self.plan.block_rounds
+        if self.block is not None and not (every and round_index - self.block_start >= every):
+            return
+        if self.block is not None:
+            for runner in self.runners.values():
+                runner.stop_all()
+            self.servers.clear()
+            self.warm.clear()
+            progress.log(f"{self.plan.name + ': ' if self.plan.name else ''}block {self.outcome.blocks + 1}: "
+                         "every server starts again")
+        self.block, self.block_start = self.outcome.blocks, round_index
+        self.outcome.blocks += 1
 
     def server_for(self, key, runner, spec):
         """(the started server, None) or (None, the Failure that kept it from starting)."""
@@ -135,8 +166,8 @@ class _Loop:
             tail = getattr(failure, "tail", "")
             progress.log(f"  {spec.entry['name']} failed: {failure}" + (f"\n{tail}" if tail else ""))
 
-    def run_case(self, round_index, case, key, runner):
-        base = {**case.fields, "round": round_index, **placement_fields(runner)}
+    def run_case(self, round_index, case, key, runner, slot=0):
+        base = {**case.fields, "round": round_index, "slot": slot, "block": self.block, **placement_fields(runner)}
         if case.server is None:
             row, measured = self._client(case, runner, None)
         elif case.server.per_run:
@@ -239,13 +270,15 @@ def run(cases, runners, plan, resume=None):
             chosen = plan.policy.cases(round_index, cases, loop.outcome.rows)
             if not chosen:
                 break
+            loop.enter_round(round_index)
             first_row = len(loop.outcome.rows)
             for case in chosen:
                 for key, runner in runners.items():
                     if key in case.skip_runners:
                         continue
                     started = plan.clock()
-                    row = _with_quiet_level(loop.run_case(round_index, case, key, runner), plan.quiet_share)
+                    slot = len(loop.outcome.rows) - first_row
+                    row = _with_quiet_level(loop.run_case(round_index, case, key, runner, slot), plan.quiet_share)
                     if hasattr(plan.policy, "observe"):
                         plan.policy.observe(case, key, plan.clock() - started)
                     loop.outcome.rows.append(row)

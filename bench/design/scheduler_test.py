@@ -377,5 +377,73 @@ class AdaptiveRoundsTest(unittest.TestCase):
         self.assertIn("open: open one", text)
 
 
+class DrawnOrderAndBlocksTest(unittest.TestCase):
+    def test_the_adaptive_policy_draws_the_order_of_its_chosen_cases_in_every_round(self):
+        clock = fake.FakeClock()
+        policy = rounds.UntilDecided([question("q", ("a", "x"), ("b", "x"))], ("shared",),
+                                     rounds.Budget(200, clock=clock), name="test", order=rounds.Shuffled(seed=3))
+        outcome = scheduler.run(FIVE, {"shared": ClockedRunner(clock)},
+                                scheduler.Plan(rounds=None, policy=policy, clock=clock))
+        firsts = [r["server"] for r in outcome.rows if r["slot"] == 0 and r["round"] >= 1]
+        # Each round runs the claim's two cases, a first in some rounds and b first in others.
+        self.assertEqual(set(firsts), {"a", "b"})
+        self.assertTrue(all(sorted(r["slot"] for r in outcome.rows if r["round"] == i) == [0, 1]
+                            for i in range(1, max(r["round"] for r in outcome.rows) + 1)))
+
+    def test_listed_the_adaptive_policy_keeps_the_scenarios_order(self):
+        clock = fake.FakeClock()
+        policy = rounds.UntilDecided([question("q", ("a", "x"), ("b", "x"))], ("shared",),
+                                     rounds.Budget(60, clock=clock), name="test",
+                                     order=rounds.order_policy({"how": rounds.LISTED, "seed": 3}))
+        outcome = scheduler.run(FIVE, {"shared": ClockedRunner(clock)},
+                                scheduler.Plan(rounds=None, policy=policy, clock=clock))
+        self.assertEqual({r["server"] for r in outcome.rows if r["slot"] == 0}, {"a"})
+
+    def test_every_row_says_its_slot_in_its_round(self):
+        outcome = scheduler.run(CASES, FakeRunner(), scheduler.Plan(rounds=2))
+        self.assertEqual([r["slot"] for r in outcome.rows], [0, 1, 2, 0, 1, 2])
+
+    def test_servers_start_again_after_every_block_and_warm_up_again(self):
+        runner = FakeRunner()
+        warmed = case("a", "x", warmup={"clients": 1})
+        outcome = scheduler.run([warmed, case("b", "x")], runner, scheduler.Plan(rounds=5, block_rounds=2))
+        self.assertEqual([r["block"] for r in outcome.rows if r["server"] == "a"], [0, 0, 1, 1, 2])
+        self.assertEqual(runner.started, ["a", "b"] * 3)
+        self.assertEqual(outcome.blocks, 3)
+        # A warm-up run before each block's first measured run of "a": three warm-ups, five measured runs.
+        self.assertEqual(runner.values.count({"clients": 1}), 3)
+
+    def test_without_blocks_the_servers_serve_the_whole_run(self):
+        runner = FakeRunner()
+        outcome = scheduler.run(CASES, runner, scheduler.Plan(rounds=4))
+        self.assertEqual(runner.started, ["a", "b"])
+        self.assertEqual({r["block"] for r in outcome.rows}, {0})
+
+    def test_a_resumed_run_starts_a_block_of_its_own(self):
+        runner = FakeRunner()
+        outcome = scheduler.run(CASES, runner, scheduler.Plan(rounds=2))
+        outcome = scheduler.run(CASES, runner, scheduler.Plan(rounds=3), resume=outcome)
+        self.assertEqual([r["block"] for r in outcome.rows if r["server"] == "b"], [0, 0, 1])
+
+
+class ControlTest(unittest.TestCase):
+    def test_an_open_control_runs_in_the_claims_rounds_and_never_alone(self):
+        clock = fake.FakeClock()
+        claim = question("q", ("a", "x"), ("b", "x"), decided_after=6)
+        control = question("aa", ("c", "z"), ("a", "x"), family=sequential.CONTROL)
+        policy = adaptive([claim, control], 1000, clock)
+        outcome = scheduler.run(FIVE, {"shared": ClockedRunner(clock)},
+                                scheduler.Plan(rounds=None, policy=policy, clock=clock))
+        by_round = {}
+        for row in outcome.rows:
+            by_round.setdefault(row["round"], set()).add(row["server"] + row["client"])
+        # The control's twin runs in every round of the claim, and the run stops once the claim is decided,
+        # the control still open.
+        self.assertEqual(sorted(by_round), list(range(6)))
+        self.assertTrue(all(cells == {"ax", "bx", "cz"} for cells in by_round.values()), by_round)
+        self.assertEqual([q.name for q in policy.open_controls()], ["aa"])
+        self.assertFalse(policy.wants_more())
+
+
 if __name__ == "__main__":
     unittest.main()

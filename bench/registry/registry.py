@@ -1,11 +1,13 @@
 """The contestant registry: every system the main job compares, as data (bench/registry/contestants.json).
 
 A contestant is a server or a client of one scenario (echo, websocket, fanout): how to start it (a command
-with placeholders), the line that says it is ready, its environment, the command that prints its version,
-and the Debian packages it needs. netbench's own programs are entries like any other, so a person puts their
-own server in the tables by adding an entry, without writing Python (README, "Add your own contestant").
+with placeholders), the line that says it is ready (a server without one is ready once its {port} accepts a
+connection), its environment, the command that prints its version, and the Debian packages it needs.
+netbench's own programs are entries like any other, so a person puts their own server in the tables by adding
+an entry, without writing Python (docs/contestant-registry.md), or by naming its command line (command_line.py).
 
     contestants = registry.load("bench/registry/contestants.json")        # RegistryError names entry and field
+    contestants, replaced = registry.added(contestants, registry.load("my.json"))   # --contestants=my.json
     chosen = registry.select(contestants, only=["echo"], skip=["racket"])
     missing = registry.unavailable(entry)                           # None, or why and how to install it
     argv = registry.expand(entry["command"], {"port": 7000, "host": "127.0.0.1"}, resolve)
@@ -49,7 +51,7 @@ _FIELDS = {
     "name": (str, ROLES), "system": (str, ROLES), "scenario": (str, ROLES), "role": (str, ROLES),
     "about": (str, ROLES), "command": (list, ROLES), "version": (list, ROLES), "packages": (list, ROLES),
     "env": (dict, ()), "reference": (bool, ()), "probe": (dict, ()), "requires": (list, ()),
-    "ready": (str, ("server",)), "stop": (list, ()), "pidfile": (str, ()), "schemes": (dict, ()),
+    "ready": (str, ()), "stop": (list, ()), "pidfile": (str, ()), "schemes": (dict, ()),
     "result": (dict, ("client",)), "https_args": (list, ()), "conditions": (dict, ()),
 }
 _IDENTITY = ("name", "scenario", "role")
@@ -122,7 +124,20 @@ def _entry_problems(entry):
         problems += _fanout_problems(entry, allowed)
     if "pidfile" in entry and "stop" not in entry:
         problems.append("field 'stop': a server with a pidfile (a daemon) needs the command that stops it")
+    if entry["role"] == "server" and "ready" not in entry:
+        problems += _readiness_problems(entry)
     return problems
+
+
+def _readiness_problems(entry):
+    """A server without a `ready` line is ready once its port accepts a connection: its command must take the
+    port ({port}), and a daemon (whose own process exits at once) must say it is ready in a line."""
+    if "pidfile" in entry:
+        return ["field 'ready': missing (a daemon says it is ready in a line of what its start command printed)"]
+    if not any("{port}" in word for word in entry["command"]):
+        return ["field 'ready': missing, and its command takes no {port} to wait on: give the regex of the line "
+                "that says it listens, or pass it {port}"]
+    return []
 
 
 def _field_problems(entry):
@@ -242,6 +257,20 @@ def _placeholder_problems(field, strings, allowed):
             problems.append(f"field '{field}': unknown placeholder {{{name}}} (this entry may use "
                             + ", ".join("{" + p + "}" for p in sorted(allowed)) + ", {//pkg:target})" + hint)
     return problems
+
+
+def added(entries, extra):
+    """(`entries` with `extra`'s entries added, the entries of `extra` that replaced a different one): an entry of
+    `extra` takes the place of the entry of its scenario, role and name, and the others come after, in order
+    (--contestants=FILE adds its entries to the shipped registry)."""
+    def key(entry):
+        return entry["scenario"], entry["role"], entry["name"]
+
+    extras = {key(e): e for e in extra}
+    replaced = [extras[key(e)] for e in entries if key(e) in extras and extras[key(e)] != e]
+    known = {key(e) for e in entries}
+    merged = [extras.get(key(e), e) for e in entries] + [e for e in extra if key(e) not in known]
+    return merged, replaced
 
 
 def select(entries, only=(), skip=()):

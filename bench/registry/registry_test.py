@@ -59,8 +59,16 @@ class ValidationTest(unittest.TestCase):
 
     def test_a_missing_field_names_the_entry_and_the_field(self):
         entry = server()
+        del entry["version"]
+        self.assertIn('contestant #1 "mine": field \'version\': missing', problems(entry))
+
+    def test_a_server_without_a_ready_line_is_waited_on_at_its_port(self):
+        entry = server()
         del entry["ready"]
-        self.assertIn('contestant #1 "mine": field \'ready\': missing', problems(entry))
+        self.assertEqual(problems(entry), "")  # ready once {port} accepts
+        self.assertIn("takes no {port} to wait on", problems({**entry, "command": ["/usr/bin/mine", "--port=7000"]}))
+        daemon = {**entry, "pidfile": "/tmp/x.pid", "stop": ["x"]}
+        self.assertIn("a daemon says it is ready in a line", problems(daemon))
 
     def test_an_entry_without_a_role_or_name_is_refused_not_crashed_on(self):
         entry = server()
@@ -156,6 +164,24 @@ class SelectionTest(unittest.TestCase):
         document = {"contestants": copy.deepcopy(self.entries) + [server()]}
         entries = registry.validate(document)
         self.assertIn("mine", {e["name"] for e in registry.select(entries, only=["echo"])})
+
+
+class AddedTest(unittest.TestCase):
+    """--contestants=FILE adds its entries to the shipped registry: one of a scenario, role and name the registry
+    has takes its place, and is said only where it differs."""
+
+    def test_new_entries_come_after_and_a_same_named_one_takes_its_place(self):
+        entries = [server(), server(name="other"), client()]
+        changed = server(about="my server, rebuilt")
+        merged, replaced = registry.added(entries, [server(name="new"), changed, client()])
+        self.assertEqual([(e["name"], e["about"]) for e in merged],
+                         [("mine", "my server, rebuilt"), ("other", "my server"), ("load", "my load"),
+                          ("new", "my server")])
+        self.assertEqual(replaced, [changed])  # the client is the same entry: nothing to say
+
+    def test_an_entry_of_another_scenario_or_role_is_no_replacement(self):
+        merged, replaced = registry.added([server()], [server(scenario="websocket"), client(name="mine")])
+        self.assertEqual((len(merged), replaced), (3, []))
 
 
 class ExpansionTest(unittest.TestCase):

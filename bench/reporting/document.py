@@ -32,6 +32,8 @@ from bench.reporting import verdict_text
 from bench.analysis import judged_link
 
 SCHEMA = "netbench.report/2"
+# The parts of a run of a user's own questions (--claims, --versus) are named "your-<scenario>".
+YOURS_PREFIX = "your-"
 FILE = "report.json"
 # A stored document belongs to the run when it has the run's commit and was written within this long after
 # the run started (a folder that older versions of the suite shared between runs holds others too).
@@ -186,16 +188,37 @@ def new(env, label, sections, other_documents=(), unreadable=()):
     family = next((s["family"] for s in sections if s.get("family")), None)
     if family:
         run["family"] = family
+    found = controls(sections)
+    if found:
+        run["controls"] = found
     return {"schema": SCHEMA, "run": run, "summary": summary(sections), "sections": sections,
             "methodology": METHODOLOGY, "other_documents": list(other_documents), "unreadable": list(unreadable)}
 
 
+def controls(sections):
+    """Each part's A/A control (aa_control.py: a claim line marked `control`): [{"section", "claim", "verdict",
+    "ratio", "found"}], `found` where it held or was reversed (the part's rounds are biased)."""
+    out = []
+    for section in sections:
+        for line in section.get("verdicts", []):
+            if line.get("control") and line["verdict"] != verdict_text.NOT_TESTABLE:
+                found = line["verdict"] in ("holds", "reversed")
+                out.append({"section": section["id"], "claim": line["claim"], "verdict": verdict_text.shown(line),
+                            "ratio": verdict_text.ratio_interval(line), "found": found})
+    return out
+
+
 def summary(sections):
     """One row per write-up claim: its question, the verdict under the write-up's own load and placement (A vs
-    B, the ratio and its interval) and what the other loads and placements said, in a few words."""
+    B, the ratio and its interval) and what the other loads and placements said, in a few words. A part's A/A
+    control is no claim of the write-up's: it is counted apart (controls()), and where it found a difference
+    its part's rows say so (`biased`)."""
     rows = []
     for section in [s for s in sections if s["kind"] == "writeup"]:
+        biased = any(c["found"] for c in controls([section]))
         for group in section.get("claims", []):
+            if group.get("control"):
+                continue
             line = section["verdicts"][group["headline"]]
             where = section.get("where") or [{} for _ in section["verdicts"]]
             a, b = verdict_text.sides(line)
@@ -214,8 +237,29 @@ def summary(sections):
                          "ratio": verdict_text.ratio_interval(line) if testable else "-",
                          "others": others, "why": verdict_text.why(line) if testable else line.get("why", ""),
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
-                            if testable and "design" in line else {})})
+                            if testable and "design" in line else {}),
+                         **({"order": verdict_text.order(line)} if testable and verdict_text.order(line) else {}),
+                         **({"lost": verdict_text.lost(line)} if testable and verdict_text.lost(line) else {}),
+                         **({"biased": True} if biased else {})})
     return rows
+
+
+def asks_yours(doc):
+    """Whether the run asked a user's own questions (--claims, --versus) rather than the write-ups'."""
+    ids = [s["id"] for s in doc.get("sections", []) if s.get("kind") == "writeup"]
+    return bool(ids) and all(i.startswith(YOURS_PREFIX) for i in ids)
+
+
+def summary_words(doc):
+    """(heading, each row's verdict, what the other lines are, what a row is) of a report's summary, in the words
+    of the write-ups' claims or of a user's questions."""
+    if asks_yours(doc):
+        return ("Summary: your questions on this run",
+                "Each question's verdict under its load, in the shared placement (or the one it names)",
+                "the other placement", "question")
+    return ("Summary: the write-ups' claims on this run",
+            "Each claim's verdict under the write-up's own load and placement", "the other loads and placements",
+            "claim")
 
 
 def to_json(doc):

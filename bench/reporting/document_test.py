@@ -19,7 +19,7 @@ from bench.reporting import report
 from bench.reporting import result_schema
 from bench.reporting import terminal
 from bench.scenarios import catalogue
-from bench.scenarios import judging
+from bench.design import judging
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 MAIN = os.path.join(DATA, "linux-x86_64-2cpu")

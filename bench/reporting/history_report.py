@@ -177,3 +177,24 @@ def across(runs):
         if len(entries) >= 2:
             out.append({"claim": entries[0]["claim"], "runs": entries, "pooled": history.pool(entries)})
     return out
+
+
+def controls_share(runs):
+    """The A/A controls of the stored `runs` (aa_control.py: the same program on both sides): {"controls": how
+    many were judged, "decided": how many held or were reversed, "runs": in how many runs}; None where no stored
+    run had one. The decided share is netbench's false-claim rate measured on its own machines."""
+    found = [e for run in runs for e in run["entries"] if e.get("control")]
+    if not found:
+        return None
+    return {"controls": len(found), "decided": sum(1 for e in found if e["verdict"] in ("holds", "reversed")),
+            "runs": len({e["run"]["label"] for e in found})}
+
+
+def controls_text(share):
+    """"A/A controls across 2 stored runs: 0 of 6 decided a difference (0%)", or "" without controls."""
+    if not share:
+        return ""
+    return (f"A/A controls across {share['runs']} stored run{'s' if share['runs'] != 1 else ''}: {share['decided']} "
+            f"of {share['controls']} decided a difference ({share['decided'] / share['controls']:.0%}), where the same "
+            "program ran on both sides: the rate at which this method claims a difference where there is none")
+

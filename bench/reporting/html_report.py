@@ -11,6 +11,7 @@ import html
 import os
 import re
 
+from bench.reporting import document
 from bench.reporting import history_report
 from bench.reporting import markdown
 from bench.reporting import verdict_text
@@ -200,13 +201,16 @@ def render(doc, directory):
            + (" <strong>A quick smoke run: not a measurement.</strong>" if run.get("quick") else "")
            + (" <strong>Interrupted: partial.</strong>" if run.get("partial") else "") + "</p>"]
     if doc["summary"]:
-        out.append("<h2>Summary: the write-ups' claims on this run</h2>")
+        heading, each, others, row = document.summary_words(doc)
+        out.append(f"<h2>{html.escape(heading, quote=False)}</h2>")
         if doc.get("summary_chart"):
             out.append(chart(directory, doc["summary_chart"]).replace("<p>", '<p id="verdicts-chart">', 1))
-        out += ["<p>Each claim's verdict under the write-up's own load and placement; the next to last column counts "
-                "what the other loads and placements said, the last what the runs stored before this one said of the "
-                "same claim. Open a section below for each of them.</p>",
+        out += [f"<p>{html.escape(each, quote=False)}; the next to last column counts what {others} said, the last "
+                f"what the runs stored before this one said of the same {row}. Open a section below for each of "
+                "them.</p>",
                 summary(doc, titles), f'<p class="error-control">{inline(verdict_text.error_control(run))}</p>']
+        if verdict_text.controls(run):
+            out.append(f'<p class="controls">{inline(verdict_text.controls(run))}</p>')
     writeups = [s for s in doc["sections"] if s["kind"] == "writeup"]
     benches = [s for s in doc["sections"] if s["kind"] != "writeup"]
     if writeups:

@@ -8,6 +8,7 @@ contestants); the methodology, once, at the end. Drawn from the document alone: 
 
 import re
 
+from bench.reporting import document
 from bench.reporting import history_report
 from bench.reporting import verdict_text
 
@@ -121,8 +122,9 @@ POOLED_INTRO = ("Pooled across the runs, this one included, by random effects (P
                 "where a new machine's ratio would fall.")
 
 
-def history_alone(claims, runs_read):
-    """`--history`: every claim that two or more stored runs ran, each run's verdict and the pooled ratio."""
+def history_alone(claims, runs_read, controls=""):
+    """`--history`: every claim that two or more stored runs ran, each run's verdict and the pooled ratio, after
+    `controls` (history_report.controls_text: the A/A controls' decided share)."""
     per_run, pooled = [], []
     for claim in claims:
         per_run += [[claim["claim"], e["run"]["label"], e["run"]["machine"] or "-", e["run"]["time"] or "-",
@@ -131,6 +133,7 @@ def history_alone(claims, runs_read):
         if claim["pooled"]:
             pooled.append(history_report.pooled_row(claim["claim"], claim["pooled"]))
     return "\n".join([f"# netbench: every claim across the {runs_read} stored runs", "",
+                      *([controls + ".", ""] if controls else []),
                       "Each claim that two or more stored runs ran (the same cells, figure and contestants' "
                       "commands), newest run first.", "",
                       "A run judged by an older design keeps its place: its ratio measures the same thing, its "
@@ -156,12 +159,13 @@ def render(doc):
     out = [f"# netbench report: {run['label']}", "", run_line(run), ""]
     if doc["summary"]:
         chart = doc.get("summary_chart")
-        out += ["## Summary: the write-ups' claims on this run", ""]
+        heading, each, others, row = document.summary_words(doc)
+        out += [f"## {heading}", ""]
         out += [f"![{chart['alt']}]({chart['path']})", ""] if chart else []
-        out += ["Each claim's verdict under the write-up's own load and placement; the next to last column counts "
-                "what the other loads and placements said (the section has each), the last what the runs "
-                "stored before this one said of the same claim.", "", summary(doc, titles),
+        out += [f"{each}; the next to last column counts what {others} said (the section has each), the last what "
+                f"the runs stored before this one said of the same {row}.", "", summary(doc, titles),
                 verdict_text.error_control(run), ""]
+        out += [verdict_text.controls(run), ""] if verdict_text.controls(run) else []
     number = 0
     for sec in doc["sections"]:
         number += sec["kind"] == "writeup"

@@ -6,10 +6,14 @@ stored documents; readme_answer_test fails when either differs from what the sto
 
 The answer to a question is its headline claim (the write-up's own load, server and placement) pooled over
 every stored run that ran it, by random effects (bench/analysis/history.py), in the words a report uses for a
-verdict; beside it the newest run judged by this version's design, with its link. A question about a system
-this machine is not (macOS, more cores) is "not testable here", as the run says.
+verdict, and says what its ratio A/B counts and which way is better ("A takes 0.629 of B's time per fan-out,
+and less is better: holds"); beside it the newest run judged by this version's design, with its link. Each
+verdict word links to what it means, and no other word of the method's is used. A question about a system this
+machine is not (macOS, more cores) is "not testable here", as the run says. The sample's "earlier" counts are
+read again from the same stored runs, so that it and its earlier runs are the runs the answers pool.
 """
 
+import copy
 import os
 import textwrap
 
@@ -34,7 +38,7 @@ def with_blocks(text, runs):
     """README.md's `text` with its two blocks set to what the checkout's stored `runs` give."""
     newest = newest_of_this_design(runs)
     text = _replaced(text, ANSWERS, answer_lines(runs, newest))
-    return _replaced(text, SAMPLE, sample_lines(newest))
+    return _replaced(text, SAMPLE, sample_lines(newest, runs))
 
 
 def _replaced(text, block, lines):
@@ -66,6 +70,24 @@ def _folder(run):
     return f"{STORED}/{os.path.basename(run['folder'])}"
 
 
+# Where a verdict word on the first screen links: what it means.
+VERDICTS = "docs/methodology.md#verdicts"
+# How an answer says its ratio A/B: {figure: (A's verb, what the ratio counts)}.
+RATIO_WORDS = {"steady_msgs_per_s": ("does", "msgs/s"), "msgs_per_s": ("does", "msgs/s"),
+               "server_cpu_us_per_msg": ("spends", "server CPU per message"),
+               "client_cpu_us_per_msg": ("spends", "client CPU per message"),
+               "tcp_segs_per_msg": ("sends", "TCP segments per message"), "walls_s": ("takes", "time per fan-out")}
+
+
+def _above_holds(entries, figure=None):
+    """Whether the claim holds where A/B is above 1 (more is better), read from a stored run that decided it;
+    where none did, the figure's own way (a rate's more, a cost's less), or None without a figure."""
+    for found in entries:
+        if found["verdict"] in (history.HOLDS, history.REVERSED) and found["ratio"]:
+            return (found["ratio"] > 1) == (found["verdict"] == history.HOLDS)
+    return None if figure is None else figure.endswith("msgs_per_s")
+
+
 def pooled_verdict(pooled, entries, margin=0.05):
     """The verdict words of a pooled ratio: "holds" or "reversed" where its 95% interval leaves out 1 (the
     claim's side read from a stored run that decided it), "equivalent within ±5%" where it lies inside the
@@ -73,14 +95,39 @@ def pooled_verdict(pooled, entries, margin=0.05):
     low, high = pooled["interval"]
     if 1 / (1 + margin) < low and high < 1 + margin:
         return f"equivalent within ±{margin * 100:g}%"
-    if low <= 1 <= high:
+    above, holds_above = low > 1, _above_holds(entries)
+    if low <= 1 <= high or holds_above is None:
         return "open"
-    above = low > 1
-    for found in entries:
-        if found["verdict"] in (history.HOLDS, history.REVERSED) and found["ratio"]:
-            holds_above = (found["ratio"] > 1) == (found["verdict"] == history.HOLDS)
-            return history.HOLDS if above == holds_above else history.REVERSED
-    return "open"
+    return history.HOLDS if above == holds_above else history.REVERSED
+
+
+def _word(said):
+    """A verdict word as the first screen shows it: bold, linked to what it means (the block ends with the
+    link's target)."""
+    return f"[**{said}**][verdicts]"
+
+
+def _pooled_words(line, entries, pooled):
+    """"A does 0.881 (0.846 .. 0.918) of B's msgs/s across 11 stored runs, and more is better: **reversed**; a
+    new machine's run would fall in 0.771 .. 1.01." """
+    verb, what = RATIO_WORDS.get(line.get("figure"), ("has", line.get("figure")))
+    better = "more" if _above_holds(entries, line.get("figure")) else "less"
+    prediction = pooled["prediction"]
+    return (f"A {verb} {verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])} of B's {what} across "
+            f"{pooled['runs']} stored runs, and {better} is better: {_word(pooled_verdict(pooled, entries))}"
+            + (f"; a new machine's run would fall in {prediction[0]:.3g} .. {prediction[1]:.3g}" if prediction
+               else "") + ".")
+
+
+def _newest_words(row, line, newest):
+    """"The [newest run](...) of this version (2026-12-07): 0.876 (0.775 .. 0.997) in 82 rounds (199,904 vs
+    237,090 msgs/s): **reversed**." """
+    unit = verdict_text.FIGURES.get(line.get("figure"), line.get("figure") or "").replace(" (steady state)", "")
+    return (f"The [newest run]({_folder(newest)}/REPORT.md) of this version ({newest['run']['time'][:10]}): "
+            f"{verdict_text.ratio_interval(line, with_level=False)}"
+            + (f" in {row['rounds']} rounds" if row.get("rounds") not in (None, "-") else "")
+            + f" ({verdict_text.number(line.get('median_a'))} vs {verdict_text.number(line.get('median_b'))} {unit})"
+            + f": {_word(row['verdict'])}.")
 
 
 def _answer(section, doc, runs, newest):
@@ -100,17 +147,8 @@ def _answer(section, doc, runs, newest):
         wanted = history.key(line, section["source"][:-len(".json")], history_report.commands(section))
         entries = [e for run in reversed(runs) for e in run["entries"] if e["key"] == wanted]
         pooled = history.pool(entries)
-        said.append(f"{row['question']}: ")
-        if pooled:
-            prediction = pooled["prediction"]
-            said[-1] += (f"**{pooled_verdict(pooled, entries)}** across {pooled['runs']} stored runs, A/B "
-                         f"{verdict_text.ratio_with_interval(pooled['ratio'], pooled['interval'])}"
-                         + (f"; a new machine's run would fall in {prediction[0]:.3g} .. {prediction[1]:.3g}"
-                            if prediction else "") + ".")
-        said.append(f"The [newest run]({_folder(newest)}/REPORT.md) of this version "
-                    f"({newest['run']['time'][:10]}): **{row['verdict']}**, {row['ratio']}"
-                    + (f", {row['rounds']} rounds" if row.get("rounds") else "")
-                    + (f" ({row['measured']})" if row.get("measured") not in (None, "-") else "") + ".")
+        said.append(f"{row['question']}: " + (_pooled_words(line, entries, pooled) if pooled else ""))
+        said.append(_newest_words(row, line, newest))
     if untestable:
         said.append("Not testable on this machine: " + "; ".join(untestable) + ".")
     words = " ".join(said) or "no stored run of this version judged it."
@@ -119,7 +157,8 @@ def _answer(section, doc, runs, newest):
 
 def _wrapped(text, indent=""):
     """`text` wrapped at WIDTH, never inside an interval or a link's words."""
-    kept = text.replace(" .. ", "\0..\0").replace("[newest run]", "[newest\0run]")
+    kept = text.replace(" .. ", "\0..\0").replace("[newest run]", "[newest\0run]").replace(
+        "[**equivalent within", "[**equivalent\0within").replace(", by less than ", ",\0by\0less\0than\0")
     return [line.replace("\0", " ") for line in textwrap.wrap(kept, WIDTH, subsequent_indent=indent,
                                                               break_long_words=False, break_on_hyphens=False)]
 
@@ -134,16 +173,27 @@ def answer_lines(runs, newest=None):
         out += _answer(section, doc, runs, run)
     older = sum(1 for r in runs if r["run"].get("design") not in (None, history.CURRENT_DESIGN))
     out += ["", *_wrapped(
-        f"Pooled by random effects over the stored runs that ran each claim ({older} of the {len(runs)} stored runs "
-        "were judged by an older design; [every claim, every run](results/data/HISTORY.md)). A run holds each "
-        "family of its verdicts to 5%; a pooled interval is a 95% one.")]
+        f"A is the first system a claim names, B the second. An answer pools every stored run of its claim ({older} "
+        f"of the {len(runs)} were judged by an older design: [every claim, every run](results/data/HISTORY.md)) in "
+        "a 95% range; the newest run's is at the level its run judged it at ([verdicts])."),
+        "", f"[verdicts]: {VERDICTS}"]
     return out
 
 
-def sample_lines(newest):
-    """The sample block: the newest run of this version's closing summary as the terminal printed it."""
+def sample_lines(newest, runs=()):
+    """The sample block: the newest run of this version's closing summary as the terminal prints it, its
+    "earlier" counts read again from the stored `runs` (those that started before it, as the answers read them),
+    and a sentence that says so."""
     run, doc = newest
     if doc is None:
         return []
+    doc = copy.deepcopy(doc)
+    if runs:
+        history_report.attach(doc, history_report.of_run(doc, run["folder"], runs))
+    later = [r for r in runs if (r["run"]["time"] or "") > (run["run"]["time"] or "")]
+    said = ("The newest run of this version ended with this summary (its report is in the folder it names); it and "
+            'its "earlier" runs are the stored runs the answers above pool' +
+            (f", with {len(later)} stored after it" if later else "") + ".")
     report = os.path.join(_folder(run), "REPORT.md")
-    return ["```text", *terminal.render(doc, report, width=WIDTH).strip("\n").splitlines(), "```"]
+    return [*_wrapped(said), "", "```text", *terminal.render(doc, report, width=WIDTH).strip("\n").splitlines(),
+            "```"]

@@ -8,6 +8,8 @@ and the terminal's summary (bench/reporting/markdown.py, html_report.py, termina
 
 import math
 
+from bench.analysis import sequential
+
 NOT_TESTABLE = "not testable here"
 SAME_CONFIGURATION = "same configuration here"
 SETTLED = ("holds", "reversed")  # the interval says why; so it does for "equivalent within ..."
@@ -112,6 +114,41 @@ def rounds(line):
     return str(line["rounds_paired"]) if line.get("rounds_paired") is not None else "-"
 
 
+def _level(alpha):
+    """"99%", "99.7%": the confidence of an interval at `alpha`."""
+    return f"{(1 - alpha) * 100:.3g}%"
+
+
+def order(line):
+    """"A first in 21 of 40, 5 process pairs": how often the verdict's A ran first in its rounds and over how many
+    process pairs they came; a split far from half is marked ("A first in 38 of 40: unbalanced, the order may
+    explain the verdict"); "" for a verdict stored before rounds were drawn."""
+    counted, pairs = line.get("order"), line.get("process_pairs")
+    said = []
+    if counted:
+        said.append(f"A first in {counted['a_first']} of {counted['rounds']}"
+                    + (": unbalanced, the order may explain the verdict" if counted.get("unbalanced") else ""))
+    if pairs:
+        said.append(f"{pairs} process pair{'s' if pairs != 1 else ''}")
+    return ", ".join(said)
+
+
+def lost(line):
+    """"runs lost: A 3 (no steady state 3), B 0; counting each as its side's loss 0.912": each side's runs that
+    gave no figure, and where they lost unequally the ratio with those rounds counted; "" where none was lost."""
+    counted = line.get("lost")
+    if not counted:
+        return ""
+
+    def side(name, whys):
+        total = sum(whys.values())
+        return f"{name} {total}" + (f" ({', '.join(f'{why} {n}' for why, n in sorted(whys.items()))})" if total else "")
+    said = f"runs lost: {side('A', counted['a'])}, {side('B', counted['b'])}"
+    if line.get("lost_ratio") is not None:
+        said += f"; counting each as its side's loss {number(line['lost_ratio'])}"
+    return said
+
+
 def percent(x):
     """"12%", "4.5%", "520%": two significant digits, never in e-notation; "-" for None."""
     if x is None:
@@ -170,7 +207,8 @@ def table_row(line):
     detect = f"> {percent(line['detectable_pct'])}" if line.get("detectable_pct") is not None else "-"
     return [line["claim"], shown(line), f"{number(line.get('median_a'))} vs {number(line.get('median_b'))}",
             ratio_interval(line), span([line.get("per_round_min"), line.get("per_round_max")]), rounds(line),
-            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), steady(line), why(line)]
+            bound(line), p, detect, line.get("bottleneck") or "-", steal(line), steady(line),
+            "; ".join(text for text in (why(line), order(line), lost(line)) if text)]
 
 
 def sides(line):
@@ -196,8 +234,9 @@ def measured(line):
     return f"{number(line.get('median_a'))} vs {number(line.get('median_b'))} {figure}".rstrip()
 
 
-def error_control(run):
-    """The error rate a run states for its verdicts together, in words."""
+def error_control(run, rule=True):
+    """The error rate a run states for its verdicts together, in words; with `rule`, how the rule reaches it
+    (the terminal's summary leaves that to the report)."""
     family = run.get("family")
     if not family:
         return ("Each claim was judged at 5% on its own (a fixed design, or a run stored before error control "
@@ -208,9 +247,36 @@ def error_control(run):
                                                    "wrong, together" if group["claims"] != 1 else
                                                    f"the verdict on {group['what']} is wrong")
                 for group in family["families"].values()]
-        return ("Error control: " + "; and ".join(said) + ". Holm's step-down on the claims' anytime p-values "
-                "decides a direction, equivalence is judged at the family's rate over its claims, and each interval "
-                "is at the level its line was judged at.")
+        stated = "Error control: " + "; and ".join(said) + "."
+        if not rule:
+            return stated
+        if family.get("rule") in sequential.OLDER_FAMILY_RULES:
+            return (stated + " Holm's step-down on the claims' anytime p-values decides a direction, equivalence is "
+                    "judged at the family's rate over its claims, and each interval is at the level its line was "
+                    "judged at.")
+        levels = ", ".join(f"{_level(family['alpha'] / group['claims'])} for each of {group['what'].split(' (')[0]}"
+                           for group in family["families"].values())
+        return (stated + f" Each claim has one interval ({levels}); its direction, its equivalence and an open "
+                "claim's bound are all read from it.")
     each = family["alpha"] / max(family["claims"], 1)
     return (f"Error control: at most {family['alpha'] * 100:g}% chance that any of these verdicts is wrong, together "
             f"({family['claims']} claims judged; Bonferroni: each claim's sequence at {each * 100:.2g}%).")
+
+
+# What a part's verdicts carry when its A/A control found a difference.
+BIASED = "the A/A control found a difference: this part's rounds are biased"
+
+
+def controls(run):
+    """"controls: 3 of 3 open or equivalent", and each control that found a difference with its part; "" for a
+    run without controls (stored before them, or --no-control)."""
+    found = run.get("controls") or []
+    if not found:
+        return ""
+    fair = [c for c in found if not c["found"]]
+    said = f"controls (the same program on both sides): {len(fair)} of {len(found)} open or equivalent"
+    for control in found:
+        if control["found"]:
+            said += f"; {control['section']}: {control['verdict']} {control['ratio']}: {BIASED}"
+    return said
+

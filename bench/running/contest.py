@@ -34,6 +34,9 @@ from bench.base import progress
 
 HOST = local.HOST
 tail_of = local.tail_of
+# A server without a ready line (a registry entry with none, a command line of --versus) is ready once its port
+# accepts a connection, and has failed to start when it does not within this many seconds.
+LISTEN_S = 6
 # A client's deadline is the bound of its own load (a duration, or the timeout a client passes its program) plus
 # this margin for starting, connecting and closing; one still running then has hung, and is killed.
 DEADLINE_MARGIN_S = 60
@@ -186,23 +189,35 @@ class Runner:
             raise Failure(f"cannot build its command: {error}") from error
 
     def start_server(self, entry, values=None, extra_args=(), url_template=None):
-        """Starts `entry` with `values` for its placeholders (a free {port} is added); returns a Server or
-        raises Failure with the last lines it printed."""
+        """Starts `entry` with `values` for its placeholders (a free {port} is added); returns a Server once it
+        printed its ready line and its port accepts (an entry without a ready line: once its port accepts, within
+        LISTEN_S), or raises Failure with the last lines it printed."""
         host = self.server_host
         values = {**self.base_values(), "host": host.address(), "port": host.free_port(), **(values or {})}
         launch = self._launch(entry, values, extra_args, host)
         try:
-            running = host.start_server(launch, entry["ready"])
+            running = host.start_server(launch, entry.get("ready"))
         except executor.StartError as error:
             raise Failure(str(error), error.tail) from error
         url = registry.expand([url_template], values)[0] if url_template else None
         server = Server(entry, values, running, url=url)
         self.servers.append(server)
-        if "{port}" in " ".join(entry["command"]) and not ports.wait_until_accepting(values["port"],
-                                                                                    values["host"]):
-            raise Failure(f"printed its ready line but accepts nothing on {values['host']}:{values['port']}",
-                          server.output_tail())
+        if "{port}" in " ".join(entry["command"]):
+            self._wait_accepting(server)
         return server
+
+    @staticmethod
+    def _wait_accepting(server):
+        """Returns once `server`'s port accepts a connection; Failure saying what it did instead."""
+        where = f"{server.values['host']}:{server.port}"
+        if "ready" in server.entry:
+            if not ports.wait_until_accepting(server.port, server.values["host"]):
+                raise Failure(f"printed its ready line but accepts nothing on {where}", server.output_tail())
+            return
+        if not ports.wait_until_accepting(server.port, server.values["host"], LISTEN_S, alive=server.alive):
+            said = ("exited before it accepted a connection" if not server.alive()
+                    else f"accepted no connection within {LISTEN_S} s")
+            raise Failure(f"{said} on {where} (its {{port}})", server.output_tail())
 
     def run_client(self, entry, server, values, extra_args=(), bound_s=60, measured=None):
         """Runs client `entry` to completion against `server` on the runner's clients (one host, or every host

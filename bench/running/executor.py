@@ -157,8 +157,9 @@ class Executor(abc.ABC):
 
     @abc.abstractmethod
     def start_server(self, launch, ready, timeout_s=30):
-        """Starts `launch` and returns a RunningServer once a line of its output matches the regex `ready`;
-        StartError with its last lines when it does not."""
+        """Starts `launch` and returns a RunningServer once a line of its output matches the regex `ready` (at
+        once where `ready` is None: the runner then waits until its port accepts); StartError with its last
+        lines when it does not."""
 
     def start_client(self, launch, deadline_s):
         """Starts client `launch`, held before its program runs; a PendingClient whose program is stopped

@@ -131,7 +131,7 @@ class FakeExecutor(executor.Executor):
         if program not in self.servers:
             raise executor.StartError(f"did not start: {program}: not found", f"{program}: not found")
         output, cpu = self.servers[program]
-        if not re.search(ready, output):
+        if ready is not None and not re.search(ready, output):
             raise executor.StartError(f"{program} exited before it printed /{ready}/", output.strip())
         server = FakeServer(program, output, cpu, pid=1000 + len(self.started))
         server.cpu_clock = self.cpu_clock

@@ -18,11 +18,12 @@ def free_port(host="127.0.0.1"):
         return s.getsockname()[1]
 
 
-def wait_until_accepting(port, host="127.0.0.1", timeout_s=15):
-    """True once `port` accepts a connection, False after timeout_s: some servers print their ready line
-    before they listen (Go's http.ListenAndServe)."""
+def wait_until_accepting(port, host="127.0.0.1", timeout_s=15, alive=None):
+    """True once `port` accepts a connection, False after timeout_s, or at once when `alive` (a callable) says
+    the server has exited: some servers print their ready line before they listen (Go's http.ListenAndServe),
+    and a server without a ready line is ready only then."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (alive is None or alive()):
         try:
             socket.create_connection((host, port), timeout=1).close()
             return True

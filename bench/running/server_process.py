@@ -31,7 +31,7 @@ class Server:
         self.pid = proc.pid
         self.name = name
         self.ready_line = None
-        self._ready_pattern = re.compile(ready)
+        self._ready_pattern = re.compile(ready) if ready is not None else None
         self._ready = threading.Event()
         self._output = []
         self._reader = threading.Thread(target=self._drain, daemon=True)
@@ -40,12 +40,15 @@ class Server:
     def _drain(self):
         for line in self.proc.stdout:
             self._output.append(line)
-            if self.ready_line is None and self._ready_pattern.search(line):
+            if self.ready_line is None and self._ready_pattern and self._ready_pattern.search(line):
                 self.ready_line = line
                 self._ready.set()
         self._ready.set()  # EOF: wake the waiter, who finds no ready line
 
     def wait_ready(self, timeout_s):
+        """True once a line matched the ready pattern; at once for a server without one (ready=None)."""
+        if self._ready_pattern is None:
+            return True
         self._ready.wait(timeout_s)
         return self.ready_line is not None
 
@@ -81,7 +84,8 @@ class Server:
 
 
 def start_server(cmd, ready, name=None, timeout_s=30, env=None, preexec=None):
-    """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`.
+    """Starts `cmd` and returns once a line of its output (stdout+stderr) matches the regex `ready`, or at once
+    where `ready` is None (a server that says nothing: its caller waits until its port accepts, ports.py).
     The server gets a session of its own (SCHEDULING_NOTE); `preexec` runs in the child before exec (CPU
     affinity for --pin)."""
     name = name or os.path.basename(cmd[0])

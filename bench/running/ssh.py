@@ -275,10 +275,12 @@ class SshExecutor(executor.Executor):
             raise executor.StartError(str(error)) from error
 
     def _start_server(self, launch, ready, timeout_s):
-        pattern = re.compile(ready)
+        pattern = re.compile(ready) if ready is not None else None
         seen = threading.Event()
+        if pattern is None:  # ready once its port accepts: the runner waits for that
+            seen.set()
         program = remote_program.RemoteProgram(self.ssh, launch.argv, env=launch.env, merge_output=True,
-                                               on_line=lambda line: pattern.search(line) and seen.set())
+                                               on_line=lambda line: pattern and pattern.search(line) and seen.set())
         self.programs.append(program)
         server = SshServer(program, self)
         deadline = time.monotonic() + timeout_s

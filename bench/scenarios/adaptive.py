@@ -8,7 +8,8 @@ then shows.
     policy = rounds.UntilDecided(questions, list(runners), rounds.Budget(600), name="echo", control=control)
 
 A question is one of the write-ups' own claims (family sequential.SUMMARY, the summary's lines) where its claim is
-the write-up's own load (`headline`) under the placement the write-up ran (shared), or the only placement.
+the write-up's own load (`headline`) under the placement the write-up ran (shared), or the only placement; an A/A
+control's is of the family sequential.CONTROL (aa_control.py).
 """
 
 from bench.analysis import judged_link
@@ -17,7 +18,7 @@ from bench.design import error_control
 from bench.design import rounds
 from bench.design import scheduler
 from bench.running import placement as cpu_placement
-from bench.scenarios import judging
+from bench.design import judging
 
 
 def questions(definition, cases, runners, fates, control=None):
@@ -30,11 +31,12 @@ def questions(definition, cases, runners, fates, control=None):
     claims = [c for c in definition.claims([case.fields for case in cases]) if isinstance(c, judging.Claim)]
     out = []
     for claim in claims:
-        for key in (list(runners) if claim.per_placement else [None]):
+        for key in _runner_keys(claim, runners):
             runner = runners[key] if key is not None else None
             name = f"[{runner.placement_name}] {claim.text}" if runner is not None and len(runners) > 1 else claim.text
             placement = runner.placement_name if runner is not None else None
-            family = (sequential.SUMMARY if claim.headline and placement in (None, cpu_placement.SHARED)
+            family = (sequential.CONTROL if claim.control else
+                      sequential.SUMMARY if claim.headline and placement in (None, cpu_placement.SHARED)
                       else sequential.OTHER)
             control_key = (definition.name, name)
             control.add(control_key, family)
@@ -42,6 +44,17 @@ def questions(definition, cases, runners, fates, control=None):
                                        _judge(claim, runner, fates, lambda k=control_key: control.options(k)),
                                        family=family, key=control_key))
     return out
+
+
+def _runner_keys(claim, runners):
+    """The runners a claim is a question under: each of them for a claim judged per placement, the one of
+    judging.control_placement for an A/A control, and None (every runner's rows) for the others."""
+    if not claim.per_placement:
+        return [None]
+    if claim.control:
+        chosen = judging.control_placement([r.placement_name for r in runners.values()])
+        return [k for k, r in runners.items() if r.placement_name == chosen][:1]
+    return list(runners)
 
 
 def _judge(claim, runner, fates, options_now):

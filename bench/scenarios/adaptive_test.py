@@ -111,8 +111,13 @@ class AdaptiveEchoTest(unittest.TestCase):
         self.assertRegex(cells["steal (rounds)"], r"^[0-9]+/[0-9]+ above 5%$")
         self.assertIn("rounds", cells["why"])
         self.assertEqual((tie["design"], tie["steal"]["steal_level"]), ("sequential", verdict.STEAL_LEVEL))
-        racket = dict(zip(verdict_text.VERDICT_COLUMNS, verdict_text.table_row(self.line("Racket beats Go"))))
-        self.assertEqual((racket["rounds"], racket["why"]), (str(self.line("Racket beats Go")["sequence"]["rounds"]), ""))
+        decided = self.line("Racket beats Go")
+        racket = dict(zip(verdict_text.VERDICT_COLUMNS, verdict_text.table_row(decided)))
+        # A decided line's last column says only how its rounds were ordered (this loop keeps the listed order:
+        # A first in every round) and over how many process pairs they came.
+        rounds = decided["sequence"]["rounds"]
+        self.assertEqual((racket["rounds"], racket["why"]),
+                         (str(rounds), f"A first in {rounds} of {rounds}, 1 process pair"))
 
 
 if __name__ == "__main__":

@@ -24,24 +24,28 @@ import os
 import statistics
 import tomllib
 
-from bench.scenarios import judging
+from bench.scenarios import aa_control
+from bench.design import judging
 
 WRITEUPS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry", "writeups")
 DETAILS = os.path.join(os.path.dirname(WRITEUPS), "details")
 
-# What each scenario measures that a claim may compare: {figure: (which way is better, in words)}, its default
-# first. A latency percentile is not among them: the write-ups' loads report no per-message latency.
+# What each scenario measures that a claim may compare: {figure: (which way is better, in words, the verb a
+# question's default words give A where less is better, whether it is counted: fewer rather than less)}, its
+# default first. A latency percentile is not among them: the write-ups' loads report no per-message latency.
 FIGURES = {
-    "echo": {"steady_msgs_per_s": ("higher", "msgs/s"), "msgs_per_s": ("higher", "msgs/s over the whole run"),
-             "server_cpu_us_per_msg": ("lower", "server CPU per message"),
-             "client_cpu_us_per_msg": ("lower", "client CPU per message"),
-             "tcp_segs_per_msg": ("lower", "TCP segments per message")},
-    "websocket": {"steady_msgs_per_s": ("higher", "msgs/s"), "msgs_per_s": ("higher", "msgs/s over the whole run"),
-                  "server_cpu_us_per_msg": ("lower", "server CPU per message"),
-                  "client_cpu_us_per_msg": ("lower", "client CPU per message")},
-    "fanout": {"walls_s": ("lower", "wall time per fan-out"),
-               "server_cpu_us_per_req": ("lower", "server CPU per request"),
-               "client_cpu_us_per_req": ("lower", "client CPU per request")},
+    "echo": {"steady_msgs_per_s": ("higher", "msgs/s", "does", True),
+             "msgs_per_s": ("higher", "msgs/s over the whole run", "does", True),
+             "server_cpu_us_per_msg": ("lower", "server CPU per message", "spends", False),
+             "client_cpu_us_per_msg": ("lower", "client CPU per message", "spends", False),
+             "tcp_segs_per_msg": ("lower", "TCP segments per message", "sends", True)},
+    "websocket": {"steady_msgs_per_s": ("higher", "msgs/s", "does", True),
+                  "msgs_per_s": ("higher", "msgs/s over the whole run", "does", True),
+                  "server_cpu_us_per_msg": ("lower", "server CPU per message", "spends", False),
+                  "client_cpu_us_per_msg": ("lower", "client CPU per message", "spends", False)},
+    "fanout": {"walls_s": ("lower", "wall time per fan-out", "takes", False),
+               "server_cpu_us_per_req": ("lower", "server CPU per request", "spends", False),
+               "client_cpu_us_per_req": ("lower", "client CPU per request", "spends", False)},
 }
 BETTER = ("higher", "lower")
 
@@ -56,7 +60,7 @@ class ClaimFileError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class WriteUp:
     """One write-up's file: its `scenario`, `quote`, `settings`, `quick`, `run_length`, `as_written`, `loads`
-    and `claim` tables as stored."""
+    and `claim` tables as stored, and its A/A `control` (aa_control.py; None: none)."""
     scenario: str
     quote: str
     settings: dict
@@ -66,6 +70,7 @@ class WriteUp:
     loads: tuple
     claim_tables: tuple
     not_testable: tuple
+    control: dict = None
 
     def claims(self, rows):
         """The claims over `rows`: every claim under each load the rows ran (every load where they ran none),
@@ -84,7 +89,7 @@ class WriteUp:
         for line in self.not_testable:
             out.append(judging.not_testable(line["text"], _words(line["why"], system=os.uname().sysname),
                                             line["command"]))
-        return out
+        return out + aa_control.claims_where_twin_ran(self.control, rows)
 
 
 def _words(text, **values):
@@ -117,7 +122,8 @@ def writeup(name, folder=WRITEUPS):
     return WriteUp(scenario=data["scenario"], quote=data["quote"], settings=data["settings"],
                    quick=data.get("quick", {}), run_length=data.get("run_length", {}),
                    as_written=data.get("as_written", {}), loads=tuple(data.get("load", ())),
-                   claim_tables=tuple(data.get("claim", ())), not_testable=tuple(data.get("not_testable", ())))
+                   claim_tables=tuple(data.get("claim", ())), not_testable=tuple(data.get("not_testable", ())),
+                   control=data.get("control"))
 
 
 # ------------------------------------------------------------------------------------------- detail scenarios
@@ -311,7 +317,7 @@ def question(table, entries, placements, where="question"):
     a, b = {**a, "client": load["name"]}, {**b, "client": load["name"]}
     if placement is not None:
         a, b = {**a, "placement": placement}, {**b, "placement": placement}
-    text = table.get("text") or claim_text(a, b, figures[figure][1], better, load["name"], placement)
+    text = table.get("text") or claim_text(a, b, figures[figure], better, load["name"], placement)
     claim = judging.Claim(text, a, b, figure, higher_is_better=better == "higher",
                           names=(entry_a["name"], entry_b["name"], load["name"]),
                           same_if=tuple(table.get("same_if", ())), per_placement=placement is None,
@@ -319,14 +325,21 @@ def question(table, entries, placements, where="question"):
     return Question(scenario, claim, (entry_a["name"], entry_b["name"], load["name"]), dict(table.get("settings", {})))
 
 
-def claim_text(a, b, words, better, load, placement=None):
-    """"asyncio-echo beats go in msgs/s under go-spammer": a question's words where the file gives none."""
+def claim_text(a, b, figure, better, load, placement=None):
+    """A question's words where the file gives none, from its `figure` (a FIGURES value) and which way is
+    `better`: "asyncio-echo beats go in msgs/s under go-spammer" (a rate, more is better), "asyncio-echo spends less
+    server CPU per message than go under go-spammer" (a cost, less is better), and the other way round where the
+    question says so ("... does fewer msgs/s than ...", "... spends more server CPU per message than ...")."""
+    own, words, verb, counted = figure
+
     def name(cell):
         extra = ", ".join(f"{k} {v}" for k, v in cell.items() if k not in ("server", "client", "placement"))
         return cell["server"] + (f" ({extra})" if extra else "")
-    said = (f"{name(a)} beats {name(b)} in {words}" if better == "higher"
-            else f"{name(a)} spends less {words} than {name(b)}" if "per" in words
-            else f"{name(a)} has less {words} than {name(b)}")
+    if own == "higher" and better == "higher":
+        said = f"{name(a)} beats {name(b)} in {words}"
+    else:
+        amount = "more" if better == "higher" else "fewer" if counted else "less"
+        said = f"{name(a)} {verb} {amount} {words} than {name(b)}"
     return said + f" under {load}" + (f", {placement} placement" if placement else "")
 
 

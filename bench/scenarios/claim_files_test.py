@@ -9,7 +9,7 @@ import unittest
 
 from bench.registry import registry
 from bench.scenarios import claim_files
-from bench.scenarios import judging
+from bench.design import judging
 from bench.scenarios import writeup_definitions
 from testing import user_contestant
 
@@ -35,14 +35,16 @@ def claim_file(text):
 
 class WriteUpFilesTest(unittest.TestCase):
     def test_echo_claims_come_load_by_load_the_writeups_own_load_the_headline(self):
-        rows = [{"server": "go", "client": "go-spammer"}, {"server": "go", "client": "netbench-echo-client"}]
+        rows = [{"server": "go", "client": "go-spammer"}, {"server": "go", "client": "netbench-echo-client"},
+                {"server": "go (A/A twin)", "client": "go-spammer"}]
         claims = writeup_definitions.ECHO.claims(rows)
         self.assertEqual([c.text for c in claims], [
             "Racket beats Go in msgs/s", "Go with GOMAXPROCS=1 beats Go at its default",
             "Racket spends less server CPU per message than Go",
             "Racket beats Go in msgs/s (second load: netbench-echo-client)",
             "Go with GOMAXPROCS=1 beats Go at its default (second load: netbench-echo-client)",
-            "Racket spends less server CPU per message than Go (second load: netbench-echo-client)"])
+            "Racket spends less server CPU per message than Go (second load: netbench-echo-client)",
+            "A/A control: Go's server against a second process of itself"])
         first = claims[0]
         self.assertEqual((first.a, first.b), ({"server": "racket", "client": "go-spammer"},
                                               {"server": "go", "client": "go-spammer"}))
@@ -54,7 +56,7 @@ class WriteUpFilesTest(unittest.TestCase):
 
     def test_a_load_the_rows_did_not_run_is_not_claimed(self):
         claims = writeup_definitions.ECHO.claims([{"server": "go", "client": "go-spammer"}])
-        self.assertEqual(len(claims), 3)
+        self.assertEqual(len([c for c in claims if not c.control]), 3)
 
     def test_websocket_claims_per_connection_count_and_what_this_machine_cannot_test(self):
         rows = [{"clients": 1}, {"clients": 4}]
@@ -70,7 +72,11 @@ class WriteUpFilesTest(unittest.TestCase):
 
     def test_fanout_claims_each_scheme_and_condition(self):
         claims = writeup_definitions.FANOUT.claims([])
-        self.assertEqual(len(claims), 6)
+        self.assertEqual(len(claims), 6)  # no control without its twin's rows
+        twin = {"server": "origin-50ms", "scheme": "http", "client": "go (A/A twin)", "condition": "fresh"}
+        control = writeup_definitions.FANOUT.claims([twin])[-1]
+        self.assertTrue(control.control)
+        self.assertEqual((control.a["client"], control.b["client"]), ("go (A/A twin)", "go"))
         self.assertEqual(claims[0].text, "JVM (the http-kit-design client) faster than Go, http, origin 50 ms; as "
                                          "written up: the JVM keeping its connections (criterium), Go fresh (go "
                                          "test -bench)")
@@ -112,6 +118,23 @@ class UserClaimsTest(unittest.TestCase):
         self.assertEqual(second.claim.b, {"server": "go", "client": "netbench-echo-client", "placement": "shared"})
         self.assertFalse(second.claim.higher_is_better or second.claim.per_placement)
         self.assertEqual(set(second.entries), {"python-asyncio", "go", "netbench-echo-client"})
+
+    def test_a_questions_default_words_say_its_figure_and_which_way_is_better(self):
+        base = '[[question]]\na = "python-asyncio"\nb = "go"\n'
+        said = {}
+        for figure, better in (("server_cpu_us_per_msg", None), ("server_cpu_us_per_msg", "higher"),
+                               ("steady_msgs_per_s", "lower"), ("tcp_segs_per_msg", None)):
+            text = base + f'figure = "{figure}"\n' + (f'better = "{better}"\n' if better else "")
+            (one,) = claim_files.user_file(claim_file(text), with_asyncio(), PLACEMENTS)
+            said[(figure, better)] = one.claim.text
+        self.assertEqual(said, {
+            ("server_cpu_us_per_msg", None): "python-asyncio spends less server CPU per message than go under "
+                                             "go-spammer",
+            ("server_cpu_us_per_msg", "higher"): "python-asyncio spends more server CPU per message than go under "
+                                                 "go-spammer",
+            ("steady_msgs_per_s", "lower"): "python-asyncio does fewer msgs/s than go under go-spammer",
+            ("tcp_segs_per_msg", None): "python-asyncio sends fewer TCP segments per message than go under go-spammer"})
+        self.assertFalse(any("msgs/s" in text for (figure, _), text in said.items() if "msgs" not in figure))
 
     def test_versus_uses_the_scenarios_reference_load_and_default_figure(self):
         (one,) = claim_files.versus("netbench-epoll", "go", shipped(), PLACEMENTS)

@@ -25,7 +25,9 @@ class Definition:
     about how long one run of a case takes, in seconds (the stored runs' mean), to split a time budget among
     the parts in proportion to their rounds' lengths; `as_written` the settings the write-up itself ran (its run
     length, its messages, its harness's samples) and `writeup_contestants` the registry names of the systems it
-    compared and its load, which `--as-written` runs and nothing else."""
+    compared and its load, which `--as-written` runs and nothing else; `control` its A/A control (aa_control.py:
+    the cell whose program runs against a second process of itself; None: none), which the run adds to its cases
+    unless it runs a write-up as written or the command line says --no-control."""
     name: str
     document: str
     settings: dict
@@ -40,6 +42,7 @@ class Definition:
     case_s: Optional[Callable] = None
     as_written: Optional[dict] = None
     writeup_contestants: tuple = ()
+    control: Optional[dict] = None
 
     def round_s(self, settings, cases, runners):
         """About how long one round of every case under every runner takes (0 where `case_s` is unknown)."""

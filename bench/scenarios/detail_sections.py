@@ -1,6 +1,6 @@
 """The section of a detail scenario (echo_bench.py, websocket_bench.py, httpfanout_bench.py), as data
 (bench/reporting/document.py): what was run, its comparisons judged as the write-ups' claims are (the paired
-ratio, its interval and a verdict: judging.judge), and the medians of every case over its rounds.
+ratio, its interval and a verdict: section_parts.section_of), and the medians of every case over its rounds.
 
     page = {"id": "echo-models", "title": "Echo models: ...", "notes": [...], "figures": FIGURES}
     claims = claim_files.detail("echo").claims(rows)   # its comparisons (bench/registry/details/echo.toml)
@@ -9,7 +9,7 @@ ratio, its interval and a verdict: judging.judge), and the medians of every case
 
 from bench.analysis import medians
 from bench.reporting import tables
-from bench.scenarios import judging
+from bench.scenarios import section_parts
 
 
 def case_keys(rows):
@@ -45,8 +45,8 @@ def as_table(caption, entries):
 
 def section(page, rows, fates, claims, stored=None):
     """A detail scenario's section: `page` has its id, title, notes (what was run) and figures (the medians
-    its table shows) and, optionally, more tables; `claims` its comparisons (judging.Claim); `stored` the
-    verdicts a run kept, re-rendering it."""
+    its table shows) and, optionally, more tables; `claims` its comparisons (bench/design/judging.py's Claim);
+    `stored` the verdicts a run kept, re-rendering it."""
     head = {"id": page["id"], "kind": "detail", "title": page["title"], "notes": page["notes"]}
     tables_ = [as_table("Every case (medians over rounds)", summary(rows, page["figures"]))]
-    return judging.section_of(head, rows, fates, claims, stored, tables_ + list(page.get("tables", ())))
+    return section_parts.section_of(head, rows, fates, claims, stored, tables_ + list(page.get("tables", ())))

@@ -15,9 +15,9 @@ import subprocess
 from bench.running import binaries
 from bench.base import progress
 from bench.design import scheduler
+from bench.scenarios import section_parts
 from bench.scenarios import definition
 from bench.scenarios import detail_sections
-from bench.scenarios import judging
 
 # The binaries, in the order they run.
 BINARIES = (
@@ -134,7 +134,7 @@ def section(rows, fates, settings, stored=None):
     quick = settings.get("min_time_s")
     notes = settings.get("notes") or (
         "Google Benchmark, default build flags (-c opt), each benchmark in a process of its own, "
-        f"{judging.rounds_text(settings)}. Per iteration: CPU and real time in ns; throughput where the "
+        f"{section_parts.rounds_text(settings)}. Per iteration: CPU and real time in ns; throughput where the "
         "benchmark counts bytes or items" + (f" (quick: --benchmark_min_time={quick:g})." if quick else "."))
     entries = summary(rows)
     return {"id": "microbenchmarks", "kind": "bench", "title": "Microbenchmarks (Google Benchmark)",

@@ -13,7 +13,7 @@ from bench.analysis import verdict
 from bench.design import rounds
 from bench.design import scheduler
 from bench.reporting import terminal
-from bench.scenarios import judging
+from bench.design import judging
 
 CLAIM = judging.Claim("A beats B", {"server": "a"}, {"server": "b"}, "msgs_per_s", higher_is_better=True,
                        names=("a", "b"))

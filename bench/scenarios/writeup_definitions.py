@@ -36,7 +36,7 @@ def _definition(name, **rest):
         name=name, document=f"{name}_writeup", settings=dict(writeup.settings), quick=dict(writeup.quick),
         section=_section(name, getattr(writeup_sections, f"{name}_section")), claims=writeup.claims,
         as_written=dict(writeup.as_written.get("settings", {})),
-        writeup_contestants=tuple(writeup.as_written.get("contestants", ())), **rest)
+        writeup_contestants=tuple(writeup.as_written.get("contestants", ())), control=writeup.control, **rest)
 
 
 # ------------------------------------------------------------------------------------------------------ echo

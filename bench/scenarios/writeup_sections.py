@@ -10,9 +10,9 @@ html_report.py; each claim's lines (one per load and placement) are grouped unde
 load and placement its headline.
 """
 
-from bench.scenarios.judging import (_cells, _configuration, _fmt, _median_of, _range_of,
-                                     _run_length_notes, _samples, _saturated_text, _span, _table, placements_of,
-                                     rounds_text, section_of, sequential_options)
+from bench.design.judging import _cells, _configuration, _samples, placements_of, sequential_options
+from bench.scenarios.section_parts import (_fmt, _median_of, _range_of, _run_length_notes, _saturated_text, _span,
+                                           _table, rounds_text, section_of)
 
 # ------------------------------------------------------------------------------------------------------ echo
 

@@ -10,12 +10,15 @@ same rounds, budget, sequential verdicts, error control, steady state, history, 
 
 import collections
 
+from bench.reporting import document
 from bench.reporting import verdict_text
+from bench.scenarios import section_parts
+from bench.scenarios import aa_control
 from bench.scenarios import claim_files
 from bench.scenarios import definition
-from bench.scenarios import judging
+from bench.design import judging
 
-PREFIX = "your-"
+PREFIX = document.YOURS_PREFIX
 
 
 def part_of(scenario):
@@ -46,18 +49,30 @@ def _definition(base, scenario, questions):
                     "questions of one scenario run under one load's settings")
             settings[key] = value
     names = {name for one in questions for name in one.entries}
+    control = _control(scenario, questions[0].claim)
     claims = tuple(one.claim for one in questions)
+
+    def claims_of(rows):
+        return list(claims) + aa_control.claims_where_twin_ran(control, rows)
 
     def cases(entries, runners, settings):
         return base.cases([e for e in entries if e["name"] in names], runners, settings)
 
     def section(rows, fates, settings, stored=None):
-        return _section(scenario, claims, rows, fates, settings, stored)
+        return _section(scenario, tuple(claims_of(rows)), rows, fates, settings, stored)
 
     return definition.Definition(
         name=part_of(scenario), document=f"your_{scenario}_writeup", settings={**base.settings, **settings},
         quick=dict(base.quick), flags=dict(base.flags), cases=cases, section=section, link_keys=base.link_keys,
-        placements=base.placements, claims=lambda rows: list(claims), case_s=base.case_s)
+        placements=base.placements, claims=claims_of, case_s=base.case_s, control=control)
+
+
+def _control(scenario, claim):
+    """The A/A control of a part of your questions: its first question's side B against a second process of
+    itself (aa_control.for_side)."""
+    cell = {k: v for k, v in claim.b.items() if k != "placement"}
+    name = cell.get(aa_control.CONTESTANT_FIELD.get(scenario), "side B")
+    return aa_control.for_side(scenario, cell, claim.figure, "higher" if claim.higher_is_better else "lower", name)
 
 
 def _section(scenario, claims, rows, fates, settings, stored):
@@ -74,15 +89,15 @@ def _section(scenario, claims, rows, fates, settings, stored):
                 continue
             ok = sum(1 for r in cell_rows if r.get("status") == "ok")
             table.append([placement or "-"] + [str(v) for _, v in cell]
-                         + [judging._fmt(judging._median_of(cell_rows, f)) for f in figures] + [f"{ok}/{len(cell_rows)}"])
+                         + [section_parts._fmt(section_parts._median_of(cell_rows, f)) for f in figures] + [f"{ok}/{len(cell_rows)}"])
     columns = ["placement"] + keys + [verdict_text.FIGURES.get(f, f) + " (median)" for f in figures] + ["runs ok"]
     measured = (f"The {scenario} scenario's load with its settings ("
                 + ", ".join(f"{k} {v}" for k, v in settings.items() if k in _load_settings(scenario))
-                + f"), {judging.rounds_text(settings)}; the cells your questions compare, in each placement.")
+                + f"), {section_parts.rounds_text(settings)}; the cells your questions compare, in each placement.")
     head = {"id": part_of(scenario), "title": f"Your claims: {scenario}", "claim": "", "measured": measured,
             "options": judging.sequential_options(settings)}
-    return judging.section_of(head, rows, fates, list(claims), stored,
-                              [judging._table("Medians over rounds.", columns, table)])
+    return section_parts.section_of(head, rows, fates, list(claims), stored,
+                              [section_parts._table("Medians over rounds.", columns, table)])
 
 
 def _load_settings(scenario):

@@ -49,6 +49,25 @@ class DefinitionsTest(unittest.TestCase):
                       str(caught.exception))
 
 
+class SkippedSideTest(unittest.TestCase):
+    def test_a_question_whose_side_cannot_run_here_says_so_and_why(self):
+        with open(registry.DEFAULT_PATH) as f:
+            entries = registry.validate(json.load(f))
+        (part,) = your_claims.definitions(claim_files.versus("netbench-uring", "go", entries, ["shared"]),
+                                          catalogue.BY_PART)
+        rows = [{"server": "go", "client": "go-spammer", "placement": "shared", "round": i, "status": "ok",
+                 "steady_msgs_per_s": 100.0 + i, "msgs_per_s": 100.0} for i in range(3)]
+        why = "io_uring is disabled here (kernel.io_uring_disabled = 2)"
+        fates = [{"name": "netbench-uring", "role": "server", "status": "skipped", "why": why},
+                 {"name": "go", "role": "server", "status": "ran"},
+                 {"name": "go-spammer", "role": "client", "status": "ran"}]
+        (line,) = part.section(rows, fates, {**part.settings, "samples": 3})["verdicts"]
+        self.assertEqual((line["verdict"], line["why"]), ("not measured", f"netbench-uring skipped: {why}"))
+        self.assertEqual(your_claims.sentence(line, FAMILY),
+                         "netbench-uring beats go in msgs/s under go-spammer, shared placement: not measured "
+                         f"(netbench-uring skipped: {why})")
+
+
 class SentenceTest(unittest.TestCase):
     LINE = {"claim": "[shared] netbench-epoll beats go in msgs/s under go-spammer", "placement": "shared",
             "verdict": "holds", "sequence": {"interval": [1.22, 1.41], "geomean_ratio": 1.31, "rounds": 24}}

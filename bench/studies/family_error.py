@@ -29,7 +29,7 @@ from bench.analysis import judged_link
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.base import generated_block
-from bench.scenarios import judging
+from bench.design import judging
 
 DATA = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."), "results", "data")

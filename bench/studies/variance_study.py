@@ -68,7 +68,7 @@ from bench.running import placement as cpu_placement
 from bench.base import progress
 from bench.design import rounds as round_policies
 from bench.design import scheduler
-from bench.scenarios import judging
+from bench.design import judging
 from bench.scenarios import writeup_definitions as definitions
 
 SCHEMA = "netbench.variance/1"

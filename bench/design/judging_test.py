@@ -8,7 +8,8 @@ import unittest
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.reporting import markdown
-from bench.scenarios import judging
+from bench.design import judging
+from bench.scenarios import section_parts
 from bench.scenarios import writeup_definitions
 
 ROUNDS = range(5)
@@ -69,6 +70,18 @@ class SectionDataTest(unittest.TestCase):
         headline = section["verdicts"][section["claims"][0]["headline"]]
         self.assertEqual(headline["a"], {"server": "racket", "client": "go-spammer", "placement": "shared"})
 
+    def test_a_twins_rows_give_a_control_judged_under_the_shared_placement_only(self):
+        rows = self.rows()
+        rows += [ok(server="go (A/A twin)", client="go-spammer", round=r, placement=placement,
+                    msgs_per_s=100000 + r) for r in ROUNDS for placement in ("shared", "split")]
+        section = writeup_definitions.ECHO.section(rows, fates("racket", "go", "go-gomaxprocs1", "go-spammer"),
+                                                   {"clients": 3, "seconds": 1, "samples": 5})
+        control = section["claims"][-1]
+        self.assertTrue(control["control"])
+        self.assertEqual(control["others"], [])
+        line = section["verdicts"][control["headline"]]
+        self.assertEqual((line["control"], line["placement"], line["ratio"]), (True, "shared", 1.0))
+
     def test_a_stored_runs_verdicts_give_the_same_section(self):
         rows = self.rows()
         judged = writeup_definitions.ECHO.section(rows, fates("racket", "go", "go-gomaxprocs1"),
@@ -81,7 +94,7 @@ class SectionDataTest(unittest.TestCase):
     def test_a_tie_of_saturated_sides_reads_the_same_on_every_render(self):
         # Which side was saturated most: on a tie the first seen, not whichever a set happens to give first.
         cell = [{"status": "ok", "bottleneck": b} for b in ("load", "both", "both", "load")]
-        self.assertEqual(judging._saturated_text(cell), "load 2/4")
+        self.assertEqual(section_parts._saturated_text(cell), "load 2/4")
 
     def test_a_stored_line_no_claim_makes_keeps_a_row_of_its_own(self):
         old = {"claim": "a claim of an older version", "verdict": verdict.HOLDS, "a": {"server": "x"},
@@ -217,6 +230,28 @@ class RoundsAVerdictRestsOnTest(unittest.TestCase):
         rows = self.rows([1.3] * 4, noise={0: {"other_cpu_share": verdict.DISTURBED_OTHER + 0.01}})
         self.assertEqual(judging.claim_line(self.CLAIM, rows, fates("a", "b"))["set_aside"]["why"],
                          {"other": 1})
+
+    def test_each_sides_lost_runs_are_counted_and_an_unequal_loss_gives_the_ratio_counting_them(self):
+        rows = self.rows([1.1] * 10)
+        for row in rows:
+            if row["server"] == "a" and row["round"] >= 6:
+                row["msgs_per_s"] = 0 if row["round"] < 8 else row["msgs_per_s"]
+                row["status"] = "failed" if row["round"] >= 8 else row["status"]
+        line = judging.claim_line(self.CLAIM, rows, fates("a", "b"))
+        self.assertEqual(line["lost"], {"a": {"zero": 2, "failed": 2}, "b": {}})
+        # A kept 6 rounds at 1.1 and lost 4: counted as its losses, the median ratio stays above 1, closer.
+        self.assertAlmostEqual(line["lost_ratio"], 1.1)
+        even = judging.claim_line(self.CLAIM, self.rows([1.1] * 10), fates("a", "b"))
+        self.assertNotIn("lost", even)
+
+    def test_rows_with_slots_and_blocks_say_how_often_a_ran_first_and_over_how_many_process_pairs(self):
+        rows = self.rows([1.1] * 6)
+        for row in rows:
+            first = (row["round"] % 2 == 0) == (row["server"] == "a")
+            row.update(slot=0 if first else 1, block=row["round"] // 4)
+        line = judging.claim_line(self.CLAIM, rows, fates("a", "b"))
+        self.assertEqual((line["order"]["a_first"], line["order"]["rounds"], line["process_pairs"]), (3, 6, 2))
+        self.assertFalse(line["order"]["unbalanced"])
 
     def test_the_medians_beside_a_verdict_are_of_the_rounds_it_paired(self):
         # B ran 20 more rounds for another claim, at a tenth of its rate: A's verdict and its medians ignore them.

@@ -1,17 +1,19 @@
-"""How any claim is judged: a claim as data (Claim: cell A, cell B, the figure, which way is better), its verdict
-line from a run's rows (claim_line: bench/analysis/verdict.py's, by the sequential rule where the run was
-adaptive), a scenario's claims judged together and grouped by question (judge, section_of), and the pieces every
-section's tables share. The write-ups' sections (writeup_sections.py), the detail scenarios (*_bench.py), the
-adaptive round policy's questions (adaptive.py) and a user's own claims (claim_files.py) all judge through here.
+"""How any claim is judged, beside the round loop, its order and the error control that set its level: a claim as
+data (Claim: cell A, cell B, the figure, which way is better; an A/A control among them), its verdict line from a
+run's rows (claim_line: bench/analysis/verdict.py's, by the sequential rule where the run was adaptive), and a
+scenario's claims judged together and grouped by question (judge, judged). The write-ups' sections
+(bench/scenarios/writeup_sections.py), the detail scenarios, the adaptive round policy's questions
+(bench/scenarios/adaptive.py) and a user's own claims (bench/scenarios/claim_files.py) all judge through here;
+what their sections' tables share is bench/scenarios/section_parts.py.
 
     lines = judging.judge(claims, rows, fates)                             # claims: judging.Claim, as data
     line = judging.claim_line(claim, rows, fates, placement="shared", options=sequential.Options())
-    section = judging.section_of(head, rows, fates, claims, stored, tables)
 
 A claim line compares two cells of a table ("racket under go-spammer" vs "go under go-spammer"); its samples
 are that cell's rows, one per round. A cell whose contestant is missing here gives "not measured" with the
 reason; a claim about another operating system or more cores gives "not testable here" with the command to
-run there. Nothing in a verdict is written by hand.
+run there. Beside its interval a line says how often its A ran first and over how many process pairs its rounds
+came (the rows' slot and block), and the runs each side lost. Nothing in a verdict is written by hand.
 """
 
 import collections
@@ -20,14 +22,15 @@ import math
 import statistics
 
 from bench.analysis import drift
-from bench.analysis import medians
+from bench.analysis import lost_runs
+from bench.analysis import order_balance
 from bench.analysis import paired_ratio
 from bench.analysis import sequential
+from bench.analysis import verdict
 from bench.running import placement as cpu_placement
 from bench.running import process_configuration
-from bench.analysis import verdict
-from bench.reporting import verdict_text
-from bench.scenarios import run_lengths
+
+
 def _cells(rows, **match):
     return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
 
@@ -86,6 +89,14 @@ class Claim:
     question: str = None
     variant: str = None
     headline: bool = False
+    control: bool = False
+
+
+def control_placement(placements):
+    """The one placement an A/A control is judged under: the write-ups' own (shared) where the run has it, else
+    the first it ran."""
+    placements = [p for p in placements if p]
+    return cpu_placement.SHARED if cpu_placement.SHARED in placements else (placements[0] if placements else None)
 
 
 def not_testable(text, why, command):
@@ -111,6 +122,8 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     cells_a, cells_b = ([r for r in cells if r.get("round") not in disturbed] for cells in (cells_a, cells_b))
     log_ratios, paired = _log_ratios(cells_a, cells_b, figure)
     used = _rounds_used(log_ratios, paired, claim.higher_is_better, options)
+    stopped = options is not None and used is not None and len(used) < len(paired)  # decided before its last round
+    lost = _lost(cells_a, cells_b, figure, used if stopped else None, claim.higher_is_better)
     if used is not None:
         cells_a, cells_b = ([r for r in cells if r.get("round") in used] for cells in (cells_a, cells_b))
     samples_a, rounds_a = _samples(cells_a, figure)
@@ -120,7 +133,8 @@ def claim_line(claim, rows, fates, placement=None, options=None):
     if options is not None:
         judged = verdict.sequential_of(judged, rounds_a, rounds_b, claim.higher_is_better, options)
     line = {"claim": _claim_text(claim, rows, placement), "figure": figure, "a": a, "b": b, **judged,
-            **_bound_and_steal(judged, cells_a + cells_b)}
+            **_bound_and_steal(judged, cells_a + cells_b), **_order_and_pairs(cells_a, cells_b, rounds_a, rounds_b),
+            **lost}
     _add_context(line, claim, (cells_a, cells_b, rounds_a, rounds_b), disturbed, aside)
     if line["verdict"] == verdict.NOT_MEASURED and disturbed and measured:
         # Both sides ran, in rounds all set aside: a finding about the machine, and a claim still open.
@@ -159,6 +173,55 @@ def _rounds_used(log_ratios, paired, higher_is_better, options):
     if options is None:
         return set(paired)
     return set(paired[:max(sequential.first_decision(log_ratios, higher_is_better, options)["rounds"], 2)])
+
+
+def _lost(cells_a, cells_b, figure, used, higher_is_better):
+    """{"lost": {"a": {why: runs}, "b": ...}} over the rounds up to the one that decided a sequential verdict
+    (`used`, its rounds; None: every round) (lost_runs.why_lost), with
+    "lost_ratio" (the median ratio with each round a side lost counted as its loss) where the sides lost
+    unequally; {} where no run was lost."""
+    last = max(used) if used else None
+    lost, by_round, rounds = {}, {}, set()
+    for side, cells in (("a", cells_a), ("b", cells_b)):
+        counted, by_round[side] = {}, set()
+        for row in cells:
+            if last is not None and row.get("round", 0) > last:
+                continue
+            rounds.add(row.get("round"))
+            why = lost_runs.why_lost(row, figure_of(row, figure), figure in STANDS_FOR)
+            if why is not None:
+                counted[why] = counted.get(why, 0) + 1
+                by_round[side].add(row.get("round"))
+        lost[side] = counted
+    if not lost["a"] and not lost["b"]:
+        return {}
+    out = {"lost": lost}
+    if lost_runs.unequal(lost["a"], lost["b"], len(rounds)):
+        _, rounds_a = _samples(cells_a, figure)
+        _, rounds_b = _samples(cells_b, figure)
+        kept = {i: math.log(rounds_a[i] / rounds_b[i]) for i in set(rounds_a) & set(rounds_b)
+                if (last is None or i <= last) and rounds_a[i] and rounds_b[i]}
+        ratio = lost_runs.ratio_counting_losses(kept, by_round["a"], by_round["b"], higher_is_better)
+        if ratio is not None:
+            out["lost_ratio"] = ratio
+    return out
+
+
+def _order_and_pairs(cells_a, cells_b, rounds_a, rounds_b):
+    """Over the rounds a verdict paired: how often A ran first (order_balance.balance, from the rows' `slot`)
+    and over how many process pairs (the rows' `block`: each block starts the servers again); nothing for rows
+    stored before rounds were drawn."""
+    paired = set(rounds_a) & set(rounds_b)
+    slots_a, slots_b = ({r["round"]: r["slot"] for r in cells if r.get("round") in paired and "slot" in r
+                         and r.get("status") == "ok"} for cells in (cells_a, cells_b))
+    out = {}
+    order = order_balance.balance(slots_a, slots_b)
+    if order is not None:
+        out["order"] = order
+    blocks = {r["block"] for r in cells_a + cells_b if r.get("round") in paired and r.get("block") is not None}
+    if blocks:
+        out["process_pairs"] = len(blocks)
+    return out
 
 
 def _add_context(line, claim, cells, disturbed, aside=None):
@@ -288,47 +351,17 @@ def placements_of(rows):
     return found or [None]
 
 
-_fmt = verdict_text.number
-
-
-def _median_of(rows, figure):
-    return medians.median([figure_of(r, figure) for r in rows if r.get("status") == "ok"])
-
-
-def _span(values):
-    """"lowest .. highest" as the tables print numbers; "-" when there are none."""
-    values = [v for v in values if v is not None]
-    return f"{_fmt(min(values))} .. {_fmt(max(values))}" if values else "-"
-
-
-def _range_of(rows, figure):
-    return _span(figure_of(r, figure) for r in rows if r.get("status") == "ok")
-
-
-def _failures(rows):
-    """The failed runs, once per server, client and error: [{"where", "error", "tail"}]."""
-    out, seen = [], set()
-    for r in rows:
-        if r.get("status") == "ok":
-            continue
-        key = (r.get("server"), r.get("client"), r.get("error"))
-        if key in seen:
-            continue
-        seen.add(key)
-        where = ", ".join(f"{k} {r[k]}" for k in ("client", "server", "scheme", "condition", "procs", "clients")
-                          if k in r)
-        out.append({"where": where, "error": r.get("error"), "tail": r.get("tail")})
-    return out
-
-
 # The question under which a re-rendered run's verdicts of claims this version no longer makes are kept.
 OLDER_CLAIMS = "the claims as an older version of netbench made them (as stored)"
 
 
 def _entries(claims, rows):
     """(claim, placement) in the order they are judged: each per-placement claim within every placement of the
-    rows, then the others; a claim that is already a line (not testable here) comes with placement None."""
-    entries = [(c, p) for p in placements_of(rows) for c in claims if isinstance(c, Claim) and c.per_placement]
+    rows, then the others; a claim that is already a line (not testable here) comes with placement None. An A/A
+    control is judged under one placement (control_placement)."""
+    placements = placements_of(rows)
+    entries = [(c, p) for p in placements for c in claims if isinstance(c, Claim) and c.per_placement
+               and (not c.control or p == control_placement(placements))]
     return entries + [(c, None) for c in claims if not isinstance(c, Claim) or not c.per_placement]
 
 
@@ -370,7 +403,10 @@ def _judged(claims, rows, fates, stored=None, options=None):
             continue
         is_claim = isinstance(claim, Claim)
         question = (claim.question or claim.text) if is_claim else claim["claim"]
-        group = groups.setdefault(question, {"question": question, "headline": None, "others": []})
+        group = groups.setdefault(question, {"question": question, "headline": None, "others": [],
+                                             **({"control": True} if is_claim and claim.control else {})})
+        if is_claim and claim.control:
+            line["control"] = True
         headline = not is_claim or (claim.headline and placement in (None, cpu_placement.SHARED))
         if headline and group["headline"] is None:
             group["headline"] = len(lines)
@@ -396,22 +432,6 @@ def judge(claims, rows, fates):
     return _judged(claims, rows, fates)[0]
 
 
-def section_of(head, rows, fates, claims, stored, tables):
-    """A section as data, what the renderers (bench/reporting/) show: `head` has its id, kind ("writeup" or
-    "detail"), title, and where it has them the write-up's claim, what was measured and notes; `claims` are
-    judged here (or matched to `stored`, the verdicts a run kept, re-rendering it), by the sequential rule where
-    `head` has `options` (sequential_options(settings))."""
-    lines, groups, where = _judged(claims, rows, fates, stored, head.get("options"))
-    for group in groups:  # the summary's row says which write-up the older claims were of
-        if group["question"] == OLDER_CLAIMS:
-            group["question"] = f"{head['title'].split(':')[0]}: {OLDER_CLAIMS}"
-    return {"id": head["id"], "kind": head.get("kind", "writeup"), "title": head["title"],
-            "claim": head.get("claim", ""), "measured": head.get("measured", ""),
-            "placements": [{"name": p, "answers": cpu_placement.ANSWERS[p]} for p in placements_of(rows) if p],
-            "verdicts": lines, "claims": groups, "where": where, "tables": list(tables),
-            "notes": list(head.get("notes", ())), "failures": _failures(rows), "contestants": fates, "charts": []}
-
-
 def sequential_options(settings):
     """The sequential rule's options where the run was adaptive (settings "design": "sequential"), else None:
     with the levels the run's error control judged each claim at (settings "levels": [[claim, alpha, direction
@@ -421,32 +441,3 @@ def sequential_options(settings):
     return sequential.Options(margin=settings.get("margin", sequential.MARGIN),
                               alpha=settings.get("alpha", sequential.ALPHA),
                               levels=tuple(tuple(level) for level in settings.get("levels", ())))
-
-
-def rounds_text(settings):
-    """How many rounds ran: "10 interleaved rounds", or, adaptive, the most any case ran and how they were
-    spent."""
-    if settings.get("design") != "sequential":
-        return f"{settings['samples']} interleaved rounds"
-    budget = f" of a {settings['budget_s'] / 60:.3g}-minute share of the budget" if settings.get("budget_s") else ""
-    return (f"up to {settings['samples']} interleaved rounds{budget} (every case in the first, the claims' "
-            f"cases in the first {sequential.MIN_ROUNDS}, then only the cases of the claims still open; a case no "
-            "claim compares ran once)")
-
-
-def _run_length_notes(settings, length):
-    """The section's note on its run length: why it is as long as it is (the stored study the run kept)."""
-    said = run_lengths.note(settings.get("run_length_study"), length, as_written=settings.get("as_written", False))
-    return [said] if said else []
-
-
-def _table(caption, columns, rows):
-    return {"caption": caption, "columns": columns, "rows": rows}
-
-
-def _saturated_text(cell):
-    marks = _bottlenecks(cell)
-    if not marks:
-        return "-"
-    top = max(dict.fromkeys(marks), key=marks.count)  # a tie: the first seen, the same on every render
-    return f"{top} {marks.count(top)}/{len(marks)}"
