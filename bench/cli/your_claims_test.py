@@ -21,9 +21,11 @@ from testing import user_contestant
 
 PYTHON = "/usr/bin/python3"
 
+# Half-second loads: the two sides differ by about a factor of two, so every round falls on one side and a
+# question is decided in about the fewest rounds the rule allows (7 or 8), however long a load runs.
 TWO_QUESTIONS = """
 [settings]
-seconds = 1.0
+seconds = 0.5
 
 [[question]]
 a = "python-asyncio"
@@ -118,7 +120,7 @@ class EndToEndTest(unittest.TestCase):
         claims = written(cls.folder, "claims.toml", TWO_QUESTIONS)
         common = [f"--contestants={registry_path}", "--placement=shared"]
         cls.claims_run = cls.run_suite([f"--claims={claims}", "--budget=50s"] + common)
-        cls.versus_run = cls.run_suite(["--versus=python-asyncio,go", "--echo-seconds=1", "--budget=40s"] + common)
+        cls.versus_run = cls.run_suite(["--versus=python-asyncio,go", "--echo-seconds=0.5", "--budget=40s"] + common)
 
     @classmethod
     def run_suite(cls, args):
