@@ -1,9 +1,9 @@
 """Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data: every stored
-run's report names charts that are in its folder, well-formed SVG; and, drawn from each run's document
-(report.json) alone, for a named sample of the stored runs and the newest (testing/stored_run_sample.py), every
-section with chart data gets its charts, each a well-formed SVG that names every contestant it shows, the same
-document gives the same bytes, and they are the stored charts. (The report names them from its document:
-document_test.py.)"""
+run's charts folder holds the charts its report names and no others, each well-formed SVG; and, drawn from each
+run's document (report.json) alone, for a named sample of the stored runs and the newest
+(testing/stored_run_sample.py), every section with chart data gets its charts, each a well-formed SVG that names
+every contestant it shows, the same document gives the same bytes, and they are the stored charts. (The report
+names them from its document: document_test.py.)"""
 
 import json
 import os
