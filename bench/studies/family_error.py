@@ -40,7 +40,8 @@ NEWEST = 4
 REPLAYS = 5  # replays of each run, order and plant
 LOOKS = 60  # the most rounds a replay runs: about what a 30-minute budget gives a part's open claims
 BEYOND = 1.08  # the true ratio A / B where the truth is set beyond the margin
-ORDERS = {rounds.DRAWN: lambda seed: rounds.Shuffled(seed=f"replay:{seed}"), rounds.LISTED: lambda seed: rounds.EveryCase()}
+ORDERS = {rounds.DRAWN: lambda seed: rounds.Shuffled(seed=f"replay:{seed}"),
+          rounds.LISTED: lambda seed: rounds.EveryCase()}
 PLANTS = {"none": null_loop.Plants(), "second runs 3% faster": null_loop.Plants(second=0.03),
           "drifting machine": null_loop.Plants(drift=null_loop.Drift())}
 WRONG = {1.0: (verdict.HOLDS, verdict.REVERSED), BEYOND: ("equivalent", verdict.REVERSED)}
