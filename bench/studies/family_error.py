@@ -37,8 +37,10 @@ DATA = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."), "results", "data")
 # The newest stored runs of the adaptive design the table replays (every one, up to this many, newest first).
 NEWEST = 4
-REPLAYS = 5  # replays of each run, order and plant
-LOOKS = 60  # the most rounds a replay runs: about what a 30-minute budget gives a part's open claims
+REPLAYS = 10  # replays of each run, order and plant
+# The most rounds a replay runs: a cap on its time (a claim still open there is open, not wrong), so the rates are
+# those of runs of at most this many rounds; the stored runs' claims ran up to about a hundred.
+LOOKS = 60
 BEYOND = 1.08  # the true ratio A / B where the truth is set beyond the margin
 ORDERS = {rounds.DRAWN: lambda seed: rounds.Shuffled(seed=f"replay:{seed}"),
           rounds.LISTED: lambda seed: rounds.EveryCase()}
