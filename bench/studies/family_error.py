@@ -49,9 +49,9 @@ PLANTS = {"none": null_loop.Plants(), "second runs 3% faster": null_loop.Plants(
 WRONG = {1.0: (verdict.HOLDS, verdict.REVERSED), BEYOND: ("equivalent", verdict.REVERSED)}
 
 
-def adaptive_runs():
-    """The stored runs whose write-ups ran adaptively and in full (not --quick), newest first:
-    [(folder, report.json)]."""
+def adaptive_runs(newest=NEWEST):
+    """The stored runs whose write-ups ran adaptively and in full (not --quick), newest first, at most `newest`
+    of them (None: all): [(folder, report.json)]."""
     found = []
     for path in glob.glob(os.path.join(DATA, "*", "report.json")):
         with open(path) as f:
@@ -67,12 +67,12 @@ def adaptive_runs():
                 not any(s.get("quick") for s in settings) and \
                 not any((section.get("run") or {}).get("quick") for section in doc["sections"]):
             found.append((folder, doc))
-    return sorted(found, key=lambda found_: found_[1]["run"]["time"], reverse=True)[:NEWEST]
+    return sorted(found, key=lambda found_: found_[1]["run"]["time"], reverse=True)[:newest]
 
 
 def named(labels):
-    """The adaptive runs among the newest whose folder's name is in `labels`, or is the newest."""
-    runs = adaptive_runs()
+    """The stored adaptive runs whose folder's name is in `labels`, and the newest."""
+    runs = adaptive_runs(newest=None)
     return [run for i, run in enumerate(runs) if i == 0 or os.path.basename(run[0]) in labels]
 
 
