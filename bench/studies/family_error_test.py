@@ -1,9 +1,12 @@
 """The null test can fail: stored rounds replayed through the suite's own round loop (bench/studies/
-family_error.py), with each plant (the second runner's 3% gain, a drifting machine), push the family's error
-above 5% under the listed order, and stay at or under it under the drawn order the suite ships; the test fails
-if the listed order ever stops failing. On a fixed sample: the newest stored adaptive run and the one named in
-SAMPLE, FEW replays each (in measured order, circular shifts), pooled. docs/methodology.md's block must be what
-`bazel run //bench/studies:family_error_table` wrote (its rows' names and shape; the full table takes minutes).
+family_error.py), with each plant (the second runner's 3% gain, a drifting machine), push the family's error above
+5% under the listed order, and stay at or under it under the drawn order the suite ships; the test fails if the
+listed order ever stops failing. On a fixed sample: the newest stored adaptive run and the one named in SAMPLE,
+FEW replays each (in measured order, circular shifts), pooled. The table's other runs are left out for time; in
+one, linux-x86_64-2cpu-epyc-main-job-1's skewed fan-out line is wrong in some replays under the drawn order with
+the drift (its median moves with the drift's spread; docs/methodology.md says why), a limit of the rule's quantity
+shown in the table, not one this test hides. docs/methodology.md's block must be what `bazel run
+//bench/studies:family_error_table` wrote (its rows' names and shape; the full table takes minutes).
 
     bazel test //bench/studies:family_error_test --test_output=all     # prints the rates
 """

@@ -20,9 +20,11 @@ The plants:
     slide within a regime: B, always run just after A, is always faster by the slide over one run (3%), a bias
     in every round but the few a regime ends in. Drawn, B runs before A as often as after, at gaps that vary:
     the slide adds spread to the ratios and no bias.
-  Neither plant changes the median ratio of the claims' rounds under the drawn order (each is a coin there);
-  under the listed order each is a bias of about 3% that the sign rule reads as the programs' difference, and
-  decides on in the claims whose rounds are tight enough for 3% to show (replayed_rounds.TIGHT).
+  Under the drawn order each plant is a coin, and a claim whose rounds are symmetric about their median keeps
+  its median ratio; one whose rounds are skewed does not under the drift, whose spread (symmetric as it is)
+  moves the median of its rounds toward their mean. Under the listed order each plant is a bias of about 3%
+  that the sign rule reads as the programs' difference, and decides on in the claims whose rounds are tight
+  enough for 3% to show (replayed_rounds.TIGHT).
 
 The loop is the suite's; one thing is not: while a replay runs, fast_fixed_view() makes the fixed design's
 sign-flip check, a field every verdict line carries and no sequential verdict reads, cost nothing (it is
