@@ -1,9 +1,10 @@
-"""Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data, drawn from each
-run's document (report.json) alone: every section with chart data gets its charts, each a well-formed SVG that
-names every contestant it shows, the same document gives the same bytes, and they are the stored charts.
-(The report names them from its document: document_test.py.)"""
+"""Tests of the report's charts (bench/reporting/charts.py) on the stored runs under results/data: every stored
+run's charts folder holds the charts its report names and no others, each well-formed SVG; and, drawn from each
+run's document (report.json) alone, for a named sample of the stored runs and the newest
+(testing/stored_run_sample.py), every section with chart data gets its charts, each a well-formed SVG that names
+every contestant it shows, the same document gives the same bytes, and they are the stored charts. (The report
+names them from its document: document_test.py.)"""
 
-import glob
 import json
 import os
 import tempfile
@@ -13,14 +14,9 @@ import xml.etree.ElementTree as ElementTree
 from bench.reporting import chart_data
 from bench.reporting import charts
 from bench.reporting import document
+from testing import stored_run_sample
 
-# The stored runs, results/data/ (data of this test), from the test's place in the runfiles or the checkout.
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def stored_runs():
-    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, document.FILE)))
 
 
 def draw(doc, directory, out=None):
@@ -62,13 +58,33 @@ def svg_text(path):
     return "\n".join("".join(element.itertext()) for element in root.iter(f"{SVG}text"))
 
 
+def named_charts(doc):
+    """[{path, alt}] of every chart `doc` names: its sections' and the summary's."""
+    return [c for s in doc["sections"] for c in s["charts"]] + [c for c in [doc.get("summary_chart")] if c]
+
+
+class StoredChartsTest(unittest.TestCase):
+    def test_every_stored_run_holds_the_charts_its_report_names_and_no_others(self):
+        runs = stored_run_sample.every_run()
+        self.assertTrue(runs, f"no {document.FILE} under {stored_run_sample.DATA}")
+        for directory in runs:
+            named = named_charts(stored_document(directory))
+            with self.subTest(run=directory):
+                self.assertEqual(sorted(os.listdir(os.path.join(directory, charts.CHARTS_FOLDER))),
+                                 sorted(os.path.basename(c["path"]) for c in named))
+            for chart in named:
+                with self.subTest(run=directory, chart=chart["path"]):
+                    self.assertTrue(chart["alt"])
+                    svg_text(os.path.join(directory, chart["path"]))
+
+
 class ChartsOfStoredRunsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.scratch = tempfile.TemporaryDirectory()
         # matplotlib keeps its font cache under MPLCONFIGDIR; the test's HOME may not be writable.
         os.environ.setdefault("MPLCONFIGDIR", os.path.join(cls.scratch.name, "matplotlib"))
-        cls.runs = stored_runs()
+        cls.runs = stored_run_sample.runs()
         cls.drawn = {}
         for index, directory in enumerate(cls.runs):
             out = os.path.join(cls.scratch.name, f"run{index}")
@@ -79,7 +95,7 @@ class ChartsOfStoredRunsTest(unittest.TestCase):
         cls.scratch.cleanup()
 
     def test_there_is_a_stored_run(self):
-        self.assertTrue(self.runs, f"no REPORT.md under {DATA}")
+        self.assertTrue(self.runs, f"no {document.FILE} under {stored_run_sample.DATA}")
 
     def test_every_section_with_results_gets_charts_that_are_well_formed_svg(self):
         for directory, (out, drawn) in self.drawn.items():
@@ -164,7 +180,7 @@ class DrawTest(unittest.TestCase):
             for name in ("gone_part_rate.svg", "notes.txt"):
                 with open(os.path.join(out, name), "w") as f:
                     f.write("<svg/>")
-            drawn = draw(one_section("echo_writeup", load(stored_runs()[0], "echo_writeup")), directory)
+            drawn = draw(one_section("echo_writeup", load(stored_run_sample.runs()[0], "echo_writeup")), directory)
             self.assertEqual(list(drawn), ["echo_writeup"])
             self.assertEqual(sorted(os.listdir(out)), ["echo_writeup_cpu.svg", "echo_writeup_rate.svg", "notes.txt"])
             self.assertEqual([path for path, _ in drawn["echo_writeup"]],

@@ -1,7 +1,7 @@
 """The comparison (bench/reporting/compare.py) and its renderers (compare_markdown.py, compare_html.py) on the
-repository's own stored runs: every pair of run folders under results/data with a report.json compared and
-rendered to Markdown and HTML, each naming both runs and showing each run's verdicts; and the stored
-comparison under results/data/compare is what rendering its compare.json gives. Hand-made runs
+repository's own stored runs: every pair of a named sample of them and the newest (testing/stored_run_sample.py)
+compared and rendered to Markdown and HTML, each naming both runs and showing each run's verdicts; and each
+stored comparison under results/data/compare is what rendering its compare.json gives. Hand-made runs
 (bench/cli/compare_test.py) cannot catch what real data holds: a median outside its per-round range, rows of
 two links under one round index."""
 
@@ -15,14 +15,9 @@ import unittest
 from bench.reporting import compare
 from bench.reporting import compare_html
 from bench.reporting import compare_markdown
-from bench.reporting import document
+from testing import stored_run_sample
 
-# The stored runs, results/data/ (data of this test), from the test's place in the runfiles or the checkout.
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
-
-
-def stored_runs():
-    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, document.FILE)))
+DATA = stored_run_sample.DATA
 
 
 def stored_comparisons():
@@ -41,14 +36,21 @@ def without_folders(comparison):
 class CompareStoredRunsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        paths = stored_runs()
+        paths = stored_run_sample.runs()
         cls.runs = dict(zip(paths, (compare.load_run(p, label) for p, label in zip(paths, compare.labels_for(paths)))))
+
+    def stored_run(self, label):
+        """The stored run `label`, loaded once."""
+        path = os.path.join(DATA, label)
+        if path not in self.runs:
+            self.runs[path] = compare.load_run(path, label)
+        return self.runs[path]
 
     def test_there_are_runs_to_compare(self):
         self.assertGreaterEqual(len(self.runs), 2, DATA)
 
     def test_every_pair_of_stored_runs_renders_with_each_runs_verdicts(self):
-        for a, b in itertools.combinations(self.runs, 2):
+        for a, b in itertools.combinations(stored_run_sample.runs(), 2):
             runs = [self.runs[a], self.runs[b]]
             with self.subTest(runs=[r.label for r in runs]):
                 comparison = json.loads(json.dumps(compare.build(runs)))  # it survives its JSON
@@ -73,7 +75,7 @@ class CompareStoredRunsTest(unittest.TestCase):
                     self.assertEqual(stored.read(), compare_markdown.render(comparison))
                 with open(os.path.join(directory, "compare.html")) as stored:
                     self.assertEqual(stored.read(), compare_html.render(comparison, directory))
-                runs = [self.runs[os.path.join(DATA, label)] for label in comparison["runs"]]
+                runs = [self.stored_run(label) for label in comparison["runs"]]
                 again = json.loads(json.dumps(compare.build(runs, charts=comparison["charts"])))
                 self.assertEqual(without_folders(again), without_folders(comparison))  # what the stored runs give
 

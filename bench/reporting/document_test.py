@@ -1,11 +1,11 @@
 """Tests of the run's document and its renderers (bench/reporting/document.py, markdown.py, html_report.py,
 terminal.py) on the stored runs under results/data: every stored run's document (report.json) survives its JSON
-and renders, alone, to the stored REPORT.md and report.html (what --rerender does), and is what the run's samples,
-of every schema version, give; a run's report holds only that run's documents; the summary comes
-first, one row per write-up claim, with the verdict the stored JSON has for the write-up's own load and
-placement; each section's Markdown is made from its data."""
+and renders to the stored REPORT.md and report.html, and is what the run's samples, of every schema version, give;
+rendered again from report.json alone (--rerender: its charts drawn, its summary and history made again), a named
+sample of the stored runs and the newest (testing/stored_run_sample.py) give the stored files; a run's report
+holds only that run's documents; the summary comes first, one row per write-up claim, with the verdict the stored
+JSON has for the write-up's own load and placement; each section's Markdown is made from its data."""
 
-import glob
 import json
 import os
 import shutil
@@ -20,13 +20,9 @@ from bench.reporting import result_schema
 from bench.reporting import terminal
 from bench.scenarios import catalogue
 from bench.design import judging
+from testing import stored_run_sample
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "data")
-MAIN = os.path.join(DATA, "linux-x86_64-2cpu")
-
-
-def stored_runs():
-    return sorted(d for d in glob.glob(os.path.join(DATA, "*")) if os.path.exists(os.path.join(d, document.FILE)))
+MAIN = os.path.join(stored_run_sample.DATA, "linux-x86_64-2cpu")
 
 
 def stored_verdicts(directory, part):
@@ -38,7 +34,7 @@ class StoredRunsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         # As --rerender reads a run: its report.json alone.
-        cls.docs = {d: document.load(os.path.join(d, document.FILE)) for d in stored_runs()}
+        cls.docs = {d: document.load(os.path.join(d, document.FILE)) for d in stored_run_sample.every_run()}
 
     def test_there_are_stored_runs(self):
         self.assertIn(os.path.normpath(MAIN), [os.path.normpath(d) for d in self.docs])
@@ -54,9 +50,19 @@ class StoredRunsTest(unittest.TestCase):
                 self.assertEqual(html_report.render(again, directory), html_report.render(doc, directory))
                 self.assertIn(doc["run"]["commit"], terminal.render(again))
 
+    def test_every_stored_run_is_what_its_document_renders_to(self):
+        # Nothing edited by hand: REPORT.md and report.html (with the charts beside them) are report.json's.
+        for directory, doc in self.docs.items():
+            with self.subTest(directory=directory):
+                with open(os.path.join(directory, "REPORT.md")) as stored:
+                    self.assertEqual(stored.read(), markdown.render(doc))
+                with open(os.path.join(directory, "report.html")) as stored:
+                    self.assertEqual(stored.read(), html_report.render(doc, directory))
+
     def test_rerendering_the_stored_document_alone_gives_the_stored_renderings(self):
-        # What is checked in is what --rerender gives from report.json alone: nothing edited by hand.
-        for directory in self.docs:
+        # What is checked in is what --rerender gives from report.json alone: charts drawn, the summary and the
+        # history made again (the charts' bytes: charts_test.py).
+        for directory in stored_run_sample.runs():
             with self.subTest(directory=directory), tempfile.TemporaryDirectory() as scratch:
                 shutil.copy(os.path.join(directory, document.FILE), scratch)
                 report.rerender(scratch)

@@ -1,50 +1,58 @@
 """The error rate a run states for its verdicts together ("at most 5% chance that any of these verdicts is
-wrong"), measured on rounds shaped like the suite's own, not only on Gaussian ones.
+wrong"), measured through the suite's own round loop on the stored runs' own rounds, and shown able to fail.
 
-The global null, resampled from stored runs: for each of the newest stored runs of the adaptive design, every
-judgeable claim's own per-round log ratios (its cells' rounds, as its verdict paired them), centred on their
-median so that no claim has a true difference in the quantity a verdict is about, drawn with replacement into
-1,000 simulated runs of the budgeted round loop (sequential.simulate), the claims in their two families at the
-run's rule (Holm's step-down on the sign sequences' anytime p-values). A simulated run is wrong for a family
-when any of its claims holds or is reversed. Every claim gets up to 100 looks, more than a 30-minute budget
-gives any, so the rate is an upper bound on the main job's.
+Each stored run of the adaptive design gives its claims' rounds (bench/studies/replayed_rounds.py: each claim's
+two sides per round, the truth set by a ratio, the rounds' shape and order kept), replayed through the loop the
+main job runs (bench/studies/null_loop.py: rounds.UntilDecided over adaptive.questions, the ErrorControl's one
+level per claim, scheduler.run with a fake runner, each claim judged at the end from the rows), in two ways:
+  - shifts: the rounds in the order they were measured, from REPLAYS starting points spread over them (circular
+    shifts), so that whatever dependence the machine gave neighbouring rounds is replayed as it was;
+  - blocks: a circular block bootstrap of whole rounds, its block length from the rounds' autocorrelation
+    (Politis and White's rule, replayed_rounds.block_length).
+A replay is wrong under the null (every claim's true median ratio 1) when any claim holds or is reversed, and
+wrong where the truth is set beyond the margin (A faster by BEYOND, outside the +-5% margin) when any claim is
+found equivalent or reversed. Each is run under the drawn order (rounds.Shuffled, what the suite ships) and the
+listed order (--order=listed), bare and with each plant of null_loop (the second runner's 3% gain; a machine
+whose speed slides within regimes of tens of seconds): under the listed order each plant is a bias in every
+round, which the rule decides on as if it were the programs' difference, and the rate passes 5%; drawn, the
+same plants are coins, and it stays under, except where a claim's rounds are skewed and the drift's spread moves
+their median (docs/methodology.md names the run). The claims replayed are each run's tight ones (replayed_rounds.TIGHT):
+only those can be moved by a few percent within a run's rounds.
 
-Beside it: the same on Gaussian, heavy-tailed (t with 2 degrees of freedom) and outlier rounds (one in eight far
-off), and what the mean's t-calibrated sequence the suite used before gives on the stored rounds (centred on
-their mean, its own null). docs/methodology.md shows them in a block this module writes; family_error_test
-checks every rate against the 5% and the block against the rates.
-
-    rates = family_error.measured()                                 # every row, computed (about 90 s)
-    bazel run //bench/studies:family_error_table                     # writes docs/methodology.md's block
+    rates = family_error.measured(family_error.adaptive_runs())      # every row (minutes)
+    bazel run //bench/studies:family_error_table                      # writes docs/methodology.md's block
 """
 
 import glob
 import json
-import math
 import os
 import random
-import statistics
 
-from bench.analysis import judged_link
-from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.base import generated_block
-from bench.design import judging
+from bench.design import rounds
+from bench.studies import null_loop
+from bench.studies import replayed_rounds
 
 DATA = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."), "results", "data")
-RUNS = 1000
-LOOKS = 100
-# The newest stored runs of the adaptive design the test resamples (every one, up to this many, newest first).
+# The newest stored runs of the adaptive design the table replays (every one, up to this many, newest first).
 NEWEST = 4
-# A claim needs this many stored rounds to be resampled: fewer say too little of its rounds' shape.
-FEWEST_STORED_ROUNDS = 5
-UNJUDGED = (verdict.NOT_MEASURED, verdict.NOT_TESTABLE, verdict.SAME_CONFIGURATION)
+REPLAYS = 10  # replays of each run, order and plant
+# The most rounds a replay runs: a cap on its time (a claim still open there is open, not wrong), so the rates are
+# those of runs of at most this many rounds; the stored runs' claims ran up to about a hundred.
+LOOKS = 60
+BEYOND = 1.08  # the true ratio A / B where the truth is set beyond the margin
+ORDERS = {rounds.DRAWN: lambda seed: rounds.Shuffled(seed=f"replay:{seed}"),
+          rounds.LISTED: lambda seed: rounds.EveryCase()}
+PLANTS = {"none": null_loop.Plants(), "second runs 3% faster": null_loop.Plants(second=0.03),
+          "drifting machine": null_loop.Plants(drift=null_loop.Drift())}
+WRONG = {1.0: (verdict.HOLDS, verdict.REVERSED), BEYOND: ("equivalent", verdict.REVERSED)}
 
 
-def adaptive_runs():
-    """The stored runs whose write-ups ran adaptively and in full (not --quick), newest first:
-    [(folder, report.json)]."""
+def adaptive_runs(newest=NEWEST):
+    """The stored runs whose write-ups ran adaptively and in full (not --quick), newest first, at most `newest`
+    of them (None: all): [(folder, report.json)]."""
     found = []
     for path in glob.glob(os.path.join(DATA, "*", "report.json")):
         with open(path) as f:
@@ -60,128 +68,46 @@ def adaptive_runs():
                 not any(s.get("quick") for s in settings) and \
                 not any((section.get("run") or {}).get("quick") for section in doc["sections"]):
             found.append((folder, doc))
-    return sorted(found, key=lambda found_: found_[1]["run"]["time"], reverse=True)[:NEWEST]
+    return sorted(found, key=lambda found_: found_[1]["run"]["time"], reverse=True)[:newest]
 
 
-def stored_claims(folder, doc):
-    """[{"name", "family", "rounds"}]: every judgeable claim of a stored run with its per-round log ratios; a
-    claim is of the summary's family where its line is its question's headline."""
-    claims = []
-    for section in doc["sections"]:
-        if section.get("kind") != "writeup":
-            continue
-        with open(os.path.join(folder, f"{section['id']}_writeup.json")) as f:
-            rows = judged_link.on_the_judged_link(json.load(f)["rows"])
-        headlines = {group["headline"] for group in section.get("claims", [])}
-        for index, line in enumerate(section["verdicts"]):
-            if line.get("verdict") in UNJUDGED or not line.get("a") or not line.get("figure"):
-                continue
-            rounds = judging.claim_rounds(line, rows)
-            if len(rounds) >= FEWEST_STORED_ROUNDS:
-                family = sequential.SUMMARY if index in headlines else sequential.OTHER
-                claims.append({"name": f"{section['id']}: {line['claim']}", "family": family, "rounds": rounds})
-    return claims
+def named(labels):
+    """The stored adaptive runs whose folder's name is in `labels`, and the newest."""
+    runs = adaptive_runs(newest=None)
+    return [run for i, run in enumerate(runs) if i == 0 or os.path.basename(run[0]) in labels]
 
 
-def centred_claims(claims, centre):
-    """The claims for simulate(), each drawing from its own rounds less their `centre` (statistics.median or
-    statistics.fmean), each with its own two cases of 1 s."""
+def _wrong(verdicts, truth):
+    return any(v.startswith(w) for v in verdicts.values() for w in WRONG[truth])
+
+
+def error_rate(claims, condition, replays=REPLAYS, looks=LOOKS):
+    """The share of `replays` replays of `claims` through the loop that are wrong; `condition` is (how: "shifts"
+    or "blocks", order name, plant name, truth)."""
+    how, order, plant, truth = condition
+    wrong, length = 0, replayed_rounds.block_length(claims)
+    for seed in range(replays):
+        if how == "shifts":
+            positions = replayed_rounds.shifted(claims, seed * replayed_rounds.longest(claims) // replays, looks)
+        else:
+            positions = replayed_rounds.block_bootstrap(claims, random.Random(seed), looks, length)
+        replay = null_loop.Replay(order=ORDERS[order](seed), plants=PLANTS[plant], truth=truth, looks=looks, seed=seed)
+        wrong += _wrong(null_loop.replay(claims, positions, replay), truth)
+    return wrong / replays
+
+
+def measured(runs, hows=("shifts", "blocks"), truths=(1.0, BEYOND), replays=REPLAYS):
+    """[(run label, how, truth, claims replayed, block length, {(order, plant): rate})]: every row of the table."""
     out = []
-    for claim in claims:
-        middle = centre(claim["rounds"])
-        out.append({"name": claim["name"], "family": claim["family"], "cases": (claim["name"] + " a", claim["name"] + " b"),
-                    "draw": sequential.resampled([x - middle for x in claim["rounds"]])})
+    for folder, doc in runs:
+        claims = replayed_rounds.tight(replayed_rounds.stored(folder, doc))
+        for how in hows:
+            for truth in truths:
+                rates = {(order, plant): error_rate(claims, (how, order, plant, truth), replays)
+                         for plant in PLANTS for order in ORDERS}
+                out.append((os.path.basename(folder), how, truth, len(claims), replayed_rounds.block_length(claims),
+                            rates))
     return out
-
-
-def false_claim_rates(claims, runs=RUNS):
-    """{family: the share of `runs` simulated runs of `claims` (none with a true difference) in which any claim
-    of that family holds or is reversed}, and under "any" the share in which any claim of either does: each
-    claim looked at after each of up to LOOKS rounds."""
-    case_s = {case: 1.0 for claim in claims for case in claim["cases"]}
-    family_of = {claim["name"]: claim["family"] for claim in claims}
-    wrong = {family: 0 for family in list(sequential.FAMILIES) + ["any"]}
-    for seed in range(runs):
-        run = sequential.simulate(claims, case_s, math.inf, sequential.Simulation(seed=seed, max_rounds=LOOKS))
-        families = {family_of[name] for name, d in run["claims"].items()
-                    if d["outcome"] in (sequential.HOLDS, sequential.REVERSED)}
-        for family in families:
-            wrong[family] += 1
-        wrong["any"] += bool(families)
-    return {family: n / runs for family, n in wrong.items()}
-
-
-def synthetic_claims(draw, summary=5, other=17):
-    """The main job's shape of families (5 summary claims, 17 others), every claim drawing by `draw(rng)`."""
-    return [{"name": f"c{i}", "family": sequential.SUMMARY if i < summary else sequential.OTHER,
-             "cases": (f"a{i}", f"b{i}"), "draw": draw} for i in range(summary + other)]
-
-
-def _t2(rng):
-    return rng.gauss(0, 1) / math.sqrt((rng.gauss(0, 1) ** 2 + rng.gauss(0, 1) ** 2) / 2) * 0.1
-
-
-def _outliers(rng):
-    """A bulk near 0 and one round in eight far off, to one side (the stored fan-out warm line's shape), less
-    the mixture's median (about 0.0066: the bulk's 4/7 quantile), so that the median is 0."""
-    return (rng.gauss(0.0, 0.05) if rng.random() > 0.125 else rng.uniform(0.3, 0.9)) - 0.05 * 0.1800
-
-
-def mean_sequence_rate(claims, runs=RUNS, family_alpha=0.05):
-    """What the rule the suite used before gives: the asymptotic confidence sequence on the mean log ratio
-    (Waudby-Smith et al.), read from Student's t, every claim at family_alpha over the claims (Bonferroni)."""
-    from scipy.special import lambertw
-    from scipy.stats import norm, t
-    alpha = family_alpha / len(claims)
-    rho2 = float((-lambertw(-alpha * alpha * math.exp(alpha * alpha - 1), k=-1).real - 1) / 20)
-    factor = {}
-    for n in range(3, LOOKS + 1):
-        z = math.sqrt(2 * (n * rho2 + 1) / (n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha))
-        factor[n] = float(t.isf(norm.sf(z), n - 1)) / math.sqrt(n)
-    wrong = 0
-    for seed in range(runs):
-        rng = random.Random(seed)
-        for claim in claims:
-            seen = []
-            for n in range(1, LOOKS + 1):
-                seen.append(claim["draw"](rng))
-                if n < 3:
-                    continue
-                mean, sd = statistics.fmean(seen), statistics.stdev(seen)
-                half = sd * factor[n]
-                if abs(mean) > half:  # a direction claimed
-                    wrong += 1
-                    break
-                if abs(mean) + half < math.log(1.05):  # equivalent: it stops
-                    break
-            else:
-                continue
-            if seen and abs(statistics.fmean(seen)) > sd * factor[len(seen)]:
-                break
-    return wrong / runs
-
-
-SYNTHETIC = (("Gaussian, sd 0.2 (5 + 17 claims)", lambda rng: rng.gauss(0.0, 0.2)),
-             ("t with 2 degrees of freedom (heavy tails)", _t2),
-             ("a bulk near 1 and one round in eight 35-145% off, to one side", _outliers))
-MEAN_RULE_RUNS = 300
-
-
-def measured():
-    """{"stored": [(run label, {family: claims}, rates)], "synthetic": [(name, rates)], "mean_rule": (run
-    label, its share of MEAN_RULE_RUNS simulated runs that claim a difference)}: every rate the table shows."""
-    stored, newest = [], None
-    for folder, doc in adaptive_runs():
-        claims = stored_claims(folder, doc)
-        newest = newest or (os.path.basename(folder), claims)
-        families = {f: sum(c["family"] == f for c in claims) for f in sequential.FAMILIES}
-        stored.append((os.path.basename(folder), families, false_claim_rates(centred_claims(claims, statistics.median))))
-    synthetic = [(name, false_claim_rates(synthetic_claims(draw))) for name, draw in SYNTHETIC]
-    mean_rule = None
-    if newest:
-        label, claims = newest
-        mean_rule = (label, mean_sequence_rate(centred_claims(claims, statistics.fmean), MEAN_RULE_RUNS))
-    return {"stored": stored, "synthetic": synthetic, "mean_rule": mean_rule}
 
 
 COMMAND = "`bazel run //bench/studies:family_error_table`"
@@ -190,18 +116,14 @@ END = "<!-- end of the global-null rates -->"
 
 
 def table_lines(found):
-    """docs/methodology.md's block: the rates of `found` (measured()) as a table, and the older rule's line."""
-    def cells(rates):
-        return f"{rates[sequential.SUMMARY]:.1%} | {rates[sequential.OTHER]:.1%} | {rates['any']:.1%}"
-    lines = ["| rounds resampled or drawn | summary family | other family | either |", "|---|---|---|---|"]
-    lines += [f"| stored: {label} ({families[sequential.SUMMARY]} + {families[sequential.OTHER]} claims) | "
-              f"{cells(rates)} |" for label, families, rates in found["stored"]]
-    lines += [f"| {name} | {cells(rates)} |" for name, rates in found["synthetic"]]
-    if found["mean_rule"]:
-        label, rate = found["mean_rule"]
-        lines += ["", f"The mean's t-calibrated sequence with Bonferroni over the run's claims, on {label}'s rounds "
-                  f"centred on their means (its own null): {rate:.0%} of {MEAN_RULE_RUNS} simulated runs claim a "
-                  "difference."]
+    """docs/methodology.md's block: the rates of `found` (measured()) as a table."""
+    head = " | ".join(f"{order}{'' if plant == 'none' else ', ' + plant}" for plant in PLANTS for order in ORDERS)
+    lines = [f"| rounds replayed | truth: wrong when | {head} |", "|---" * (2 + len(PLANTS) * len(ORDERS)) + "|"]
+    for label, how, truth, claims, length, rates in found:
+        rounds_ = "measured order, shifted" if how == "shifts" else f"blocks of {length} rounds"
+        what = "1: holds or reversed" if truth == 1.0 else f"{truth:g}: equivalent or reversed"
+        cells = " | ".join(f"{rates[(order, plant)]:.0%}" for plant in PLANTS for order in ORDERS)
+        lines.append(f"| {label} ({claims} claims), {rounds_} | {what} | {cells} |")
     return lines
 
 
@@ -218,7 +140,7 @@ def page():
 
 
 def main():
-    found = measured()
+    found = measured(adaptive_runs())
     path = page()
     with open(path) as f:
         before = f.read()
