@@ -18,16 +18,9 @@ from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
 from bench.reporting import schema_validator
+from testing import stored_run_sample
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-# The stored runs whose every document is validated, beside the newest, and what each holds that it does not.
-NAMED_RUNS = {
-    "linux-x86_64-2cpu": "write-ups of schema 3, one-off studies of schema 1, the detail benches of netbench.bench/1"
-                         " and the microbenchmarks of netbench.bench/2",
-    "linux-x86_64-2cpu-xeon": "write-ups of schema 2",
-    "linux-x86_64-2cpu-veth-1gbit-ssh": "a part over SSH (its settings' hosts, each row's link) beside another"
-                                        " tool's document",
-}
 
 
 def data_root():
@@ -38,20 +31,11 @@ def data_root():
     return os.path.join(HERE, "..", "..", "results")
 
 
-def newest_run():
-    """The folder of the stored run that started last, as its report.json says."""
-    def started(folder):
-        with open(os.path.join(folder, "report.json")) as f:
-            return json.load(f)["run"]["time"]
-    return max((os.path.dirname(p) for p in glob.glob(os.path.join(data_root(), "data", "*", "report.json"))),
-               key=started)
-
-
 def sample_documents():
-    """{path: document} of the suite's documents in the named runs and the newest."""
-    folders = [os.path.join(data_root(), "data", name) for name in NAMED_RUNS] + [newest_run()]
+    """{path: document} of the suite's documents in the sample of stored runs (testing/stored_run_sample.py: the
+    named runs, which hold every version, and the newest)."""
     found = {}
-    for path in sorted(p for folder in folders for p in glob.glob(os.path.join(folder, "*.json"))):
+    for path in sorted(p for folder in stored_run_sample.runs() for p in glob.glob(os.path.join(folder, "*.json"))):
         with open(path) as f:
             document = json.load(f)
         if not path.endswith(".registry.json") and not result_schema.other_tool(document):
