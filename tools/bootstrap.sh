@@ -33,12 +33,13 @@ command -v apt-get >/dev/null || die "apt-get not found."
 # with libc++ is the second build CI runs (`bazel test --config=libcxx //...`, .bazelrc); its sanitizer runtimes
 # and libFuzzer (libclang-rt-14-dev) build the fuzz targets (`tools/fuzz.sh`, --config=fuzz). matplotlib draws the
 # report's charts; openssh-server is the remote-host tests' SSH peer (bench/running/testnet.sh, the suite's --server-host);
-# chromium loads report.html headless in its browser test (bench/reporting/browser_test.py).
+# chromium loads report.html headless in its browser test (bench/reporting/browser_test.py). python3-jsonschema
+# checks every result document against its JSON Schema file (results/schema/) when the suite writes or reads one.
 packages=(
   bazel-bootstrap bazel-skylib bazel-platforms g++ git ca-certificates
   clang-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev
-  python3 python3-websockets python3-scipy python3-statsmodels python3-matplotlib curl nginx openssl iproute2 openssh-server
-  chromium
+  python3 python3-websockets python3-scipy python3-statsmodels python3-matplotlib python3-jsonschema curl nginx openssl
+  iproute2 openssh-server chromium
 )
 # The toolchains of the write-ups' systems, which contestants/ holds and Bazel builds: Go and the sources of its
 # x/net and gorilla libraries (echo server, spammer, WebSocket programs, net/http fan-out), Racket (echo server),

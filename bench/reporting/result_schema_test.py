@@ -1,17 +1,24 @@
-"""The result schema: the stored runs validate, a document as the suite writes it validates, broken ones are
-refused with the path of the field that differs, a document is checked when written and when read, and
-results/README.md documents every field."""
+"""The result schema: its JSON Schema files are valid ones that any validator reads alone, the stored runs
+validate (a fixed, named sample of them and the newest, so that the test's time stays the same as runs are
+stored), a document as the suite writes it validates, broken ones are refused with the path of the field that
+differs, a document is checked when written and when read, and results/README.md documents every field and file."""
 
 import copy
 import glob
 import json
 import os
+import pathlib
 import tempfile
 import unittest
 
+import jsonschema
+
+from bench.analysis import sequential
 from bench.reporting import result_files
 from bench.reporting import result_schema
 from bench.reporting import run_environment
+from bench.reporting import schema_validator
+from testing import stored_run_sample
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 
@@ -22,6 +29,18 @@ def data_root():
         if root and os.path.isdir(os.path.join(path, "data")):
             return path
     return os.path.join(HERE, "..", "..", "results")
+
+
+def sample_documents():
+    """{path: document} of the suite's documents in the sample of stored runs (testing/stored_run_sample.py: the
+    named runs, which hold every version, and the newest)."""
+    found = {}
+    for path in sorted(p for folder in stored_run_sample.runs() for p in glob.glob(os.path.join(folder, "*.json"))):
+        with open(path) as f:
+            document = json.load(f)
+        if not path.endswith(".registry.json") and not result_schema.other_tool(document):
+            found[path] = document
+    return found
 
 
 def echo_writeup(rows=3):
@@ -46,27 +65,73 @@ def echo_writeup(rows=3):
 
 
 class StoredRunsTest(unittest.TestCase):
-    def test_every_stored_run_matches_its_schema(self):
-        paths = [p for p in glob.glob(os.path.join(data_root(), "data", "**", "*.json"), recursive=True)
-                 if not p.endswith(".registry.json") and not p.endswith("compare.json")]
-        suite_documents = 0
-        for path in paths:
+    def test_the_sample_of_stored_runs_matches_its_schema(self):
+        documents = sample_documents()
+        for path, document in documents.items():
             with self.subTest(path=os.path.relpath(path, data_root())):
-                with open(path) as f:
-                    document = json.load(f)
-                if result_schema.other_tool(document):
-                    # Another tool's (the soak's, the link comparison's): it names its schema and version.
-                    self.assertRegex(document["schema"], r"^netbench\.[a-z_]+/\d+$")
-                    continue
-                suite_documents += 1
                 self.assertEqual(result_schema.validate(document), [])
-        self.assertGreaterEqual(suite_documents, 7)
+        # The sample holds every version of both schemas: each file is read against a stored run.
+        tags = {document["schema"] for document in documents.values()}
+        self.assertEqual(tags, {f"{name}/{version}" for name, current in result_schema.CURRENT_VERSION.items()
+                                for version in range(1, current + 1)})
 
-    def test_readme_documents_every_field(self):
+    def test_another_tool_s_document_names_its_schema_and_version(self):
+        paths = glob.glob(os.path.join(data_root(), "data", "soak", "*.json"))
+        paths += glob.glob(os.path.join(data_root(), "data", "linux-x86_64-2cpu-veth-1gbit-ssh", "*.json"))
+        others = 0
+        for path in paths:
+            with open(path) as f:
+                document = json.load(f)
+            if result_schema.other_tool(document):
+                others += 1
+                self.assertRegex(document["schema"], r"^netbench\.[a-z_]+/\d+$")
+        self.assertGreaterEqual(others, 2)
+
+    def test_readme_documents_every_field_and_file(self):
         with open(os.path.join(data_root(), "README.md")) as f:
             readme = f.read()
         missing = sorted(name for name in result_schema.every_field() if f"`{name}`" not in readme)
-        self.assertEqual(missing, [], "fields of result_schema.py that results/README.md does not name")
+        self.assertEqual(missing, [], "fields of results/schema/ that results/README.md does not name")
+        files = sorted(schema_validator.schemas())
+        self.assertEqual([name for name in files if f"`{name}`" not in readme], [],
+                         "schema files that results/README.md does not name")
+
+
+class SchemaFilesTest(unittest.TestCase):
+    """The files are JSON Schema as any validator reads it, without the suite's code."""
+
+    def test_each_kind_and_version_has_a_valid_draft_2020_12_file(self):
+        names = schema_validator.schemas()
+        expected = {result_schema.file_name(name, version) for name, current in result_schema.CURRENT_VERSION.items()
+                    for version in range(1, current + 1)}
+        self.assertEqual(set(names), expected)
+        for name, schema in names.items():
+            with self.subTest(name=name):
+                self.assertEqual(schema["$schema"], "https://json-schema.org/draft/2020-12/schema")
+                jsonschema.Draft202012Validator.check_schema(schema)
+
+    def test_a_stock_validator_reads_a_stored_run_with_the_files_alone(self):
+        folder = pathlib.Path(schema_validator.FOLDER).resolve()
+        store = {(folder / p.name).as_uri(): json.loads(p.read_text()) for p in folder.glob("*.schema.json")}
+        for tag, stored in (("netbench.writeup/2", "linux-x86_64-2cpu-xeon/echo_writeup.json"),
+                            ("netbench.bench/2", "linux-x86_64-2cpu/microbenchmarks.json")):
+            uri = (folder / result_schema.file_name(*tag.split("/"))).as_uri()
+            validator = jsonschema.Draft202012Validator(
+                store[uri], resolver=jsonschema.RefResolver(uri, store[uri], store=store))
+            with open(os.path.join(data_root(), "data", stored)) as f:
+                document = json.load(f)
+            self.assertEqual(document["schema"], tag)
+            self.assertEqual([e.message for e in validator.iter_errors(document)], [])
+            document["environment"]["cores"] = "two"
+            self.assertEqual([list(e.absolute_path) for e in validator.iter_errors(document)],
+                             [["environment", "cores"]])
+
+    def test_the_verdicts_tests_name_the_sequential_rules(self):
+        writeup = schema_validator.schemas()[result_schema.file_name(*result_schema.current(result_schema.WRITEUP)
+                                                                     .split("/"))]
+        tests = writeup["$defs"]["verdict"]["properties"]["test"]["enum"]
+        self.assertIn(sequential.RULE, tests)
+        self.assertTrue(set(sequential.OLDER_RULES) <= set(tests))
 
 
 class ValidationTest(unittest.TestCase):
@@ -110,6 +175,13 @@ class ValidationTest(unittest.TestCase):
         document["rows"][3]["msgs_per_s"] = "fast"
         self.assert_error(document, 'rows[3].msgs_per_s: expected a number or null, found "fast"')
 
+    def test_an_integer_is_an_int_not_a_whole_float(self):
+        document = echo_writeup()
+        document["rows"][0]["round"] = 1.0
+        self.assert_error(document, "rows[0].round: expected an integer, found 1.0")
+        document["rows"][0]["round"] = True
+        self.assert_error(document, "rows[0].round: expected an integer, found true")
+
     def test_a_missing_field_is_named(self):
         document = echo_writeup()
         del document["rows"][1]["round"]
@@ -119,6 +191,12 @@ class ValidationTest(unittest.TestCase):
         document = echo_writeup()
         document["rows"][0]["msgs_per_sec"] = 1.0
         self.assert_error(document, "rows[0].msgs_per_sec: not a field")
+        self.assertEqual(result_schema.validate(document), [
+            "rows[0].msgs_per_sec: not a field of an echo write-up row (results/README.md lists them)"])
+        document["rows"][0]["procs"] = 2  # a websocket row's field, not an echo row's
+        self.assert_error(document, "rows[0].procs: not a field of an echo write-up row")
+        document["settings"]["seed"] = 1
+        self.assert_error(document, "settings.seed: not a field of the settings")
 
     def test_a_value_outside_its_set_is_named(self):
         document = echo_writeup()
@@ -146,6 +224,8 @@ class ValidationTest(unittest.TestCase):
                                "msgs_per_s": 1.0}],
                     "histograms": [{"server": "epoll", "load": "pingpong3", "name": "rtt", "rounds": [0],
                                     "histogram": histogram}]}
+        self.assert_error(document, "histograms[0].histogram.buckets[0][1]: expected an integer, found 1.5")
+        histogram["buckets"] = [[5]]
         self.assert_error(document, "histograms[0].histogram.buckets[0]: expected [lowest value, count]")
         histogram["buckets"] = [[5, 1]]
         self.assertEqual(result_schema.validate(document), [])
@@ -180,7 +260,8 @@ class WrittenAndReadTest(unittest.TestCase):
             {"status": "ok", "round": 0, "binary": "//x:y", "benchmark": "BM_X", "cpu_ns": 1.0, "real_ns": 1.0},
             {"status": "ok", "round": 0, "binary": "//x:y", "benchmark": "BM_Y", "cpu_ns": "1", "real_ns": 1.0}])
         path = os.path.join(self.directory.name, "microbenchmarks.json")
-        self.assertIn('rows[1].cpu_ns: expected a number or null, found "1"', result_files.write_document(path, document))
+        self.assertIn('rows[1].cpu_ns: expected a number or null, found "1"',
+                      result_files.write_document(path, document))
         self.assertTrue(os.path.exists(path))  # not lost
         with self.assertRaisesRegex(result_schema.SchemaError, r"microbenchmarks.json does not match"):
             result_schema.load(path)
