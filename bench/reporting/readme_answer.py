@@ -120,13 +120,17 @@ def _pooled_words(line, entries, pooled):
 
 
 def _newest_words(row, line, newest):
-    """"The [newest run](...) of this version (2026-12-07): 0.876 (0.775 .. 0.997) in 82 rounds (199,904 vs
-    237,090 msgs/s): **reversed**." """
+    """"The [newest run](...) of this version (2026-12-07): 0.876 (0.775 .. 0.997) at 97.5%, the median of its 82
+    rounds' ratios (each side's median: 199,904 vs 237,090 msgs/s): **reversed**." The ratio is the median of the
+    per-round ratios, which a reader cannot get by dividing the two medians: the words say so."""
     unit = verdict_text.FIGURES.get(line.get("figure"), line.get("figure") or "").replace(" (steady state)", "")
+    level = (line.get("sequence") or {}).get("level")
     return (f"The [newest run]({_folder(newest)}/REPORT.md) of this version ({newest['run']['time'][:10]}): "
             f"{verdict_text.ratio_interval(line, with_level=False)}"
-            + (f" in {row['rounds']} rounds" if row.get("rounds") not in (None, "-") else "")
-            + f" ({verdict_text.number(line.get('median_a'))} vs {verdict_text.number(line.get('median_b'))} {unit})"
+            + (f" at {level * 100:.3g}%" if level else "")
+            + (f", the median of its {row['rounds']} rounds' ratios" if row.get("rounds") not in (None, "-") else "")
+            + f" (each side's median: {verdict_text.number(line.get('median_a'))} vs "
+              f"{verdict_text.number(line.get('median_b'))} {unit})"
             + f": {_word(row['verdict'])}.")
 
 
@@ -173,9 +177,10 @@ def answer_lines(runs, newest=None):
         out += _answer(section, doc, runs, run)
     older = sum(1 for r in runs if r["run"].get("design") not in (None, history.CURRENT_DESIGN))
     out += ["", *_wrapped(
-        f"A is the first system a claim names, B the second. An answer pools every stored run of its claim ({older} "
-        f"of the {len(runs)} were judged by an older design: [every claim, every run](results/data/HISTORY.md)) in "
-        "a 95% range; the newest run's is at the level its run judged it at ([verdicts])."),
+        f"A is the first system a claim names, B the second. An answer pools the stored runs of its claim in a 95% "
+        f"range ({len(runs)} stored runs in all, {older} judged by an older design: "
+        "[every claim, every run](results/data/HISTORY.md)); a new machine's run may still fall beyond 1. The newest "
+        "run's interval is at its printed level ([verdicts])."),
         "", f"[verdicts]: {VERDICTS}"]
     return out
 
