@@ -458,10 +458,12 @@ def _print_summary(doc, plan, folder):
 
 
 def versus_sentences(doc):
-    """--versus's answer, a sentence per placement (the shared one first), from the run's document."""
+    """--versus's answer, a sentence per placement (the shared one first), then the A/A control's (were the rounds
+    fair?), from the run's document."""
     family = doc["run"].get("family")
-    return [your_claims.sentence(line, family) for section in doc["sections"]
-            if section["id"].startswith(your_claims.PREFIX) for line in section["verdicts"]]
+    lines = [line for section in doc["sections"] if section["id"].startswith(your_claims.PREFIX)
+             for line in section["verdicts"]]
+    return [your_claims.sentence(line, family) for line in sorted(lines, key=lambda line: bool(line.get("control")))]
 
 
 def _interrupted(context, what, document):
