@@ -194,8 +194,7 @@ class UntilDecided:
 
     def next_round_s(self, cases):
         """The expected seconds of the next round: the cases of the claims that would get it."""
-        claimants = self._claimants()
-        return self._expected(self._needed(cases, claimants + self.open_controls() if claimants else []))
+        return self._expected(self._needed(cases, self._round_questions()))
 
     def wants_more(self):
         """Whether more budget would be spent: the last one ran out with claims still open."""
@@ -244,8 +243,7 @@ class UntilDecided:
         if self.rounds_run < self.min_rounds:
             chosen = self._needed(cases, self.questions)
         else:
-            claimants = self._claimants()
-            chosen = self._needed(cases, claimants + self.open_controls() if claimants else [])
+            chosen = self._needed(cases, self._round_questions())
         waiting = self.open(reachable=not self.set_aside_too)  # what would get the rounds once the others go
         if not chosen and self.others_wait and waiting:
             self.stopped = (f"its own claims decided or out of reach after {round_index} rounds: the other "
@@ -298,6 +296,12 @@ class UntilDecided:
         if reachable or not self.set_aside_too:
             return reachable
         return self.open(reachable=False)
+
+    def _round_questions(self):
+        """The questions the next round runs the cases of: its claimants, with the open A/A controls beside them
+        (never alone)."""
+        claimants = self._claimants()
+        return claimants + self.open_controls() if claimants else []
 
     def _round_s(self, question, cases):
         """The expected seconds of one round of `question`'s cases."""

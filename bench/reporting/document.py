@@ -238,8 +238,8 @@ def summary(sections):
                          "others": others, "why": verdict_text.why(line) if testable else line.get("why", ""),
                          **({"rounds": verdict_text.rounds(line), "steal": verdict_text.steal(line)}
                             if testable and "design" in line else {}),
-                         **({"order": verdict_text.order(line)} if testable and verdict_text.order(line) else {}),
-                         **({"lost": verdict_text.lost(line)} if testable and verdict_text.lost(line) else {}),
+                         **{key: said for key, said in (("order", verdict_text.order(line)),
+                                                          ("lost", verdict_text.lost(line))) if testable and said},
                          **({"biased": True} if biased else {})})
     return rows
 
