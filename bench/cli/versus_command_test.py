@@ -69,7 +69,7 @@ def ending(test, done, results, sentence):
     summary_end = max(i for i, line in enumerate(lines) if line.startswith("report: ") and "REPORT.md" in line)
     question = lines[summary_end + 1]
     test.assertTrue(question.startswith(sentence), question)
-    test.assertRegex(question, r"shared placement: (.* over \d+ rounds, 95% together|open|not measured)")
+    test.assertRegex(question, r"shared placement: (.* over \d+ rounds, (95% together|at 95% on its own)|open|not measured)")
 
 
 class ReadmeCommandTest(unittest.TestCase):

@@ -107,7 +107,7 @@ def _load_settings(scenario):
 def sentence(line, family=None):
     """A verdict line as one sentence a person can paste: "asyncio-echo beats go in msgs/s under go-spammer,
     shared placement: 1.31 (1.22 .. 1.41) over 24 rounds, 95% together" (its verdict said where it is not
-    "holds")."""
+    "holds"). A fixed design's interval is a 95% t interval of its own claim: "..., at 95% on its own"."""
     text = line["claim"]
     if text.startswith("["):  # the placement's name, said at the end instead
         text = text[text.index("]") + 2:]
@@ -122,5 +122,6 @@ def sentence(line, family=None):
         why = "; ".join(w for w in (line.get("why"), said) if w)
         return f"{text}{where}: {shown}" + (f" ({why})" if why else "")
     said = "" if shown == "holds" else f"{shown}, "
-    together = f", {(1 - family['alpha']) * 100:g}% together" if family else ""
+    together = (f", {(1 - family['alpha']) * 100:g}% together" if family else
+                ", at 95% on its own" if (line.get("sequence") or {}).get("interval") or line.get("ci95") else "")
     return f"{text}{where}: {said}{ratio} over {verdict_text.rounds(line)} rounds{together}"

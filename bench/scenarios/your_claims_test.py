@@ -77,6 +77,9 @@ class SentenceTest(unittest.TestCase):
                          "netbench-epoll beats go in msgs/s under go-spammer, shared placement: 1.31 (1.220 .. "
                          "1.410) over 24 rounds, 95% together")
 
+    def test_a_fixed_designs_interval_says_its_own_level(self):
+        self.assertTrue(your_claims.sentence(self.LINE).endswith("over 24 rounds, at 95% on its own"))
+
     def test_another_verdict_is_said_before_the_ratio(self):
         self.assertIn("shared placement: reversed, 1.31", your_claims.sentence({**self.LINE, "verdict": "reversed"},
                                                                                FAMILY))
