@@ -7,9 +7,8 @@ A new module and its test in a folder need no line here: the folder's py_library
 macro its tests. Only a test that needs data (programs, stored runs), more time or a tag names itself.
 """
 
-def py_tests(deps, data = {}, extra_deps = {}, sizes = {}, tags = {}, args = {}, every_test_tags = []):
-    """`deps`: every test's; the dicts are keyed by test name (the file name without `.py`); `every_test_tags`:
-    tags of every test of the folder (e.g. "python_only": it runs no program built here)."""
+def py_tests(deps, data = {}, extra_deps = {}, sizes = {}, tags = {}, args = {}):
+    """`deps`: every test's; the dicts are keyed by test name (the file name without `.py`)."""
     for src in native.glob(["*_test.py"]):
         name = src[:-len(".py")]
         native.py_test(
@@ -19,7 +18,7 @@ def py_tests(deps, data = {}, extra_deps = {}, sizes = {}, tags = {}, args = {},
             deps = deps + extra_deps.get(name, []),
             data = data.get(name, []),
             size = sizes.get(name, "small"),
-            tags = every_test_tags + tags.get(name, []),
+            tags = tags.get(name, []),
             args = args.get(name, []),
             python_version = "PY3",
         )

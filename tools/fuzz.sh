@@ -44,28 +44,46 @@ for target in "${targets[@]}"; do
   cp -f "$bin_dir/$package/$name" "$work/bin/$name"
 done
 
-failed=0
-summary=()
-for target in "${targets[@]}"; do
+# One target: its run, then its summary line in $work/<target>.summary ("FAILED" in it when it failed).
+fuzz_one() {
+  local target=$1 package name corpus findings log status=0 execs cov
   package="${target#//}"; package="${package%%:*}"; name="${target##*:}"
   corpus="$work/corpus/$name"
   findings="$work/findings/$name"
   log="$work/$name.log"
   mkdir -p "$corpus" "$findings"
   echo "== $name: ${seconds} s"
-  status=0
   # -timeout: one input taking over 10 s is a finding; ASan's leak check is on by default.
   "$work/bin/$name" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$findings/" "$corpus" "$package/testdata/fuzz/$name" >"$log" 2>&1 || status=$?
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
   cov="$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)"
   if [[ $status -ne 0 ]]; then
-    failed=1
-    summary+=("$(printf '%-28s FAILED (exit %d): see %s and %s' "$name" "$status" "$log" "$findings")")
+    printf '%-28s FAILED (exit %d): see %s and %s\n' "$name" "$status" "$log" "$findings" >"$work/$name.summary"
     grep -m5 -E 'ERROR|fuzz invariant|SUMMARY|Test unit written' "$log" || tail -20 "$log"
   else
-    summary+=("$(printf '%-28s %12s execs  %s' "$name" "${execs:-?}" "${cov:-cov: ?}")")
+    printf '%-28s %12s execs  %s\n' "$name" "${execs:-?}" "${cov:-cov: ?}" >"$work/$name.summary"
   fi
+}
+
+# As many targets at once as there are CPUs: each fuzzer is one process on one core, so the pass takes
+# targets / CPUs times its seconds.
+running=0
+for target in "${targets[@]}"; do
+  if (( running >= $(nproc) )); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait
+
+failed=0
+summary=()
+for target in "${targets[@]}"; do
+  summary+=("$(cat "$work/${target##*:}.summary")")
+  [[ ${summary[-1]} == *FAILED* ]] && failed=1
 done
 
 echo
