@@ -21,10 +21,12 @@ The plants:
     in every round but the few a regime ends in. Drawn, B runs before A as often as after, at gaps that vary:
     the slide adds spread to the ratios and no bias.
   Under the drawn order each plant is a coin, and a claim whose rounds are symmetric about their median keeps
-  its median ratio; one whose rounds are skewed does not under the drift, whose spread (symmetric as it is)
-  moves the median of its rounds toward their mean. Under the listed order each plant is a bias of about 3%
-  that the sign rule reads as the programs' difference, and decides on in the claims whose rounds are tight
-  enough for 3% to show (replayed_rounds.TIGHT).
+  its median ratio; one whose rounds are skewed does not, since a coin's spread (symmetric as it is) moves the
+  median of its rounds toward their mean. So each claim is replayed centred (centred()): shifted so that the
+  median ratio of its planted rounds under the drawn order, not of its stored ones, is the truth, which is then
+  the quantity the drawn design estimates; the listed order replays the same centred claims. Under the listed
+  order each plant is a bias of about 3% that the sign rule reads as the programs' difference, and decides on
+  in the claims whose rounds are tight enough for 3% to show (replayed_rounds.TIGHT).
 
 The loop is the suite's; one thing is not: while a replay runs, fast_fixed_view() makes the fixed design's
 sign-flip check, a field every verdict line carries and no sequential verdict reads, cost nothing (it is
@@ -33,9 +35,11 @@ nearly all of a replay's time).
 
 import contextlib
 import dataclasses
+import functools
 import io
 import math
 import random
+import statistics
 from typing import Optional
 
 from bench.analysis import paired_ratio
@@ -92,7 +96,8 @@ class Plants:
 @dataclasses.dataclass(frozen=True)
 class Replay:
     """One replay's design: the round `order` (rounds.EveryCase or rounds.Shuffled), the `plants`, the true
-    ratio A / B every claim is given (`truth`), the most rounds it runs (`looks`) and its `seed` (the drift's)."""
+    ratio A / B every claim is given (`truth`: its median ratio under the plants in drawn order, centred()), the
+    most rounds it runs (`looks`) and its `seed` (the drift's)."""
     order: object
     plants: Plants = Plants()
     truth: float = 1.0
@@ -124,8 +129,9 @@ class _Rows:
     """The replayed figures of one replay, as each run's row asks for them: the stored round its loop round
     stands for, the claim's side, and the plants on the run's place in its round and start time."""
 
-    def __init__(self, claims, positions, replay):
-        self.values = [c.replayed(replay.truth) for c in claims]
+    def __init__(self, claims, positions, replay, truths=None):
+        truths = truths or centred(tuple(claims), replay.plants, replay.truth)
+        self.values = [claim.replayed(truth) for claim, truth in zip(claims, truths)]
         self.positions, self.plants = positions, replay.plants
         self.machine = _Machine(replay.plants.drift, replay.seed) if replay.plants.drift else None
         self.ran = {}  # round -> the (claim, side) that ran so far in it
@@ -183,9 +189,10 @@ class _Definition:
         return list(self.stated)
 
 
-def _setup(claims, positions, replay):
-    """The cases (a case per claim and side, listed claim by claim, A first) and the definition of `claims`."""
-    cases, stated, rows = [], [], _Rows(claims, positions, replay)
+def _setup(claims, positions, replay, truths=None):
+    """The cases (a case per claim and side, listed claim by claim, A first) and the definition of `claims`, each
+    replayed at its truth of `truths` (None: centred())."""
+    cases, stated, rows = [], [], _Rows(claims, positions, replay, truths)
     for index, claim in enumerate(claims):
         for side, name in enumerate("ab"):
             cases.append(scheduler.Case(fields={"claim": index, "side": name}, server=None,
@@ -195,6 +202,54 @@ def _setup(claims, positions, replay):
                                     b={"claim": index, "side": "b"}, figure=FIGURE, higher_is_better=True,
                                     per_placement=False, headline=claim.family == "summary"))
     return cases, _Definition("replay", tuple(stated))
+
+
+# The drawn rounds _noise() runs to sample what each plant does to a claim's ratio: the centres centred() gives
+# from them move by about a tenth of a percent at most between seeds.
+CENTRING_ROUNDS = 2000
+CENTRING_SEED = "centred"  # its drift's and its orders' seed, its own: no replay's
+
+
+@functools.lru_cache(maxsize=None)
+def _noise(claims, plants):
+    """[[float]]: for each of `claims` (a tuple), what `plants` did to the log ratio of its rounds over
+    CENTRING_ROUNDS rounds in drawn order (every claim's cases in every round, as the loop's rounds have them
+    while the claims are open), each with its negative: drawn, A runs before B as often as after, so a plant's
+    effect is symmetric about 0, and the sample is made so."""
+    clock = fake.FakeClock()
+    setting = Replay(order=rounds.Shuffled(seed=CENTRING_SEED), plants=plants, seed=CENTRING_SEED)
+    cases, _ = _setup(claims, range(CENTRING_ROUNDS), setting, truths=[1.0] * len(claims))
+    plan = scheduler.Plan(rounds=CENTRING_ROUNDS, policy=setting.order, clock=clock)
+    with contextlib.redirect_stderr(io.StringIO()):
+        rows = scheduler.run(cases, ReplayRunner(clock), plan).rows
+    sides = {(row["claim"], row["side"], row["round"]): row[FIGURE] for row in rows if row.get("status") == "ok"}
+    out = []
+    for index, claim in enumerate(claims):
+        stored = [math.log(a / b) for a, b in claim.replayed(1.0)]
+        noise = [math.log(sides[(index, "a", i)] / sides[(index, "b", i)]) - stored[i % len(stored)]
+                 for i in range(CENTRING_ROUNDS) if (index, "b", i) in sides]
+        out.append(noise + [-n for n in noise])
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def centred(claims, plants, truth):
+    """(float): for each of `claims` (a tuple), the truth to replay it at (StoredClaim.replayed) so that, with
+    `plants` acting, the median ratio of its rounds under the drawn order is `truth`.
+
+    A plant's coin is symmetric, but a claim's stored ratios need not be: noise added to skewed rounds moves
+    their median toward their mean, so the median the rule measures under the plant is not the stored one. The
+    truth a claim is judged against is what the drawn design estimates: the median of its stored log ratios
+    (centred on `truth`) each plus every sample of the plant's effect (_noise()), and the claim is shifted so
+    that this median is `truth`. The listed order replays the same centred claims, so that its bias is measured
+    against the same truth."""
+    if not plants.second and plants.drift is None:
+        return (truth,) * len(claims)
+    out = []
+    for claim, noise in zip(claims, _noise(claims, plants)):
+        stored = [math.log(a / b) for a, b in claim.replayed(truth)]
+        out.append(truth * math.exp(math.log(truth) - statistics.median(r + n for r in stored for n in noise)))
+    return tuple(out)
 
 
 def replay(claims, positions, replay_):
