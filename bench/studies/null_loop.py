@@ -130,7 +130,7 @@ class _Rows:
     stands for, the claim's side, and the plants on the run's place in its round and start time."""
 
     def __init__(self, claims, positions, replay, truths=None):
-        truths = truths or centred(tuple(claims), replay.plants, replay.truth)
+        truths = truths or centred(tuple(claims), dataclasses.replace(replay, order=None, seed=None))
         self.values = [claim.replayed(truth) for claim, truth in zip(claims, truths)]
         self.positions, self.plants = positions, replay.plants
         self.machine = _Machine(replay.plants.drift, replay.seed) if replay.plants.drift else None
@@ -204,67 +204,72 @@ def _setup(claims, positions, replay, truths=None):
     return cases, _Definition("replay", tuple(stated))
 
 
-# The drawn rounds _noise() runs to sample what each plant does to a claim's ratio: the centres centred() gives
-# from them move by about a tenth of a percent at most between seeds.
-CENTRING_ROUNDS = 2000
-CENTRING_SEED = "centred"  # its drift's and its orders' seed, its own: no replay's
+# The drawn replays _noise() runs to sample what each plant does to a claim's ratio in the loop's rounds.
+NOISE_REPLAYS = 4
+NOISE_SEED = "noise"  # their drifts' and orders' seed, their own: no measured replay's
 
 
 @functools.lru_cache(maxsize=None)
-def _noise(claims, plants):
-    """[[float]]: for each of `claims` (a tuple), what `plants` did to the log ratio of its rounds over
-    CENTRING_ROUNDS rounds in drawn order (every claim's cases in every round, as the loop's rounds have them
-    while the claims are open), each with its negative: drawn, A runs before B as often as after, so a plant's
-    effect is symmetric about 0, and the sample is made so."""
-    clock = fake.FakeClock()
-    setting = Replay(order=rounds.Shuffled(seed=CENTRING_SEED), plants=plants, seed=CENTRING_SEED)
-    cases, _ = _setup(claims, range(CENTRING_ROUNDS), setting, truths=[1.0] * len(claims))
-    plan = scheduler.Plan(rounds=CENTRING_ROUNDS, policy=setting.order, clock=clock)
-    with contextlib.redirect_stderr(io.StringIO()):
-        rows = scheduler.run(cases, ReplayRunner(clock), plan).rows
-    sides = {(row["claim"], row["side"], row["round"]): row[FIGURE] for row in rows if row.get("status") == "ok"}
-    out = []
-    for index, claim in enumerate(claims):
-        stored = [math.log(a / b) for a, b in claim.replayed(1.0)]
-        noise = [math.log(sides[(index, "a", i)] / sides[(index, "b", i)]) - stored[i % len(stored)]
-                 for i in range(CENTRING_ROUNDS) if (index, "b", i) in sides]
-        out.append(noise + [-n for n in noise])
-    return out
+def _noise(claims, plants, truth, looks):
+    """[[float]]: for each of `claims` (a tuple), what `plants` did to the log ratio of its rounds in
+    NOISE_REPLAYS replays through the loop in drawn order at `truth` (uncentred), each with its negative: drawn,
+    A runs before B as often as after, so a plant's effect is symmetric about 0, and the sample is made so. The
+    loop's own rounds, since what the drift does to a ratio grows with the runs between A and B, and so with
+    how many claims are still open."""
+    out = [[] for _ in claims]
+    for seed in range(NOISE_REPLAYS):
+        setting = Replay(order=rounds.Shuffled(seed=f"{NOISE_SEED}:{seed}"), plants=plants, truth=truth,
+                         looks=looks, seed=f"{NOISE_SEED}:{seed}")
+        with contextlib.redirect_stderr(io.StringIO()), fast_fixed_view():
+            rows, _, _ = _loop(claims, range(seed, seed + looks), setting, [truth] * len(claims))
+        sides = {(row["claim"], row["side"], row["round"]): row[FIGURE] for row in rows if FIGURE in row}
+        for index, claim in enumerate(claims):
+            stored = [math.log(a / b) for a, b in claim.replayed(truth)]
+            out[index] += [math.log(sides[(index, "a", i)] / sides[(index, "b", i)]) - stored[(seed + i) % len(stored)]
+                           for i in range(looks) if (index, "a", i) in sides and (index, "b", i) in sides]
+    return [noise + [-n for n in noise] for noise in out]
 
 
 @functools.lru_cache(maxsize=None)
-def centred(claims, plants, truth):
+def centred(claims, replay_):
     """(float): for each of `claims` (a tuple), the truth to replay it at (StoredClaim.replayed) so that, with
-    `plants` acting, the median ratio of its rounds under the drawn order is `truth`.
+    `replay_`'s plants acting, the median ratio of its rounds under the drawn order is `replay_.truth`.
 
     A plant's coin is symmetric, but a claim's stored ratios need not be: noise added to skewed rounds moves
     their median toward their mean, so the median the rule measures under the plant is not the stored one. The
     truth a claim is judged against is what the drawn design estimates: the median of its stored log ratios
-    (centred on `truth`) each plus every sample of the plant's effect (_noise()), and the claim is shifted so
-    that this median is `truth`. The listed order replays the same centred claims, so that its bias is measured
-    against the same truth."""
+    (centred on the truth) each plus every sample of the plant's effect (_noise()), and the claim is shifted so
+    that this median is the truth. The listed order replays the same centred claims, so that its bias is
+    measured against the same truth."""
+    plants, truth = replay_.plants, replay_.truth
     if not plants.second and plants.drift is None:
         return (truth,) * len(claims)
     out = []
-    for claim, noise in zip(claims, _noise(claims, plants)):
+    for claim, noise in zip(claims, _noise(claims, plants, truth, replay_.looks)):
         stored = [math.log(a / b) for a, b in claim.replayed(truth)]
         out.append(truth * math.exp(math.log(truth) - statistics.median(r + n for r in stored for n in noise)))
     return tuple(out)
+
+
+def _loop(claims, positions, replay_, truths=None):
+    """(rows, definition, error control) of `claims` replayed at `positions` through the adaptive loop as
+    `replay_` says, each claim at its truth of `truths` (None: centred())."""
+    clock = fake.FakeClock()
+    cases, definition = _setup(claims, positions, replay_, truths)
+    control = error_control.ErrorControl()
+    questions = adaptive.questions(definition, cases, {None: None}, [], control)
+    policy = rounds.UntilDecided(questions, [None], rounds.Budget(UNBOUNDED_S, clock), name="replay",
+                                 control=control, order=replay_.order)
+    plan = scheduler.Plan(rounds=min(replay_.looks, len(positions)), policy=policy, clock=clock)
+    return scheduler.run(cases, ReplayRunner(clock), plan).rows, definition, control
 
 
 def replay(claims, positions, replay_):
     """{claim name: its final verdict ("holds", "reversed", "equivalent within ±5%", "open")}: `claims`
     (replayed_rounds.StoredClaim) replayed at the stored `positions` (one per loop round) through the adaptive
     loop as `replay_` (a Replay) says, each judged at the end from every row, at its family's level."""
-    clock = fake.FakeClock()
-    cases, definition = _setup(claims, positions, replay_)
-    control = error_control.ErrorControl()
-    questions = adaptive.questions(definition, cases, {None: None}, [], control)
-    policy = rounds.UntilDecided(questions, [None], rounds.Budget(UNBOUNDED_S, clock), name="replay",
-                                 control=control, order=replay_.order)
-    plan = scheduler.Plan(rounds=min(replay_.looks, len(positions)), policy=policy, clock=clock)
     with contextlib.redirect_stderr(io.StringIO()), fast_fixed_view():  # the loop's progress lines go unread
-        outcome = scheduler.run(cases, ReplayRunner(clock), plan)
-        return {claim.text: judging.claim_line(claim, outcome.rows, [],
+        rows, definition, control = _loop(claims, positions, replay_)
+        return {claim.text: judging.claim_line(claim, rows, [],
                                                options=control.options(("replay", claim.text)))["verdict"]
                 for claim in definition.stated}
