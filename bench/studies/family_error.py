@@ -15,9 +15,10 @@ found equivalent or reversed. Each is run under the drawn order (rounds.Shuffled
 listed order (--order=listed), bare and with each plant of null_loop (the second runner's 3% gain; a machine
 whose speed slides within regimes of tens of seconds): under the listed order each plant is a bias in every
 round, which the rule decides on as if it were the programs' difference, and the rate passes 5%; drawn, the
-same plants are coins, and it stays under, except where a claim's rounds are skewed and the drift's spread moves
-their median (docs/methodology.md names the run). The claims replayed are each run's tight ones (replayed_rounds.TIGHT):
-only those can be moved by a few percent within a run's rounds.
+same plants are coins, and it stays under. Under a plant each claim is replayed centred on the median ratio its
+planted rounds have under the drawn order (null_loop.centred: a coin's spread moves the median of skewed rounds),
+under either order. The claims replayed are each run's tight ones (replayed_rounds.TIGHT): only those can be moved
+by a few percent within a run's rounds.
 
     rates = family_error.measured(family_error.adaptive_runs())      # every row (minutes)
     bazel run //bench/studies:family_error_table                      # writes docs/methodology.md's block

@@ -21,10 +21,12 @@ The plants:
     in every round but the few a regime ends in. Drawn, B runs before A as often as after, at gaps that vary:
     the slide adds spread to the ratios and no bias.
   Under the drawn order each plant is a coin, and a claim whose rounds are symmetric about their median keeps
-  its median ratio; one whose rounds are skewed does not under the drift, whose spread (symmetric as it is)
-  moves the median of its rounds toward their mean. Under the listed order each plant is a bias of about 3%
-  that the sign rule reads as the programs' difference, and decides on in the claims whose rounds are tight
-  enough for 3% to show (replayed_rounds.TIGHT).
+  its median ratio; one whose rounds are skewed does not, since a coin's spread (symmetric as it is) moves the
+  median of its rounds toward their mean. So each claim is replayed centred (centred()): shifted so that the
+  median ratio of its planted rounds under the drawn order, not of its stored ones, is the truth, which is then
+  the quantity the drawn design estimates; the listed order replays the same centred claims. Under the listed
+  order each plant is a bias of about 3% that the sign rule reads as the programs' difference, and decides on
+  in the claims whose rounds are tight enough for 3% to show (replayed_rounds.TIGHT).
 
 The loop is the suite's; one thing is not: while a replay runs, fast_fixed_view() makes the fixed design's
 sign-flip check, a field every verdict line carries and no sequential verdict reads, cost nothing (it is
@@ -33,9 +35,11 @@ nearly all of a replay's time).
 
 import contextlib
 import dataclasses
+import functools
 import io
 import math
 import random
+import statistics
 from typing import Optional
 
 from bench.analysis import paired_ratio
@@ -92,7 +96,8 @@ class Plants:
 @dataclasses.dataclass(frozen=True)
 class Replay:
     """One replay's design: the round `order` (rounds.EveryCase or rounds.Shuffled), the `plants`, the true
-    ratio A / B every claim is given (`truth`), the most rounds it runs (`looks`) and its `seed` (the drift's)."""
+    ratio A / B every claim is given (`truth`: its median ratio under the plants in drawn order, centred()), the
+    most rounds it runs (`looks`) and its `seed` (the drift's)."""
     order: object
     plants: Plants = Plants()
     truth: float = 1.0
@@ -124,8 +129,9 @@ class _Rows:
     """The replayed figures of one replay, as each run's row asks for them: the stored round its loop round
     stands for, the claim's side, and the plants on the run's place in its round and start time."""
 
-    def __init__(self, claims, positions, replay):
-        self.values = [c.replayed(replay.truth) for c in claims]
+    def __init__(self, claims, positions, replay, truths=None):
+        truths = truths or centred(tuple(claims), dataclasses.replace(replay, order=None, seed=None))
+        self.values = [claim.replayed(truth) for claim, truth in zip(claims, truths)]
         self.positions, self.plants = positions, replay.plants
         self.machine = _Machine(replay.plants.drift, replay.seed) if replay.plants.drift else None
         self.ran = {}  # round -> the (claim, side) that ran so far in it
@@ -183,9 +189,10 @@ class _Definition:
         return list(self.stated)
 
 
-def _setup(claims, positions, replay):
-    """The cases (a case per claim and side, listed claim by claim, A first) and the definition of `claims`."""
-    cases, stated, rows = [], [], _Rows(claims, positions, replay)
+def _setup(claims, positions, replay, truths=None):
+    """The cases (a case per claim and side, listed claim by claim, A first) and the definition of `claims`, each
+    replayed at its truth of `truths` (None: centred())."""
+    cases, stated, rows = [], [], _Rows(claims, positions, replay, truths)
     for index, claim in enumerate(claims):
         for side, name in enumerate("ab"):
             cases.append(scheduler.Case(fields={"claim": index, "side": name}, server=None,
@@ -197,19 +204,72 @@ def _setup(claims, positions, replay):
     return cases, _Definition("replay", tuple(stated))
 
 
-def replay(claims, positions, replay_):
-    """{claim name: its final verdict ("holds", "reversed", "equivalent within ±5%", "open")}: `claims`
-    (replayed_rounds.StoredClaim) replayed at the stored `positions` (one per loop round) through the adaptive
-    loop as `replay_` (a Replay) says, each judged at the end from every row, at its family's level."""
+# The drawn replays _noise() runs to sample what each plant does to a claim's ratio in the loop's rounds.
+NOISE_REPLAYS = 4
+NOISE_SEED = "noise"  # their drifts' and orders' seed, their own: no measured replay's
+
+
+@functools.lru_cache(maxsize=None)
+def _noise(claims, plants, truth, looks):
+    """[[float]]: for each of `claims` (a tuple), what `plants` did to the log ratio of its rounds in
+    NOISE_REPLAYS replays through the loop in drawn order at `truth` (uncentred), each with its negative: drawn,
+    A runs before B as often as after, so a plant's effect is symmetric about 0, and the sample is made so. The
+    loop's own rounds, since what the drift does to a ratio grows with the runs between A and B, and so with
+    how many claims are still open."""
+    out = [[] for _ in claims]
+    for seed in range(NOISE_REPLAYS):
+        setting = Replay(order=rounds.Shuffled(seed=f"{NOISE_SEED}:{seed}"), plants=plants, truth=truth,
+                         looks=looks, seed=f"{NOISE_SEED}:{seed}")
+        with contextlib.redirect_stderr(io.StringIO()), fast_fixed_view():
+            rows, _, _ = _loop(claims, range(seed, seed + looks), setting, [truth] * len(claims))
+        sides = {(row["claim"], row["side"], row["round"]): row[FIGURE] for row in rows if FIGURE in row}
+        for index, claim in enumerate(claims):
+            stored = [math.log(a / b) for a, b in claim.replayed(truth)]
+            out[index] += [math.log(sides[(index, "a", i)] / sides[(index, "b", i)]) - stored[(seed + i) % len(stored)]
+                           for i in range(looks) if (index, "a", i) in sides and (index, "b", i) in sides]
+    return [noise + [-n for n in noise] for noise in out]
+
+
+@functools.lru_cache(maxsize=None)
+def centred(claims, replay_):
+    """(float): for each of `claims` (a tuple), the truth to replay it at (StoredClaim.replayed) so that, with
+    `replay_`'s plants acting, the median ratio of its rounds under the drawn order is `replay_.truth`.
+
+    A plant's coin is symmetric, but a claim's stored ratios need not be: noise added to skewed rounds moves
+    their median toward their mean, so the median the rule measures under the plant is not the stored one. The
+    truth a claim is judged against is what the drawn design estimates: the median of its stored log ratios
+    (centred on the truth) each plus every sample of the plant's effect (_noise()), and the claim is shifted so
+    that this median is the truth. The listed order replays the same centred claims, so that its bias is
+    measured against the same truth."""
+    plants, truth = replay_.plants, replay_.truth
+    if not plants.second and plants.drift is None:
+        return (truth,) * len(claims)
+    out = []
+    for claim, noise in zip(claims, _noise(claims, plants, truth, replay_.looks)):
+        stored = [math.log(a / b) for a, b in claim.replayed(truth)]
+        out.append(truth * math.exp(math.log(truth) - statistics.median(r + n for r in stored for n in noise)))
+    return tuple(out)
+
+
+def _loop(claims, positions, replay_, truths=None):
+    """(rows, definition, error control) of `claims` replayed at `positions` through the adaptive loop as
+    `replay_` says, each claim at its truth of `truths` (None: centred())."""
     clock = fake.FakeClock()
-    cases, definition = _setup(claims, positions, replay_)
+    cases, definition = _setup(claims, positions, replay_, truths)
     control = error_control.ErrorControl()
     questions = adaptive.questions(definition, cases, {None: None}, [], control)
     policy = rounds.UntilDecided(questions, [None], rounds.Budget(UNBOUNDED_S, clock), name="replay",
                                  control=control, order=replay_.order)
     plan = scheduler.Plan(rounds=min(replay_.looks, len(positions)), policy=policy, clock=clock)
+    return scheduler.run(cases, ReplayRunner(clock), plan).rows, definition, control
+
+
+def replay(claims, positions, replay_):
+    """{claim name: its final verdict ("holds", "reversed", "equivalent within ±5%", "open")}: `claims`
+    (replayed_rounds.StoredClaim) replayed at the stored `positions` (one per loop round) through the adaptive
+    loop as `replay_` (a Replay) says, each judged at the end from every row, at its family's level."""
     with contextlib.redirect_stderr(io.StringIO()), fast_fixed_view():  # the loop's progress lines go unread
-        outcome = scheduler.run(cases, ReplayRunner(clock), plan)
-        return {claim.text: judging.claim_line(claim, outcome.rows, [],
+        rows, definition, control = _loop(claims, positions, replay_)
+        return {claim.text: judging.claim_line(claim, rows, [],
                                                options=control.options(("replay", claim.text)))["verdict"]
                 for claim in definition.stated}
