@@ -20,10 +20,12 @@ planted rounds have under the drawn order (null_loop.centred: a coin's spread mo
 under either order. The claims replayed are each run's tight ones (replayed_rounds.TIGHT): only those can be moved
 by a few percent within a run's rounds.
 
-    rates = family_error.measured(family_error.adaptive_runs())      # every row (minutes)
+    rates = family_error.measured(family_error.table_runs())         # every row (minutes)
     bazel run //bench/studies:family_error_table                      # writes docs/methodology.md's block
 """
 
+import concurrent.futures
+import functools
 import glob
 import json
 import os
@@ -38,7 +40,11 @@ from bench.studies import replayed_rounds
 DATA = os.path.join(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or
                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."), "results", "data")
 # The newest stored runs of the adaptive design the table replays (every one, up to this many, newest first).
-NEWEST = 4
+# The table's runs (docs/methodology.md): named, so that a run stored later leaves the page as it is, as a study's
+# table stays until the study is run again: two main jobs run back to back at one version, and one run each of
+# two earlier versions of the adaptive design.
+TABLE_RUNS = ("linux-x86_64-2cpu-epyc-back-to-back-4", "linux-x86_64-2cpu-epyc-back-to-back-3",
+              "linux-x86_64-2cpu-epyc-pair-1", "linux-x86_64-2cpu-epyc-main-job-1")
 REPLAYS = 10  # replays of each run, order and plant
 # The most rounds a replay runs: a cap on its time (a claim still open there is open, not wrong), so the rates are
 # those of runs of at most this many rounds; the stored runs' claims ran up to about a hundred.
@@ -51,7 +57,7 @@ PLANTS = {"none": null_loop.Plants(), "second runs 3% faster": null_loop.Plants(
 WRONG = {1.0: (verdict.HOLDS, verdict.REVERSED), BEYOND: ("equivalent", verdict.REVERSED)}
 
 
-def adaptive_runs(newest=NEWEST):
+def adaptive_runs(newest=None):
     """The stored runs whose write-ups ran adaptively and in full (not --quick), newest first, at most `newest`
     of them (None: all): [(folder, report.json)]."""
     found = []
@@ -72,9 +78,15 @@ def adaptive_runs(newest=NEWEST):
     return sorted(found, key=lambda found_: found_[1]["run"]["time"], reverse=True)[:newest]
 
 
+def table_runs():
+    """The runs of TABLE_RUNS, in its order: [(folder, report.json)]."""
+    runs = {os.path.basename(folder): (folder, doc) for folder, doc in adaptive_runs()}
+    return [runs[label] for label in TABLE_RUNS]
+
+
 def named(labels):
     """The stored adaptive runs whose folder's name is in `labels`, and the newest."""
-    runs = adaptive_runs(newest=None)
+    runs = adaptive_runs()
     return [run for i, run in enumerate(runs) if i == 0 or os.path.basename(run[0]) in labels]
 
 
@@ -98,16 +110,26 @@ def error_rate(claims, condition, replays=REPLAYS, looks=LOOKS):
 
 
 def measured(runs, hows=("shifts", "blocks"), truths=(1.0, BEYOND), replays=REPLAYS):
-    """[(run label, how, truth, claims replayed, block length, {(order, plant): rate})]: every row of the table."""
+    """[(run label, how, truth, claims replayed, block length, {(order, plant): rate})]: every row of the table,
+    the runs' rows measured side by side, one process a CPU (each replay is seeded: the same rows either way)."""
+    one_run = functools.partial(_run_rows, hows=hows, truths=truths, replays=replays)
+    if len(runs) < 2:
+        return [row for run in runs for row in one_run(run)]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(len(runs), os.cpu_count() or 1)) as pool:
+        return [row for rows in pool.map(one_run, runs) for row in rows]
+
+
+def _run_rows(run, hows, truths, replays):
+    """measured()'s rows of one stored run, (folder, report.json)."""
+    folder, doc = run
+    claims = replayed_rounds.tight(replayed_rounds.stored(folder, doc))
     out = []
-    for folder, doc in runs:
-        claims = replayed_rounds.tight(replayed_rounds.stored(folder, doc))
-        for how in hows:
-            for truth in truths:
-                rates = {(order, plant): error_rate(claims, (how, order, plant, truth), replays)
-                         for plant in PLANTS for order in ORDERS}
-                out.append((os.path.basename(folder), how, truth, len(claims), replayed_rounds.block_length(claims),
-                            rates))
+    for how in hows:
+        for truth in truths:
+            rates = {(order, plant): error_rate(claims, (how, order, plant, truth), replays)
+                     for plant in PLANTS for order in ORDERS}
+            out.append((os.path.basename(folder), how, truth, len(claims), replayed_rounds.block_length(claims),
+                        rates))
     return out
 
 
@@ -141,7 +163,7 @@ def page():
 
 
 def main():
-    found = measured(adaptive_runs())
+    found = measured(table_runs())
     path = page()
     with open(path) as f:
         before = f.read()
