@@ -28,6 +28,7 @@ import random
 import time
 from typing import Callable, Optional
 
+from bench.analysis import lost_runs
 from bench.analysis import sequential
 from bench.analysis import verdict
 from bench.base import progress
@@ -374,9 +375,31 @@ class UntilDecided:
 
 
 def _is_open(question, lines):
-    """Whether a question's latest line is open (or rests on no round: all were set aside)."""
+    """Whether a question's latest line is open (or rests on no round: all were set aside, or its sides' first
+    runs were lost)."""
     line = lines.get(question.name)
-    return (line or {}).get("verdict", verdict.OPEN) == verdict.OPEN or _all_set_aside(line)
+    return ((line or {}).get("verdict", verdict.OPEN) == verdict.OPEN or _all_set_aside(line)
+            or _lost_so_far(line))
+
+
+# How many runs a side may lose (no steady state, failed, zero) before any of its rounds paired, and its question
+# still wait for a round that pairs: a server's first run after its start may find no steady state, while a
+# program that fails every run is not measured, for good, after this many.
+LOSSES_BEFORE_NOT_MEASURED = sequential.MIN_ROUNDS
+
+
+def _lost_so_far(line):
+    """Whether a question's line is "not measured" only because each round so far lost a side's run to what the
+    next run may not repeat (no steady state, failed, zero; both sides ran, none was skipped, and each gives the
+    figure): the next rounds may pair, so it is still open, until a side has lost LOSSES_BEFORE_NOT_MEASURED
+    runs."""
+    if (line or {}).get("verdict") != verdict.NOT_MEASURED:
+        return False
+    lost = [(line.get("lost") or {}).get(side) or {} for side in ("a", "b")]
+    if any(lost_runs.NO_FIGURE in why for why in lost):
+        return False
+    counts = [sum(why.values()) for why in lost]
+    return any(counts) and max(counts) < LOSSES_BEFORE_NOT_MEASURED
 
 
 def _all_set_aside(line):

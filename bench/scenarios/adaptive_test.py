@@ -62,7 +62,7 @@ def echo_cases():
 
 
 def _figures(row, measured):
-    row["msgs_per_s"] = row["found"]["msgs_per_s"][0]
+    row["msgs_per_s"] = row["found"]["msgs_per_s"][0] if row["status"] == "ok" else None
 
 
 class AdaptiveEchoTest(unittest.TestCase):
@@ -118,6 +118,35 @@ class AdaptiveEchoTest(unittest.TestCase):
         rounds = decided["sequence"]["rounds"]
         self.assertEqual((racket["rounds"], racket["why"]),
                          (str(rounds), f"A first in {rounds} of {rounds}, 1 process pair"))
+
+
+class FirstRunLostTest(unittest.TestCase):
+    """Racket's first run fails: its claim is not measured after that round, and still open, since the next
+    rounds may pair; it is decided as if the run had not been lost, one round later."""
+
+    def test_a_claim_whose_first_run_was_lost_gets_the_next_rounds(self):
+        clock = fake.FakeClock()
+        runner = ScriptedRunner(clock)
+        run_client = runner.run_client
+
+        def failing_first(entry, server, values, **kwargs):
+            if server.name == "racket" and not getattr(runner, "racket_failed", False):
+                runner.racket_failed = True
+                clock.now += 1.0
+                return {"status": "failed", "error": "exited 1", "noise": {"steal": 0.01}}
+            return run_client(entry, server, values, **kwargs)
+
+        runner.run_client = failing_first
+        runners, cases, control = {"shared": runner}, echo_cases(), error_control.ErrorControl(margin=0.05)
+        questions = adaptive.questions(writeup_definitions.ECHO, cases, runners, FATES, control)
+        policy = rounds.UntilDecided(questions, list(runners), rounds.Budget(60, clock=clock), name="echo",
+                                     control=control)
+        outcome = scheduler.run(cases, runners, scheduler.Plan(rounds=None, policy=policy, clock=clock))
+        racket = next(line for name, line in policy.lines.items() if name.startswith("Racket beats Go"))
+        self.assertEqual(racket["verdict"], verdict.HOLDS)
+        self.assertEqual(racket["lost"]["a"], {"failed": 1})
+        fewest = sign_sequence.fewest_rounds(racket["sequence"]["direction_alpha"])
+        self.assertEqual({r["round"] for r in outcome.rows if r["server"] == "racket"}, set(range(fewest + 1)))
 
 
 if __name__ == "__main__":
