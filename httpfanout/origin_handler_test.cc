@@ -180,7 +180,7 @@ TEST_P(OriginTest, TwentyPipeliningPeersThatNeverReadCostNoMoreThanTheirBounds) 
                                             .unit = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"});
   ASSERT_EQ(flood.connections.size(), 20u);
   EXPECT_EQ(flood.closed_by_server, 0);
-  if (kResidentBytesMeaningful) {
+  if (ResidentBytesMeaningful()) {
     EXPECT_LT(ResidentGrowthSince(before), FloodMemoryBudget(20, kInputBound, kOutputBound))
         << flood.bytes_sent << " bytes sent";
   }

@@ -75,4 +75,19 @@ uint64_t ResidentGrowthSince(uint64_t before) {
   return now > before ? now - before : 0;
 }
 
+bool ResidentBytesMeaningful() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  return false;
+#else
+  return true;
+#endif
+#else
+  return true;
+#endif
+}
+
 }  // namespace netbench

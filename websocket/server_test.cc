@@ -415,7 +415,7 @@ TEST_P(WebSocketServerTest, TwentyPeersThatNeverReadCostNoMoreThanTheirBounds) {
        .unit = std::string(frame.view())});
   ASSERT_EQ(flood.connections.size(), 20u);
   EXPECT_EQ(flood.closed_by_server, 0);
-  if (kResidentBytesMeaningful) {
+  if (ResidentBytesMeaningful()) {
     EXPECT_LT(ResidentGrowthSince(before), FloodMemoryBudget(20, kInputBound, kOutputBound))
         << flood.bytes_sent << " bytes sent";
   }
